@@ -1,0 +1,37 @@
+"""The `arena` command line: thin; parses, calls into the library, prints.
+
+Each command lives in a module of `arena.commands`; this module only assembles them
+and turns every `ArenaError` into a one-line message and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from arena import __version__
+from arena.commands import COMMANDS
+from arena.errors import ArenaError
+
+
+class _Group(click.Group):
+    """A click group that reports arena errors as one line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaError as err:
+            click.echo(f"arena: error: {err}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+def main() -> None:
+    """Run tournaments between bots that play ONO 99."""
+
+
+for _command in COMMANDS:
+    main.add_command(_command)

@@ -1,0 +1,104 @@
+"""Every error arena raises, in one tree.
+
+    ArenaError                      base of everything below
+    ├── ConfigError                 a game, match or league configuration is invalid
+    ├── RulesError                  the rules engine refused a request
+    │   ├── IllegalActionError      an action that is not legal in this state
+    │   └── GameOverError           a request to a game that has ended
+    ├── BotError                    a bot could not be used at all
+    │   ├── ManifestError           a bot folder or command line is invalid
+    │   ├── BuildError              a bot's build command failed
+    │   └── StartupError            a bot did not complete its start-up handshake
+    ├── BotFault                    a bot broke the contract during a game (has .cause)
+    │   ├── BotTimeout              no answer before the deadline          (cause "timeout")
+    │   ├── BotCrashed              the process died or closed its pipe    (cause "crash")
+    │   ├── BotMalformed            bytes that are not a valid message     (cause "malformed")
+    │   └── BotIllegal              a well-formed but illegal choice       (cause "illegal")
+    ├── StoreError                  the results store cannot be used
+    └── InputError                  a user-supplied file cannot be read or parsed
+
+The referee is the one place that turns lower errors (trio, msgpack, the protocol
+codec, the rules engine) into `BotFault`s. The CLI turns every `ArenaError` into a
+one-line message and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base class of every error arena raises on purpose."""
+
+
+class ConfigError(ArenaError, ValueError):
+    """A game, match or league configuration is invalid."""
+
+
+class RulesError(ArenaError):
+    """The rules engine refused a request."""
+
+
+class IllegalActionError(RulesError, ValueError):
+    """An action was applied that is not legal in the current state."""
+
+
+class GameOverError(RulesError):
+    """An action or elimination was requested of a game that has ended."""
+
+
+class BotError(ArenaError):
+    """A bot could not be used at all."""
+
+
+class ManifestError(BotError):
+    """A bot folder, manifest or command line is invalid."""
+
+
+class BuildError(BotError):
+    """A bot's build command failed."""
+
+
+class StartupError(BotError):
+    """A bot did not complete its start-up handshake in time or correctly."""
+
+
+class BotFault(ArenaError):
+    """A bot broke the contract during a game; ``cause`` names the fault kind."""
+
+    cause: str = "fault"
+
+    def __init__(self, message: str, *, detail: bytes | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
+        """The offending bytes, where there are any."""
+
+
+class BotTimeout(BotFault):
+    """The bot did not answer before its deadline."""
+
+    cause = "timeout"
+
+
+class BotCrashed(BotFault):
+    """The bot process died or closed its pipe."""
+
+    cause = "crash"
+
+
+class BotMalformed(BotFault):
+    """The bot sent bytes that are not a valid message (framing, schema, size, request id)."""
+
+    cause = "malformed"
+
+
+class BotIllegal(BotFault):
+    """The bot sent a well-formed answer that chooses no legal action."""
+
+    cause = "illegal"
+
+
+class StoreError(ArenaError):
+    """The results store cannot be opened, read or written."""
+
+
+class InputError(ArenaError):
+    """A user-supplied file cannot be read or parsed."""

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install the Debian packages the test suite needs, or say which are missing.
+set -euo pipefail
+need=()
+[[ -f /usr/include/msgpack.h ]] || need+=(libmsgpack-dev)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+command -v cc >/dev/null 2>&1 || need+=(gcc make)
+[[ ${#need[@]} -eq 0 ]] && exit 0
+if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing: ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+else
+    echo "missing system packages: ${need[*]}" >&2
+    echo "install them with: sudo apt-get install ${need[*]}" >&2
+    echo "(tests that need them are skipped until then)" >&2
+fi
