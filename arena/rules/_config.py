@@ -1,0 +1,103 @@
+"""Game configuration: edition, match format and their options (R2, R8, R9)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.rules._cards import Edition
+
+
+class Format(enum.Enum):
+    """The match format (R9)."""
+
+    SINGLE = "single"
+    """One hand; the result is the finishing order (R9.1)."""
+    TOKENS = "tokens"
+    """Rounds until one player is left; a player who cannot play loses a token (R9.2)."""
+    POINTS = "points"
+    """Rounds scored by the cards left in hand, towards a target (R9.3)."""
+
+
+class Ending(enum.Enum):
+    """How a points game ends (R9.3.a, R9.3.b)."""
+
+    ELIMINATION = "elimination"
+    """Players who reach the target leave the game; the last one left wins (R9.3.a)."""
+    LOWEST = "lowest"
+    """The game ends after the first round in which anyone reaches the target (R9.3.b)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Everything that fixes the rules of one game, apart from the seed."""
+
+    players: int = 4
+    """Number of seats, 2 to 6 (R2.3)."""
+    edition: Edition = Edition.E2022
+    """The edition: deck and card rules (R2, R8)."""
+    format: Format = Format.SINGLE
+    """The match format (R9)."""
+    tokens: int = 3
+    """Tokens each player starts with in the tokens format (R9.2)."""
+    target: int = 100
+    """Target score of the points format (R9.3)."""
+    ending: Ending = Ending.ELIMINATION
+    """How a points game ends (R9.3.a/b)."""
+    ono_on_tens: bool = False
+    """The 1980 option "ONO on tens" (R8.4); refused with the 2022 edition."""
+    play_cap: int = 5000
+    """Plays after which the game ends as a draw among those still in it (R5.4)."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 6:
+            raise ConfigError(f"players must be 2 to 6, not {self.players} (R2.3)")
+        if self.tokens < 0:
+            raise ConfigError(f"tokens must be 0 or more, not {self.tokens}")
+        if self.target < 1:
+            raise ConfigError(f"target must be at least 1, not {self.target}")
+        if self.play_cap < 1:
+            raise ConfigError(f"play_cap must be at least 1, not {self.play_cap}")
+        if self.ono_on_tens and self.edition is not Edition.E1980:
+            raise ConfigError("ono_on_tens is an option of the 1980 edition only (R8.4)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; `from_dict` reads it back."""
+        return {
+            "players": self.players,
+            "edition": self.edition.value,
+            "format": self.format.value,
+            "tokens": self.tokens,
+            "target": self.target,
+            "ending": self.ending.value,
+            "ono_on_tens": self.ono_on_tens,
+            "play_cap": self.play_cap,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameConfig:
+        """Read a dict written by `to_dict` (missing keys take their defaults)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown game option(s): {', '.join(sorted(unknown))}")
+        kwargs = dict(data)
+        try:
+            if "edition" in kwargs:
+                kwargs["edition"] = Edition(str(kwargs["edition"]))
+            if "format" in kwargs:
+                kwargs["format"] = Format(kwargs["format"])
+            if "ending" in kwargs:
+                kwargs["ending"] = Ending(kwargs["ending"])
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
+        for name in ("players", "tokens", "target", "play_cap"):
+            if name in kwargs and (
+                not isinstance(kwargs[name], int) or isinstance(kwargs[name], bool)
+            ):
+                raise ConfigError(f"{name} must be an integer, not {kwargs[name]!r}")
+        if "ono_on_tens" in kwargs and not isinstance(kwargs["ono_on_tens"], bool):
+            raise ConfigError(f"ono_on_tens must be true or false, not {kwargs['ono_on_tens']!r}")
+        return cls(**kwargs)
