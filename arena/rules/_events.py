@@ -56,13 +56,13 @@ class Draw(NamedTuple):
     """`seat` drew `count` cards (R4.3); fewer than asked when both piles were empty."""
 
     seat: int
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count; the wire name is "count"
 
 
 class Reshuffle(NamedTuple):
     """The discard pile was shuffled into a new draw pile of `count` cards (R4.3)."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count; the wire name is "count"
 
 
 class Quad(NamedTuple):
@@ -164,7 +164,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Read back a dict written by `event_to_dict`."""
-    cls = _BY_TYPE[data["type"]]
+    cls: Any = _BY_TYPE[data["type"]]
     values: list[Any] = []
     for name in cls._fields:
         value = data[name]
@@ -177,4 +177,5 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         elif isinstance(value, list):
             value = tuple(value)
         values.append(value)
-    return cls(*values)  # type: ignore[no-any-return]
+    event: Event = cls(*values)
+    return event

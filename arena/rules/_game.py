@@ -393,17 +393,13 @@ class Game:
         game._draw = list(reversed(draw))
         game._discard = list(discard)
         game._total = total
-        game.events.append(
-            RoundStart(1, 0, tuple(len(h) for h in game._hands), len(game._draw))
-        )
+        game.events.append(RoundStart(1, 0, tuple(len(h) for h in game._hands), len(game._draw)))
         game._begin_turn(0, 1)
         game._settle()
         return game
 
     @classmethod
-    def replay(
-        cls, config: GameConfig, seed: int, history: Iterable[HistoryEntry]
-    ) -> Game:
+    def replay(cls, config: GameConfig, seed: int, history: Iterable[HistoryEntry]) -> Game:
         """Rebuild a game from its configuration, seed and history (checked)."""
         game = cls(config, seed)
         for entry in history:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import IllegalActionError
-from arena.rules import Action, Card, Cause, Eliminated, GameConfig, OwesTwo, Quad
+from arena.rules import Action, Cause, Eliminated, GameConfig, OwesTwo, Quad
 
 from .helpers import arranged, cards, legal_codes, play
 
@@ -164,9 +164,7 @@ def test_r7_2_answer_with_play_2() -> None:
 
 def test_r7_3_obligations_never_add_up() -> None:
     """R7.3"""
-    game = arranged(
-        G3, "P2 1 1 1", "P2 2 2 2", "P2 3 3 3", draw="1 1 1 1 1 1 1 1 1", total=30
-    )
+    game = arranged(G3, "P2 1 1 1", "P2 2 2 2", "P2 3 3 3", draw="1 1 1 1 1 1 1 1 1", total=30)
     play(game, "P2")
     play(game, "P2")
     play(game, "P2")

@@ -1,0 +1,198 @@
+"""R10: what each seat may know; faults set from outside; replays and determinism."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.errors import GameOverError, RulesError
+from arena.rules import (
+    Action,
+    Card,
+    Cause,
+    Edition,
+    Eliminated,
+    Ending,
+    ExternalElimination,
+    Format,
+    Game,
+    GameConfig,
+    event_from_dict,
+    event_to_dict,
+)
+
+from .helpers import arranged, cards, play
+
+
+def test_r10_1_r10_2_observation_holds_public_state_and_own_hand_only() -> None:
+    """R10.1, R10.2"""
+    config = GameConfig(players=3)
+    game = arranged(config, "P2 1 1 1", "2 3 4 5", "9 9 9 9", draw="6 7 8", total=95)
+    play(game, "P2")  # seat 1 owes two
+    obs = game.observation(2)
+    assert obs.seat == 2
+    assert obs.hand == tuple(cards("9 9 9 9"))
+    assert obs.hand_sizes == (4, 4, 4)
+    assert obs.total == 95
+    assert obs.direction == 1
+    assert obs.to_move == 1
+    assert obs.owes == 2
+    assert obs.discard == (Card.PLAY_TWO,)
+    assert obs.draw_size == 2
+    assert obs.in_game == (True, True, True)
+    assert obs.scores is None
+    assert obs.tokens is None
+    # The observation holds no other hand and nothing of the draw pile's order.
+    text = repr(obs)
+    assert "N6" not in text
+    assert "N7" not in text
+    assert "N8" not in text
+    assert game.observation(1).hand == tuple(cards("2 3 4 5"))
+
+
+def _random_game(config: GameConfig, seed: int, steps: int) -> Game:
+    game = Game(config, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        actions = game.legal_actions()
+        game.apply(actions[rng.randrange(len(actions))])
+    return game
+
+
+configs = st.builds(
+    GameConfig,
+    players=st.integers(2, 6),
+    edition=st.sampled_from(Edition),
+    format=st.sampled_from(Format),
+    tokens=st.integers(0, 3),
+    target=st.integers(30, 150),
+    ending=st.sampled_from(Ending),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(config=configs, seed=st.integers(0, 2**64 - 1), steps=st.integers(0, 80), data=st.data())
+def test_r10_2_hidden_cards_do_not_change_a_seats_observation(
+    config: GameConfig, seed: int, steps: int, data: st.DataObject
+) -> None:
+    """R10.2: two states that differ only in cards hidden from a seat look the same to it."""
+    game = _random_game(config, seed, steps)
+    seat = data.draw(st.integers(0, config.players - 1))
+    other = copy.deepcopy(game)
+    # Pool every card hidden from `seat` (other hands, the draw pile), permute, redeal.
+    hands = other._hands
+    hidden = [c for s, h in enumerate(hands) if s != seat for c in h] + other._draw
+    permuted = data.draw(st.permutations(hidden))
+    pos = 0
+    for s, hand in enumerate(hands):
+        if s != seat:
+            hands[s] = list(permuted[pos : pos + len(hand)])
+            pos += len(hand)
+    other._draw = list(permuted[pos:])
+    assert other.observation(seat) == game.observation(seat)
+
+
+def test_fault_elimination_goes_through_the_rules_path() -> None:
+    """R5.1, R7.4: a faulted seat that owed a Play 2 takes the obligation with it."""
+    game = arranged(GameConfig(players=3), "P2 1 1 1", "2 2 2 2", "3 3 3 3", draw="4 4 4", total=10)
+    play(game, "P2")
+    game.eliminate(1, Cause.TIMEOUT)
+    assert Eliminated(1, Cause.TIMEOUT, tuple(cards("2 2 2 2")), 3) in game.events
+    assert game.to_move == 2
+    assert game.observation(2).owes == 1
+    assert game.observation(2).face_up[1] == tuple(cards("2 2 2 2"))
+    game.eliminate(0, Cause.CRASH)
+    outcome = game.outcome()
+    assert outcome.places == (2, 3, 1)
+    assert [(e.seat, e.cause) for e in outcome.eliminations] == [
+        (1, Cause.TIMEOUT),
+        (0, Cause.CRASH),
+    ]
+
+
+def test_fault_elimination_of_a_seat_not_to_move() -> None:
+    game = arranged(GameConfig(players=4), "1 1 1 1", "2 2 2 2", "3 3 3 3", "4 4 4 4", draw="5 5")
+    game.eliminate(2, Cause.MALFORMED)
+    assert game.to_move == 0
+    play(game, "1")
+    assert game.to_move == 1
+    play(game, "2")
+    assert game.to_move == 3
+
+
+def test_fault_elimination_in_points_round_ends_round() -> None:
+    config = GameConfig(players=3, format=Format.POINTS, target=1000)
+    game = arranged(config, "9 9 9 9", "1 1 1 1", "2 2 2 2", draw="3 3", total=95)
+    game.apply(Action.bust(Card.N9))
+    game.eliminate(1, Cause.ILLEGAL)  # seat 2 is the last in the round
+    assert game.observation(2).round == 2
+    assert game.observation(2).in_game == (True, False, True)
+
+
+def test_eliminate_refuses_rules_causes_and_absent_seats() -> None:
+    game = Game(GameConfig(players=2), seed=1)
+    with pytest.raises(RulesError, match="decided by the rules"):
+        game.eliminate(0, Cause.CANNOT_PLAY)
+    with pytest.raises(RulesError, match="not in the game"):
+        game.eliminate(5, Cause.TIMEOUT)
+    game.eliminate(0, Cause.TIMEOUT)
+    assert game.is_over
+    with pytest.raises(GameOverError):
+        game.eliminate(1, Cause.TIMEOUT)
+
+
+@settings(max_examples=200, deadline=None)
+@given(config=configs, seed=st.integers(0, 2**64 - 1), data=st.data())
+def test_replay_rebuilds_the_game_exactly(
+    config: GameConfig, seed: int, data: st.DataObject
+) -> None:
+    """A game rebuilds exactly from its configuration, seed and history (faults included)."""
+    game = Game(config, seed)
+    while not game.is_over:
+        if data.draw(st.integers(0, 30)) == 0:
+            seat = data.draw(
+                st.sampled_from(
+                    [s for s in range(config.players) if game.observation(0).in_game[s]]
+                )
+            )
+            game.eliminate(seat, data.draw(st.sampled_from([Cause.TIMEOUT, Cause.CRASH])))
+            continue
+        actions = game.legal_actions()
+        game.apply(actions[data.draw(st.integers(0, len(actions) - 1))])
+    again = Game.replay(config, seed, game.history)
+    assert again.events == game.events
+    assert again.outcome() == game.outcome()
+    assert any(isinstance(h, Action) for h in game.history) or any(
+        isinstance(h, ExternalElimination) for h in game.history
+    )
+
+
+def test_determinism_same_seed_same_deal_different_seed_different_deal() -> None:
+    """The engine's own RNG: a fixed deal for a fixed seed, on every machine."""
+    a = Game(GameConfig(players=4), seed=12345)
+    b = Game(GameConfig(players=4), seed=12345)
+    c = Game(GameConfig(players=4), seed=12346)
+    assert [a.hand(s) for s in range(4)] == [b.hand(s) for s in range(4)]
+    assert [a.hand(s) for s in range(4)] != [c.hand(s) for s in range(4)]
+    # Pinned: this deal must never change (it would break every stored replay).
+    assert [[c.code for c in a.hand(s)] for s in range(4)] == PINNED_DEAL
+
+
+PINNED_DEAL = [
+    ["0", "1", "5", "6"],
+    ["10", "10", "99", "P2"],
+    ["4", "6", "99", "P2"],
+    ["4", "8", "99", "R"],
+]
+
+
+def test_events_round_trip_through_dicts() -> None:
+    game = _random_game(GameConfig(players=3, format=Format.POINTS), seed=5, steps=500)
+    for event in game.events:
+        assert event_from_dict(event_to_dict(event)) == event
