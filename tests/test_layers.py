@@ -1,0 +1,35 @@
+"""The layers import downwards only: rules and protocol pull in no trio, click or arena."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def imported_after(module: str) -> set[str]:
+    code = f"import sys; import {module}; print('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return set(out.split())
+
+
+@pytest.mark.parametrize("forbidden", ["trio", "click", "msgpack", "tabulate", "sqlite3"])
+def test_rules_engine_imports_no_io_library(forbidden: str) -> None:
+    assert forbidden not in imported_after("arena.rules")
+
+
+@pytest.mark.parametrize("forbidden", ["trio", "click", "arena", "tabulate"])
+def test_protocol_imports_nothing_of_arena_or_trio(forbidden: str) -> None:
+    assert forbidden not in imported_after("protocol")
+
+
+def test_rules_public_names_are_exported() -> None:
+    import arena.rules
+
+    for name in arena.rules.__all__:
+        assert hasattr(arena.rules, name), name
+    public = {n for n in dir(arena.rules) if not n.startswith("_")}
+    assert public - set(arena.rules.__all__) <= {"annotations"}
