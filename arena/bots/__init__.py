@@ -1,0 +1,28 @@
+"""Bot submissions and bot processes: manifests, spawning, limits, killing."""
+
+from __future__ import annotations
+
+from arena.bots._manifest import (
+    MANIFEST,
+    BotSpec,
+    check_name,
+    load_bot,
+    load_manifest,
+    resolve_command,
+    unique_names,
+)
+from arena.bots._process import BotProcess, Limits, clean_env, start_process
+
+__all__ = [
+    "MANIFEST",
+    "BotProcess",
+    "BotSpec",
+    "Limits",
+    "check_name",
+    "clean_env",
+    "load_bot",
+    "load_manifest",
+    "resolve_command",
+    "start_process",
+    "unique_names",
+]

@@ -1,0 +1,192 @@
+"""Bot processes: start with limits in a clean environment, capture stderr, kill.
+
+Every bot process is the leader of its own process group (a new session), so that
+killing it kills its children too: SIGTERM to the group, a grace period, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import resource
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from arena.bots._manifest import BotSpec, resolve_command
+
+MiB = 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits applied to every bot process (None: no limit)."""
+
+    memory_mb: int | None = 4096
+    """Address space (RLIMIT_AS), in MiB."""
+    cpu_seconds: int | None = 3600
+    """CPU time of one process (RLIMIT_CPU), in seconds; a reused process keeps counting."""
+    processes: int | None = 256
+    """Processes of the bot's user (RLIMIT_NPROC); not enforced for root without a sandbox."""
+    file_size_mb: int | None = 64
+    """Largest file the bot may write (RLIMIT_FSIZE), in MiB."""
+    stderr_kb: int = 1024
+    """Bytes of stderr kept in the bot's log, in KiB; the rest is read and dropped."""
+
+
+def _rlimits(limits: Limits) -> list[tuple[int, int]]:
+    out = []
+    if limits.memory_mb is not None:
+        out.append((resource.RLIMIT_AS, limits.memory_mb * MiB))
+    if limits.cpu_seconds is not None:
+        out.append((resource.RLIMIT_CPU, limits.cpu_seconds))
+    if limits.processes is not None:
+        out.append((resource.RLIMIT_NPROC, limits.processes))
+    if limits.file_size_mb is not None:
+        out.append((resource.RLIMIT_FSIZE, limits.file_size_mb * MiB))
+    return out
+
+
+def _preexec(rlimits: list[tuple[int, int]]) -> Callable[[], None]:
+    def apply() -> None:  # runs in the child between fork and exec
+        for which, value in rlimits:
+            resource.setrlimit(which, (value, value))
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    return apply
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """The environment of a bot: a PATH, a UTF-8 locale, and its own home and temp folder."""
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LANG": "C.UTF-8",
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+class BotProcess:
+    """A running bot process: its pipes, its stderr log and its process group."""
+
+    def __init__(self, process: trio.Process, workdir: Path, log_path: Path | None) -> None:
+        self.process = process
+        self.workdir = workdir
+        """The bot's private writable folder (its HOME and TMPDIR)."""
+        self.log_path = log_path
+        """Where its stderr goes, or None when it is dropped."""
+        assert process.stdin is not None
+        assert process.stdout is not None
+        self.stream = trio.StapledStream(process.stdin, process.stdout)
+        """Its stdin and stdout as one stream."""
+
+    @property
+    def pid(self) -> int:
+        """The process id, also its process group id."""
+        return self.process.pid
+
+    async def wait_exit(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the process to exit; True if it did."""
+        with trio.move_on_after(seconds):
+            await self.process.wait()
+            return True
+        return False
+
+    async def kill(self, grace: float = 0.5) -> None:
+        """SIGTERM the whole process group, then SIGKILL it after `grace` seconds."""
+        _signal_group(self.pid, signal.SIGTERM)
+        if not await self.wait_exit(grace):
+            _signal_group(self.pid, signal.SIGKILL)
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(grace):
+                await self.process.wait()
+        # Children that outlived their leader (or ignored SIGTERM) go too.
+        _signal_group(self.pid, signal.SIGKILL)
+        if self.process.returncode is None:
+            self.process.kill()
+            with trio.CancelScope(shield=True):
+                await self.process.wait()
+        await self.stream.aclose()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class _CappedLog:
+    """A log file that keeps the first `cap` bytes written to it."""
+
+    def __init__(self, path: Path | None, cap: int) -> None:
+        self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
+        self._room = cap
+
+    def write(self, data: bytes | bytearray) -> None:
+        if self._file is None or self._room <= 0:
+            return
+        part = data[: self._room]
+        self._file.write(part)
+        self._room -= len(part)
+        if self._room <= 0:
+            self._file.write(b"\n[arena: stderr log truncated]\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+async def _drain(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:
+    """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`."""
+    try:
+        while True:
+            try:
+                chunk = await stream.receive_some(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                break
+            if not chunk:
+                break
+            log.write(chunk)
+    finally:
+        log.close()
+
+
+async def start_process(
+    spec: BotSpec,
+    nursery: trio.Nursery,
+    *,
+    limits: Limits = Limits(),
+    log_path: Path | None = None,
+    wrap: Callable[[list[str], Path, Path | None], list[str]] | None = None,
+) -> BotProcess:
+    """Start `spec`'s process; its stderr drains in `nursery` into `log_path`.
+
+    `wrap` may rewrite the command line (the sandbox does), given the command, the
+    bot's private folder and its submission folder.
+    """
+    workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
+    command = resolve_command(spec.command, spec.folder)
+    if wrap is not None:
+        command = wrap(command, workdir, spec.folder)
+    cwd = spec.folder if spec.folder is not None else workdir
+    if log_path is not None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    process = await trio.lowlevel.open_process(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(cwd),
+        env=clean_env(workdir),
+        start_new_session=True,
+        preexec_fn=_preexec(_rlimits(limits)),
+    )
+    assert process.stderr is not None
+    nursery.start_soon(_drain, process.stderr, _CappedLog(log_path, limits.stderr_kb * 1024))
+    return BotProcess(process, workdir, log_path)

@@ -1,0 +1,21 @@
+"""The referee: games between bots, clocks and rules enforced, every fault contained."""
+
+from __future__ import annotations
+
+from arena.referee._clocks import Clocks
+from arena.referee._connection import Connection, fault_from_protocol
+from arena.referee._game import FaultRecord, GameResult, play_game
+from arena.referee._pool import BotPool, RunSettings
+from arena.referee._session import BotSession
+
+__all__ = [
+    "BotPool",
+    "BotSession",
+    "Clocks",
+    "Connection",
+    "FaultRecord",
+    "GameResult",
+    "RunSettings",
+    "fault_from_protocol",
+    "play_game",
+]

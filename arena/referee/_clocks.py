@@ -1,0 +1,39 @@
+"""Clocks: how long a bot may take, measured by the referee."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from arena.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Clocks:
+    """Every deadline the referee enforces, in milliseconds."""
+
+    decision_ms: int = 1000
+    """Time for one decision, from the act written to the action read."""
+    bank_ms: int | None = None
+    """An optional time bank per game; a decision may use min(decision_ms, bank left)."""
+    increment_ms: int = 0
+    """Added to the bank after each decision (Fischer increment)."""
+    startup_ms: int = 10000
+    """Time from the process start to the bot's hello."""
+    grace_ms: int = 50
+    """Margin added to every deadline before a bot is out for a timeout."""
+    exit_grace_ms: int = 2000
+    """Time a bot has to exit after bye."""
+    kill_grace_ms: int = 500
+    """Time between SIGTERM and SIGKILL when a bot is killed."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is not None and (not isinstance(value, int) or value < 0):
+                raise ConfigError(f"{field.name} must be a whole number of ms >= 0, not {value!r}")
+        if self.decision_ms < 1:
+            raise ConfigError("decision_ms must be at least 1")
+
+    def to_dict(self) -> dict[str, int | None]:
+        """A JSON-ready dict."""
+        return dataclasses.asdict(self)

@@ -1,0 +1,118 @@
+"""Bot processes on demand: start, handshake, reuse across games, replace after a fault."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+import protocol
+from arena.bots import BotSpec, Limits, start_process
+from arena.errors import BotCrashed, BotFault, ManifestError
+from arena.referee._clocks import Clocks
+from arena.referee._connection import Connection
+from arena.referee._session import BotSession
+
+Wrap = Callable[[list[str], Path, Path | None], list[str]]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunSettings:
+    """How bot processes are run."""
+
+    clocks: Clocks = Clocks()
+    limits: Limits = Limits()
+    max_frame: int = protocol.DEFAULT_MAX_FRAME
+    """Largest frame accepted from a bot, in bytes."""
+    fresh_process: bool = False
+    """Start new processes for every game instead of reusing them."""
+    log_dir: Path | None = None
+    """Folder for the per-bot stderr logs (NAME.log), or None to drop stderr."""
+    wrap: Wrap | None = None
+    """Rewrites each bot command line (the sandbox)."""
+
+
+class BotPool:
+    """The processes of one bot: idle sessions are reused, broken ones replaced."""
+
+    def __init__(self, spec: BotSpec, settings: RunSettings, nursery: trio.Nursery) -> None:
+        self.spec = spec
+        self.settings = settings
+        self._nursery = nursery
+        self._idle: list[BotSession] = []
+        self._all: list[BotSession] = []
+        self.started = 0
+        """Processes started so far."""
+
+    async def acquire(self) -> BotSession:
+        """A session ready for a game: an idle healthy one, or a new process.
+
+        A process that fails to start or to say hello gives a broken session (its
+        `fault` says why): the referee then seats it out of the game at once.
+        """
+        while self._idle:
+            session = self._idle.pop()
+            if not session.broken:
+                return session
+        return await self._start()
+
+    async def release(self, session: BotSession) -> None:
+        """Give a session back after a game: kept for reuse, or closed."""
+        if session.broken or self.settings.fresh_process:
+            await session.close(self.settings.clocks)
+            self._forget(session)
+        else:
+            self._idle.append(session)
+
+    def _forget(self, session: BotSession) -> None:
+        if session in self._all:
+            self._all.remove(session)
+
+    async def _start(self) -> BotSession:
+        settings = self.settings
+        log = settings.log_dir / f"{self.spec.name}.log" if settings.log_dir is not None else None
+        self.started += 1
+        try:
+            process = await start_process(
+                self.spec, self._nursery, limits=settings.limits, log_path=log, wrap=settings.wrap
+            )
+        except (OSError, ManifestError) as err:
+            session = BotSession(self.spec.name, Connection(_ClosedStream()))
+            session.fault = BotCrashed(f"could not start {' '.join(self.spec.command)}: {err}")
+            return session
+        session = BotSession(
+            self.spec.name,
+            Connection(process.stream, max_frame=settings.max_frame),
+            process=process,
+        )
+        self._all.append(session)
+        try:
+            await session.handshake(settings.clocks, settings.max_frame)
+        except BotFault as fault:
+            await session.kill(fault, settings.clocks.kill_grace_ms / 1000)
+        return session
+
+    async def aclose(self) -> None:
+        """Close every session of this bot (bye, exit grace, kill what is left)."""
+        sessions, self._all, self._idle = self._all, [], []
+        with trio.CancelScope(shield=True):
+            for session in sessions:
+                await session.close(self.settings.clocks)
+
+
+class _ClosedStream(trio.abc.Stream):
+    """A stream for a bot that never started: every operation fails as a crash."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        raise trio.ClosedResourceError
+
+    async def wait_send_all_might_not_block(self) -> None:
+        raise trio.ClosedResourceError
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        raise trio.ClosedResourceError
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,86 @@
+"""A bot the referee can play with: a connection after a successful handshake."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import trio
+
+import protocol
+from arena.bots import BotProcess
+from arena.errors import BotFault
+from arena.referee import _wire
+from arena.referee._clocks import Clocks
+from arena.referee._connection import Connection, fault_from_protocol
+
+
+class BotSession:
+    """One bot process (or in-memory fake) that has said hello, ready for games."""
+
+    def __init__(
+        self,
+        name: str,
+        connection: Connection,
+        *,
+        process: BotProcess | None = None,
+    ) -> None:
+        self.name = name
+        """The bot's name in results (not the name it gives in its hello)."""
+        self.connection = connection
+        self.process = process
+        """The OS process behind the connection, or None for an in-memory bot."""
+        self.hello: protocol.BotHello | None = None
+        """The bot's checked hello, once the handshake is done."""
+        self.fault: BotFault | None = None
+        """The fault that broke this session, if one did."""
+        self.games = 0
+        """Games started with this session."""
+        self._request_id = 0
+        self._closed = False
+
+    @property
+    def broken(self) -> bool:
+        """True once the session has faulted or been closed: it plays no more."""
+        return self.fault is not None or self._closed
+
+    def next_request_id(self) -> int:
+        """A fresh request id: 1, 2, 3 ... over the whole session."""
+        self._request_id += 1
+        return self._request_id
+
+    async def handshake(self, clocks: Clocks, max_frame: int) -> protocol.BotHello:
+        """Send hello and check the bot's hello within the start-up time; raises BotFault."""
+        deadline = trio.current_time() + (clocks.startup_ms + clocks.grace_ms) / 1000
+        await self.connection.send(_wire.referee_hello(clocks, max_frame), deadline)
+        message = await self.connection.receive(deadline, "hello")
+        try:
+            self.hello = protocol.parse_bot_hello(message)
+        except protocol.ProtocolError as err:
+            raise fault_from_protocol(err, "start-up") from err
+        return self.hello
+
+    async def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Send one message (raises BotFault)."""
+        await self.connection.send(message, deadline)
+
+    async def kill(self, fault: BotFault, kill_grace: float) -> None:
+        """Mark the session broken by `fault` and kill its process group."""
+        if self.fault is None:
+            self.fault = fault
+        if self.process is not None:
+            await self.process.kill(kill_grace)
+        await self.connection.aclose()
+
+    async def close(self, clocks: Clocks) -> None:
+        """End the session: bye, wait for the exit, then make sure nothing is left."""
+        if not self.broken:
+            deadline = trio.current_time() + clocks.exit_grace_ms / 1000
+            with contextlib.suppress(BotFault):
+                await self.connection.send(_wire.BYE, deadline)
+            if self.process is not None:
+                await self.process.wait_exit(clocks.exit_grace_ms / 1000)
+        self._closed = True
+        if self.process is not None:
+            await self.process.kill(clocks.kill_grace_ms / 1000)
+        await self.connection.aclose()

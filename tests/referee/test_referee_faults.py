@@ -1,0 +1,248 @@
+"""The referee over memory streams: every fault path, clocks under the fake clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+import protocol
+from arena.referee import Clocks, GameResult, play_game
+from arena.rules import Format, GameConfig
+
+from .fakes import FakeBot, Policy, connect, first_legal
+
+CLOCKS = Clocks(decision_ms=1000, grace_ms=50, startup_ms=5000)
+
+
+async def run_game(
+    policies: list[Policy],
+    config: GameConfig | None = None,
+    clocks: Clocks = CLOCKS,
+    seed: int = 1,
+    **bot_kwargs: Any,
+) -> tuple[GameResult, list[FakeBot]]:
+    config = config or GameConfig(players=len(policies))
+    async with trio.open_nursery() as nursery:
+        sessions, bots = [], []
+        for i, policy in enumerate(policies):
+            session, bot = await connect(nursery, f"bot{i}", policy, **bot_kwargs)
+            await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
+            sessions.append(session)
+            bots.append(bot)
+        result = await play_game(sessions, config, seed, clocks=clocks, game_id="g1")
+        for session in sessions:
+            await session.close(clocks)
+    return result, bots
+
+
+def after(n: int, reply: Any) -> Policy:
+    """First legal action for the first n acts, then `reply`."""
+    count = 0
+
+    def policy(act: dict[str, Any]) -> Any:
+        nonlocal count
+        count += 1
+        return 0 if count <= n else reply
+
+    return policy
+
+
+async def test_a_clean_game_between_four_fake_bots() -> None:
+    result, bots = await run_game([first_legal] * 4)
+    assert result.faults == ()
+    assert sorted(result.outcome.places) == [1, 2, 3, 4]
+    assert result.decisions == sum(len(b.acts()) for b in bots)
+    for seat, bot in enumerate(bots):
+        kinds = [m["type"] for m in bot.received]
+        assert kinds[0] == "hello"
+        assert kinds[1] == "game_start"
+        assert kinds[-2:] == ["game_over", "bye"]
+        start = bot.received[1]
+        assert start["seat"] == seat
+        ids = [a["request_id"] for a in bot.acts()]
+        assert ids == sorted(set(ids))
+        for act in bot.acts():
+            assert act["observation"]["seat"] == seat  # only its own observation
+            assert act["observation"]["to_move"] == seat
+            assert act["legal"]
+
+
+async def test_events_reach_every_seat_exactly_once_in_order() -> None:
+    result, bots = await run_game([first_legal] * 3)
+    all_events = [r["event"] for r in result.log if r["type"] == "event"]
+    for bot in bots:
+        heard = []
+        for message in bot.received:
+            if message["type"] in ("act", "game_over"):
+                heard.extend(message["events"])
+        assert heard == all_events
+
+
+async def test_timeout_at_exactly_decision_plus_grace(autojump_clock: trio.abc.Clock) -> None:
+    start_times: list[float] = []
+
+    def slow(act: dict[str, Any]) -> Any:
+        start_times.append(trio.current_time())
+        return ("sleep", 30, 0)
+
+    result, _ = await run_game([slow, first_legal, first_legal])
+    fault = result.faults[0]
+    assert fault.seat == 0
+    assert fault.cause == "timeout"
+    assert result.outcome.places[0] == 3
+    timeout_record = next(r for r in result.log if r["type"] == "fault")
+    assert timeout_record["cause"] == "timeout"
+    assert len(start_times) == 1
+
+
+async def test_timeout_virtual_time_is_exact(autojump_clock: trio.abc.Clock) -> None:
+    clocks = Clocks(decision_ms=2000, grace_ms=100)
+    async with trio.open_nursery() as nursery:
+        s0, _ = await connect(nursery, "slow", lambda act: "hang")
+        s1, _ = await connect(nursery, "ok")
+        await s0.handshake(clocks, 1 << 20)
+        await s1.handshake(clocks, 1 << 20)
+        t0 = trio.current_time()
+        result = await play_game([s0, s1], GameConfig(players=2), 3, clocks=clocks)
+        elapsed = trio.current_time() - t0
+        nursery.cancel_scope.cancel()
+    assert result.faults[0].cause == "timeout"
+    assert elapsed == pytest.approx(2.1)  # decision + grace, then the game ends at once
+
+
+async def test_answer_within_grace_is_accepted(autojump_clock: trio.abc.Clock) -> None:
+    result, _ = await run_game([lambda a: ("sleep", 1.04, 0), first_legal])
+    assert result.faults == ()
+
+
+async def test_crash_closed_pipe() -> None:
+    result, _ = await run_game([after(2, "close"), first_legal, first_legal])
+    assert [(f.seat, f.cause) for f in result.faults] == [(0, "crash")]
+    assert result.outcome.places[0] == 3
+    assert sorted(result.outcome.places[1:]) == [1, 2]
+
+
+async def test_malformed_garbage_bytes() -> None:
+    garbage = b"\x00\x00\x00\x03\xc1\xc1\xc1"
+    result, _ = await run_game([after(1, garbage), first_legal])
+    assert result.faults[0].cause == "malformed"
+    assert result.faults[0].detail == garbage
+
+
+async def test_oversize_length_prefix_refused_before_the_body() -> None:
+    clocks = Clocks(decision_ms=1000)
+    result, _ = await run_game([after(0, b"\x7f\xff\xff\xff"), first_legal], clocks=clocks)
+    assert result.faults[0].cause == "malformed"
+    assert "exceeds the limit" in result.faults[0].message
+
+
+async def test_wrong_request_id_is_malformed() -> None:
+    def wrong(act: dict[str, Any]) -> Any:
+        return {"type": "action", "request_id": act["request_id"] + 7, "choice": 0}
+
+    result, _ = await run_game([first_legal, wrong])
+    assert [(f.seat, f.cause) for f in result.faults] == [(1, "malformed")]
+    assert "request_id" in result.faults[0].message
+
+
+@pytest.mark.parametrize("choice", [-1, 99, "0", 1.0, None])
+async def test_out_of_range_or_non_integer_choice_is_illegal(choice: Any) -> None:
+    def bad(act: dict[str, Any]) -> Any:
+        return {"type": "action", "request_id": act["request_id"], "choice": choice}
+
+    result, _ = await run_game([bad, first_legal])
+    assert [(f.seat, f.cause) for f in result.faults] == [(0, "illegal")]
+
+
+async def test_unexpected_message_is_malformed() -> None:
+    hello = {"type": "hello", "name": "again", "version": "1", "protocol": 1}
+    result, _ = await run_game([after(1, hello), first_legal])
+    assert result.faults[0].cause == "malformed"
+
+
+async def test_non_map_frame_is_malformed() -> None:
+    frame = b"\x00\x00\x00\x01\x07"  # the msgpack integer 7
+    result, _ = await run_game([first_legal, after(0, frame)])
+    assert [(f.seat, f.cause) for f in result.faults] == [(1, "malformed")]
+
+
+async def test_faulted_seats_leave_and_the_rest_play_on() -> None:
+    result, bots = await run_game(
+        [after(0, "close"), after(1, 999), first_legal, first_legal],
+        config=GameConfig(players=4, format=Format.TOKENS, tokens=1),
+    )
+    assert {(f.seat, f.cause) for f in result.faults} == {(0, "crash"), (1, "illegal")}
+    assert result.outcome.places[0] == 4  # first out
+    assert result.outcome.places[1] == 3
+    assert sorted(result.outcome.places[2:]) == [1, 2]
+    assert [m["type"] for m in bots[1].received][-1] != "game_over"  # killed, told nothing
+    assert bots[2].received[-2]["type"] == "game_over"
+
+
+async def test_startup_silent_bot_times_out(autojump_clock: trio.abc.Clock) -> None:
+    async with trio.open_nursery() as nursery:
+        session, _ = await connect(nursery, "silent", hello=("sleep", 100, "hang"))
+        t0 = trio.current_time()
+        with pytest.raises(Exception, match="no hello in time") as info:
+            await session.handshake(Clocks(startup_ms=3000, grace_ms=50), 1 << 20)
+        assert trio.current_time() - t0 == pytest.approx(3.05)
+        assert getattr(info.value, "cause", None) == "timeout"
+        nursery.cancel_scope.cancel()
+
+
+async def test_startup_protocol_mismatch_is_malformed() -> None:
+    async with trio.open_nursery() as nursery:
+        hello = {"type": "hello", "name": "v2", "version": "1", "protocol": 2}
+        session, _ = await connect(nursery, "v2", hello=hello)
+        with pytest.raises(Exception, match="protocol mismatch") as info:
+            await session.handshake(CLOCKS, 1 << 20)
+        assert getattr(info.value, "cause", None) == "malformed"
+        nursery.cancel_scope.cancel()
+
+
+async def test_bank_clock_shrinks_and_gets_increment(autojump_clock: trio.abc.Clock) -> None:
+    clocks = Clocks(decision_ms=1000, bank_ms=1500, increment_ms=100, grace_ms=0)
+    seen: list[tuple[int, int | None]] = []
+
+    def thinker(act: dict[str, Any]) -> Any:
+        seen.append((act["clock"]["decision_ms"], act["clock"]["bank_ms"]))
+        return ("sleep", 0.6, 0)
+
+    result, _ = await run_game([thinker, first_legal], clocks=clocks, config=GameConfig(players=2))
+    # 1500 -> 900+100=1000 -> 400+100=500 -> then 0.6 s > 0.5 s: timeout
+    assert seen[:3] == [(1000, 1500), (1000, 1000), (500, 500)]
+    assert result.faults[0].cause == "timeout"
+
+
+async def test_each_act_carries_only_the_seats_own_hand() -> None:
+    """R10.2: the hand in an act is the seat's own; nothing else of other hands is sent."""
+    result, bots = await run_game([first_legal] * 3, seed=11)
+    assert result.faults == ()
+    for seat, bot in enumerate(bots):
+        own = bot.received[1]["hand"]  # game_start
+        first_act = bot.acts()[0]["observation"]
+        if seat == 0:
+            assert first_act["hand"] == own
+        for act in bot.acts():
+            obs = act["observation"]
+            assert len(obs["hand"]) == obs["hand_sizes"][seat]
+            assert set(obs) == {
+                "seat",
+                "hand",
+                "total",
+                "direction",
+                "to_move",
+                "owes",
+                "hand_sizes",
+                "in_game",
+                "in_round",
+                "face_up",
+                "draw_size",
+                "discard",
+                "scores",
+                "tokens",
+                "round",
+                "plays",
+            }
