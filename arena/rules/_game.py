@@ -544,7 +544,7 @@ class Game:
             if self._total < 0 and not self._e1980:  # R8.2: 1980 totals may go negative
                 self._total = 0
         elif card is _REVERSE:
-            if self._round_alive > 2:  # R6.4: with two left, a Reverse does nothing
+            if self._alive > 2:  # R6.4 [ruling]: two left in the game, a Reverse does nothing
                 self._direction = -self._direction
                 answered = first_of_two
         elif card is _PLAY_TWO or card is _DOUBLE_PLAY:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import IllegalActionError
-from arena.rules import Action, Cause, Eliminated, GameConfig, OwesTwo, Quad
+from arena.rules import Action, Card, Cause, Eliminated, Format, GameConfig, OwesTwo, Quad
 
 from .helpers import arranged, cards, legal_codes, play
 
@@ -212,3 +212,15 @@ def test_r7_4_ruling_second_card_play_2_and_reverse_are_ordinary_plays() -> None
     assert game.observation(0).direction == -1
     assert game.to_move == 0
     assert game.observation(0).owes == 1
+
+
+def test_r6_4_ruling_counts_players_in_the_game_not_in_the_round() -> None:
+    """R6.4 [ruling]: in a points round, busted players still count as in the game."""
+    config = GameConfig(players=3, format=Format.POINTS, target=1000)
+    game = arranged(config, "9 9 9 9", "P2 1 1 1", "R 2 2 2", draw="5 5 5 5", total=95)
+    game.apply(Action.bust(Card.N9))  # seat 0 is out of the round, still in the game
+    play(game, "P2")
+    play(game, "R")  # three in the game: the Reverse answers and reverses
+    assert game.observation(0).direction == -1
+    assert game.to_move == 1
+    assert game.observation(1).owes == 2
