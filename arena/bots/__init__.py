@@ -5,6 +5,7 @@ from __future__ import annotations
 from arena.bots._manifest import (
     MANIFEST,
     BotSpec,
+    build,
     check_name,
     load_bot,
     load_manifest,
@@ -18,6 +19,7 @@ __all__ = [
     "BotProcess",
     "BotSpec",
     "Limits",
+    "build",
     "check_name",
     "clean_env",
     "load_bot",

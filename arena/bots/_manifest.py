@@ -18,12 +18,13 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.errors import ManifestError
+from arena.errors import BuildError, ManifestError
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -156,9 +157,35 @@ def resolve_command(words: Sequence[str], folder: Path | None) -> list[str]:
     if program in {"python", "python3"}:
         return [sys.executable, *rest]
     if "/" in program:
+        # Not resolve(): a virtualenv's python is a symlink that must stay one.
         base = folder if folder is not None else Path.cwd()
-        return [str((base / program).resolve()), *rest]
+        path = os.path.normpath(base / program)
+        if not os.access(path, os.X_OK):
+            raise ManifestError(f"program {program!r} not found or not executable")
+        return [path, *rest]
     found = shutil.which(program, path=os.environ.get("PATH", os.defpath))
     if found is None:
         raise ManifestError(f"command {program!r} not found on the PATH")
     return [found, *rest]
+
+
+def build(spec: BotSpec, *, timeout: float = 600.0) -> str:
+    """Run the bot's build command in its folder; returns its output, raises BuildError."""
+    if spec.build is None or spec.folder is None:
+        return ""
+    command = resolve_command(spec.build, spec.folder)
+    try:
+        done = subprocess.run(
+            command,
+            cwd=spec.folder,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise BuildError(f"{spec.name}: build failed: {err}") from None
+    output = (done.stdout + done.stderr).decode(errors="replace")
+    if done.returncode != 0:
+        tail = "\n".join(output.strip().splitlines()[-5:])
+        raise BuildError(f"{spec.name}: build exited with status {done.returncode}: {tail}")
+    return output

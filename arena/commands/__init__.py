@@ -4,4 +4,8 @@ from __future__ import annotations
 
 import click
 
-COMMANDS: list[click.Command] = []
+from arena.commands.match import match
+from arena.commands.rate import rate
+from arena.commands.replay import replay
+
+COMMANDS: list[click.Command] = [match, replay, rate]

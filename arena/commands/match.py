@@ -1,0 +1,121 @@
+"""`arena match`: games between the same bots, a results table, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import tabulate
+import trio
+
+import protocol
+from arena.bots import build, load_bot, resolve_command, unique_names
+from arena.commands._options import (
+    build_clocks,
+    build_config,
+    build_limits,
+    game_options,
+    run_options,
+)
+from arena.errors import ConfigError
+from arena.match import result_to_json, run_match, summarize
+from arena.referee import GameResult, RunSettings
+
+CAUSES = ["timeout", "crash", "malformed", "illegal"]
+
+
+@click.command()
+@click.argument("bots", nargs=-1, required=True)
+@click.option("-n", "--games", type=click.IntRange(1), default=10, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every deal.")
+@game_options
+@run_options
+@click.option(
+    "--replays",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write one replay file per game into this folder.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary instead.")
+@click.option("-q", "--quiet", is_flag=True, help="No per-game lines.")
+def match(
+    bots: tuple[str, ...],
+    games: int,
+    seed: int,
+    replays: Path | None,
+    as_json: bool,
+    quiet: bool,
+    **opts: Any,
+) -> None:
+    """Play games between 2 to 6 BOTS: bot folders (with bot.toml) or quoted commands.
+
+    Seats rotate from game to game. NAME=COMMAND names a command-line bot.
+    """
+    if not 2 <= len(bots) <= 6:
+        raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
+    specs = unique_names([load_bot(b) for b in bots])
+    for spec in specs:
+        build(spec)
+        resolve_command(spec.command, spec.folder)  # fails early on a missing program
+    config = build_config(len(specs), {}, opts)
+    settings = RunSettings(
+        clocks=build_clocks({}, opts),
+        limits=build_limits({}, opts),
+        max_frame=opts["max_frame"] or protocol.DEFAULT_MAX_FRAME,
+        fresh_process=bool(opts["fresh_process"]),
+        log_dir=opts["log_dir"],
+    )
+
+    def progress(result: GameResult) -> None:
+        if as_json or quiet:
+            return
+        order = " > ".join("=".join(result.names[s] for s in g) for g in result.outcome.order())
+        faults = "".join(f"  [{result.names[f.seat]}: {f.cause}]" for f in result.faults)
+        click.echo(f"{result.game_id}  {order}{faults}", err=True)
+
+    results, started = trio.run(
+        lambda: run_match(
+            specs,
+            config,
+            games=games,
+            seed=seed,
+            settings=settings,
+            replay_dir=replays,
+            on_result=progress,
+        )
+    )
+    names = [s.name for s in specs]
+    rows = summarize(names, results)
+    if as_json:
+        summary = {
+            "config": config.to_dict(),
+            "seed": seed,
+            "bots": {
+                r.name: {
+                    "games": r.games,
+                    "wins": r.wins,
+                    "average_place": round(r.average_place, 4),
+                    "points": r.points if config.format.value == "points" else None,
+                    "faults": r.faults,
+                    "processes": started[r.name],
+                }
+                for r in rows
+            },
+            "games": [result_to_json(r) for r in results],
+        }
+        click.echo(json.dumps(summary, indent=2))
+        return
+    headers = ["bot", "games", "wins", "avg place"]
+    if config.format.value == "points":
+        headers.append("points")
+    headers += CAUSES
+    table = []
+    for r in sorted(rows, key=lambda r: (r.average_place, r.name)):
+        row: list[Any] = [r.name, r.games, r.wins, f"{r.average_place:.2f}"]
+        if config.format.value == "points":
+            row.append(r.points)
+        row += [r.faults.get(c, 0) for c in CAUSES]
+        table.append(row)
+    click.echo(tabulate.tabulate(table, headers=headers, tablefmt="simple"))

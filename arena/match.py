@@ -1,0 +1,115 @@
+"""A match: N games between the same bots, seats rotating, processes reused."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.bots import BotSpec
+from arena.referee import BotPool, GameResult, RunSettings, play_game
+from arena.replay import write_replay
+from arena.rules import GameConfig, derive_seed
+
+
+async def run_match(
+    specs: Sequence[BotSpec],
+    config: GameConfig,
+    *,
+    games: int,
+    seed: int,
+    settings: RunSettings,
+    replay_dir: Path | None = None,
+    on_result: Callable[[GameResult], None] | None = None,
+) -> tuple[list[GameResult], dict[str, int]]:
+    """Play `games` games; game i seats the bots rotated by i. Returns the results and,
+    per bot, the number of processes started."""
+    n = len(specs)
+    results: list[GameResult] = []
+    async with trio.open_nursery() as nursery:
+        pools = [BotPool(spec, settings, nursery) for spec in specs]
+        try:
+            for i in range(games):
+                order = [pools[(i + s) % n] for s in range(n)]
+                sessions = [await pool.acquire() for pool in order]
+                game_seed = derive_seed(seed, "match", i)
+                result = await play_game(
+                    sessions, config, game_seed, clocks=settings.clocks, game_id=f"m{i + 1:04d}"
+                )
+                for pool, session in zip(order, sessions, strict=True):
+                    await pool.release(session)
+                if replay_dir is not None:
+                    write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
+                results.append(result)
+                if on_result is not None:
+                    on_result(result)
+        finally:
+            with trio.CancelScope(shield=True):
+                for pool in pools:
+                    await pool.aclose()
+        nursery.cancel_scope.cancel()
+    return results, {pool.spec.name: pool.started for pool in pools}
+
+
+@dataclasses.dataclass
+class BotSummary:
+    """Per-bot totals over a list of games."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    place_sum: int = 0
+    points: int = 0
+    faults: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    @property
+    def average_place(self) -> float:
+        return self.place_sum / self.games if self.games else 0.0
+
+
+def summarize(names: Sequence[str], results: Sequence[GameResult]) -> list[BotSummary]:
+    """Games, wins (first places, shared ones included), average place, points, faults."""
+    table = {name: BotSummary(name) for name in names}
+    for result in results:
+        for seat, name in enumerate(result.names):
+            row = table[name]
+            row.games += 1
+            place = result.outcome.places[seat]
+            row.place_sum += place
+            row.wins += place == 1
+            if result.outcome.points is not None:
+                row.points += result.outcome.points[seat]
+        for fault in result.faults:
+            faults = table[result.names[fault.seat]].faults
+            faults[fault.cause] = faults.get(fault.cause, 0) + 1
+    return list(table.values())
+
+
+def result_to_json(result: GameResult) -> dict[str, Any]:
+    """One game for scripts: seed, finishing order by bot name, eliminations with causes."""
+    outcome = result.outcome
+    return {
+        "game_id": result.game_id,
+        "seed": result.seed,
+        "seats": list(result.names),
+        "order": [[result.names[s] for s in group] for group in outcome.order()],
+        "places": {name: outcome.places[s] for s, name in enumerate(result.names)},
+        "points": (
+            {name: outcome.points[s] for s, name in enumerate(result.names)}
+            if outcome.points is not None
+            else None
+        ),
+        "eliminations": [
+            {"bot": result.names[e.seat], "seat": e.seat, "cause": e.cause.value, "place": e.place}
+            for e in outcome.eliminations
+        ],
+        "faults": [
+            {"bot": result.names[f.seat], "cause": f.cause, "message": f.message}
+            for f in result.faults
+        ],
+        "reason": outcome.reason.value,
+        "plays": outcome.plays,
+    }

@@ -1,0 +1,198 @@
+"""Replay files: one game as JSON lines, and its play-by-play for people.
+
+A replay holds a `game` record (configuration, seed, bot names, clocks), then in order
+every public `event`, every `decision` (seat, choice, action, time taken) and every
+`fault`, and a final `result`. The game rebuilds exactly from its configuration, seed
+and the decisions and faults; `arena replay --seat N` uses that to show the game as
+seat N saw it, with its hand at each of its decisions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError, InputError
+from arena.rules import (
+    NAMES,
+    Action,
+    ActionKind,
+    Card,
+    Cause,
+    ExternalElimination,
+    Game,
+    GameConfig,
+    HistoryEntry,
+    event_to_dict,
+)
+
+Record = dict[str, Any]
+
+
+def write_replay(path: Path, log: Sequence[Record]) -> None:
+    """Write a replay file (JSON lines), creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for record in log:
+            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def read_replay(path: Path) -> list[Record]:
+    """Read a replay file; raises InputError naming the line that is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{path}: cannot read: {err}") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{path}:{number}: not JSON: {err.msg}") from None
+        if not isinstance(record, dict) or "type" not in record:
+            raise InputError(f"{path}:{number}: not a replay record")
+        records.append(record)
+    if not records or records[0].get("type") != "game":
+        raise InputError(f"{path}: not a replay file (no game record first)")
+    return records
+
+
+def _action(data: Record) -> Action:
+    kind = ActionKind(data["kind"])
+    if kind is ActionKind.QUAD:
+        return Action.quad()
+    card = Card.from_code(data["card"])
+    return Action.play(card) if kind is ActionKind.PLAY else Action.bust(card)
+
+
+def history_of(log: Sequence[Record]) -> list[HistoryEntry]:
+    """The decisions and faults of a replay as the rules engine's history."""
+    history: list[HistoryEntry] = []
+    for record in log:
+        if record["type"] == "decision":
+            history.append(_action(record["action"]))
+        elif record["type"] == "fault":
+            history.append(ExternalElimination(record["seat"], Cause(record["cause"])))
+    return history
+
+
+def rebuild(log: Sequence[Record]) -> Game:
+    """Replay the game through the rules engine; InputError if it does not match the file."""
+    head = log[0]
+    try:
+        config = GameConfig.from_dict(head["config"])
+        game = Game.replay(config, int(head["seed"]), history_of(log))
+    except (ArenaError, KeyError, ValueError, TypeError) as err:
+        raise InputError(f"replay does not rebuild: {err}") from None
+    recorded = [r["event"] for r in log if r["type"] == "event"]
+    rebuilt = [event_to_dict(e) for e in game.events]
+    if rebuilt[: len(recorded)] != recorded:
+        raise InputError("replay does not match the rules engine (edited or corrupt file?)")
+    return game
+
+
+def _cards(codes: Sequence[str]) -> str:
+    return " ".join(codes) if codes else "-"
+
+
+def describe(event: Record, names: Sequence[str]) -> str:
+    """One public event in words."""
+    kind = event["type"]
+
+    def who(key: str = "seat") -> str:
+        seat = event[key]
+        return f"{names[seat]} (seat {seat})"
+
+    if kind == "round_start":
+        return (
+            f"-- round {event['round']}: {who('starter')} starts;"
+            f" hands {event['hand_sizes']}, draw pile {event['draw_size']}"
+        )
+    if kind == "play":
+        card = NAMES[Card.from_code(event["card"])]
+        return f"{who()} plays {card} -> total {event['total']}"
+    if kind == "draw":
+        return f"   {names[event['seat']]} draws {event['count']}"
+    if kind == "reshuffle":
+        return f"   the discard pile is shuffled into a new draw pile of {event['count']}"
+    if kind == "quad":
+        return f"{who()} discards four ONO 99"
+    if kind == "bust":
+        return f"{who()} busts with {event['card']} and is out of the round"
+    if kind == "owes_two":
+        return f"   {names[event['seat']]} must play two cards"
+    if kind == "out_of_round":
+        return f"{who()} cannot play and is out of the round"
+    if kind == "eliminated":
+        return (
+            f"{who()} is out ({event['cause']}), lays {_cards(event['cards'])} face up"
+            f" -> place {event['place']}"
+        )
+    if kind == "token_lost":
+        return f"{who()} cannot play and loses a token ({event['tokens']} left)"
+    if kind == "round_end":
+        return (
+            f"-- round {event['round']} ends: hand points {event['hand_points']},"
+            f" scores {event['scores']}"
+        )
+    return f"({kind})"
+
+
+def _result_lines(log: Sequence[Record], names: Sequence[str]) -> Iterator[str]:
+    result = next((r for r in log if r["type"] == "result"), None)
+    if result is None:
+        yield "(the game did not finish)"
+        return
+    order = sorted(range(len(names)), key=lambda s: result["places"][s])
+    yield f"== result ({result['reason']}, {result['plays']} plays):"
+    for seat in order:
+        extra = ""
+        if result.get("points") is not None:
+            extra = f", {result['points'][seat]} points"
+        yield f"   {result['places'][seat]}. {names[seat]}{extra}"
+
+
+def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
+    """The game play by play: as a spectator sees it, or as `seat` saw it."""
+    head = log[0]
+    names: list[str] = head["names"]
+    config = GameConfig.from_dict(head["config"])
+    if seat is not None and not 0 <= seat < len(names):
+        raise InputError(f"no seat {seat} in this game of {len(names)}")
+    yield (
+        f"== {head.get('game_id', 'game')}: {config.edition.value} edition,"
+        f" {config.format.value}, seed {head['seed']}"
+    )
+    yield "   seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names))
+    replayed: Game | None = None
+    if seat is not None:
+        rebuild(log)  # checks the whole file first
+        replayed = Game(config, int(head["seed"]))
+        hand = _cards([c.code for c in replayed.hand(seat)])
+        yield f"   you are seat {seat} ({names[seat]}); your hand: {hand}"
+    for record in log:
+        kind = record["type"]
+        if kind == "event":
+            yield describe(record["event"], names)
+        elif kind == "fault":
+            yield (
+                f"!! {names[record['seat']]} (seat {record['seat']}) faults:"
+                f" {record['cause']}: {record['message']}"
+            )
+            if replayed is not None and not replayed.is_over:
+                replayed.eliminate(record["seat"], Cause(record["cause"]))
+        elif kind == "decision" and replayed is not None:
+            if record["seat"] == seat:
+                obs = replayed.observation(record["seat"])
+                legal = ", ".join(str(a) for a in replayed.legal_actions())
+                yield (
+                    f">> your turn: hand {_cards([c.code for c in obs.hand])},"
+                    f" total {obs.total}, owes {obs.owes}; legal: {legal};"
+                    f" you chose {_action(record['action'])} in {record['ms']:.1f} ms"
+                )
+            replayed.apply(_action(record["action"]))
+    yield from _result_lines(log, names)

@@ -1,0 +1,104 @@
+"""Tiny bot programs for real-subprocess tests: `python -c SCRIPT PIDFILE`.
+
+Each writes its pid (and any child's) to PIDFILE, so a test can check that nothing
+is left running afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from arena.bots import BotSpec
+
+_TEMPLATE = """
+import os, signal, sys, time, msgpack
+r, w = sys.stdin.buffer, sys.stdout.buffer
+with open(sys.argv[1], "a") as f:
+    f.write(f"{{os.getpid()}}\\n")
+def read():
+    h = r.read(4)
+    if len(h) < 4:
+        sys.exit(0)
+    return msgpack.unpackb(r.read(int.from_bytes(h, "big")))
+def send(m):
+    b = msgpack.packb(m)
+    w.write(len(b).to_bytes(4, "big") + b)
+    w.flush()
+acts = 0
+{prelude}
+while True:
+    m = read()
+    t = m["type"]
+    if t == "hello":
+        send({{"type": "hello", "name": "t", "version": "1", "protocol": 1}})
+    elif t == "act":
+        acts += 1
+        {on_act}
+    elif t == "bye":
+        {on_bye}
+"""
+
+ANSWER = 'send({"type": "action", "request_id": m["request_id"], "choice": 0})'
+
+BEHAVIOURS: dict[str, dict[str, str]] = {
+    "good": {},
+    "hang": {"on_act": "time.sleep(1000)"},
+    "crash_at_start": {"prelude": "sys.exit(3)"},
+    "crash_mid_game": {"on_act": f"if acts > 2: os._exit(1)\n        {ANSWER}"},
+    "garbage": {"on_act": 'w.write(b"\\x00\\x00\\x00\\x05hello"); w.flush()'},
+    "huge_length": {"on_act": 'w.write(b"\\xff\\xff\\xff\\xf0" + b"x" * 100); w.flush()'},
+    "flood_stdout": {"on_act": 'while True: w.write(b"\\x00\\x00\\x00\\x01\\x80" * 8192)'},
+    "flood_stderr": {
+        "on_act": f'sys.stderr.buffer.write(b"e" * 4_000_000); sys.stderr.flush()\n        {ANSWER}'
+    },
+    "fork_child": {
+        "prelude": (
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    time.sleep(1000)\n"
+            "    os._exit(0)\n"
+            "with open(sys.argv[1], 'a') as f:\n"
+            "    f.write(f'{pid}\\n')"
+        )
+    },
+    "ignore_sigterm": {
+        "prelude": "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
+        "on_bye": "time.sleep(1000)",
+    },
+    "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
+}
+
+
+def script(behaviour: str) -> str:
+    parts = {"prelude": "", "on_act": ANSWER, "on_bye": "sys.exit(0)"}
+    parts.update(BEHAVIOURS[behaviour])
+    return _TEMPLATE.format(**parts)
+
+
+def spec(behaviour: str, pidfile: Path, name: str | None = None) -> BotSpec:
+    return BotSpec(
+        name=name or behaviour.replace("_", "-"),
+        command=(sys.executable, "-c", script(behaviour), str(pidfile)),
+        folder=None,
+    )
+
+
+def alive(pid: int) -> bool:
+    """True if `pid` runs (a zombie waiting for its reaper counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    state = stat.rsplit(")", 1)[1].split()[0]
+    return state not in ("Z", "X")
+
+
+def pids(pidfile: Path) -> list[int]:
+    if not pidfile.exists():
+        return []
+    return [int(line) for line in pidfile.read_text().split()]
+
+
+__all__ = ["alive", "os", "pids", "script", "spec"]

@@ -1,0 +1,121 @@
+"""`arena match` and `arena replay` through click's CliRunner, with real bot processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+from .botscripts import script
+
+pytestmark = pytest.mark.subprocess
+
+
+def make_bot(root: Path, name: str, behaviour: str = "good") -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "bot.py").write_text(script(behaviour))
+    (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py pids.txt"\n')
+    return folder
+
+
+def test_match_prints_a_results_table(tmp_path: Path) -> None:
+    a, b, c = (make_bot(tmp_path, n) for n in ("alice", "bob", "carol"))
+    result = CliRunner().invoke(main, ["match", str(a), str(b), str(c), "-n", "3", "--seed", "4"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == [
+        "bot",
+        "games",
+        "wins",
+        "avg",
+        "place",
+        "timeout",
+        "crash",
+        "malformed",
+        "illegal",
+    ]
+    body = {line.split()[0]: line.split() for line in lines[2:]}
+    assert set(body) == {"alice", "bob", "carol"}
+    assert all(row[1] == "3" for row in body.values())
+    assert sum(int(row[2]) for row in body.values()) >= 3  # shared first places count
+
+
+def test_match_json_summary_has_seeds_orders_and_causes(tmp_path: Path) -> None:
+    a = make_bot(tmp_path, "alice")
+    b = make_bot(tmp_path, "hanger", "garbage")
+    result = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "2", "--json", "--format", "points", "--target", "50"]
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["bots"]["hanger"]["faults"] == {"malformed": 2}
+    games = summary["games"]
+    assert [g["seats"] for g in games] == [["alice", "hanger"], ["hanger", "alice"]]
+    for game in games:
+        assert isinstance(game["seed"], int)
+        assert game["order"][0] == ["alice"]
+        assert {
+            "bot": "hanger",
+            "seat": game["seats"].index("hanger"),
+            "cause": "malformed",
+            "place": 2,
+        } in game["eliminations"]
+    assert games[0]["seed"] != games[1]["seed"]
+
+
+def test_match_writes_replays_that_replay_prints(tmp_path: Path) -> None:
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    replays = tmp_path / "replays"
+    result = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "1", "--replays", str(replays), "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    files = list(replays.glob("*.jsonl"))
+    assert len(files) == 1
+    spectator = CliRunner().invoke(main, ["replay", str(files[0])])
+    assert spectator.exit_code == 0, spectator.output
+    assert "alice (seat 0) plays" in spectator.stdout
+    assert "== result" in spectator.stdout
+    seat = CliRunner().invoke(main, ["replay", str(files[0]), "--seat", "1"])
+    assert seat.exit_code == 0, seat.output
+    assert "you are seat 1 (bob)" in seat.stdout
+    assert ">> your turn: hand" in seat.stdout
+    # A seat's view shows only its own hand at its turns.
+    assert seat.stdout.count(">> your turn") == sum(
+        1 for line in files[0].read_text().splitlines() if '"type":"decision","seat":1' in line
+    )
+
+
+def test_replay_of_an_edited_file_is_refused(tmp_path: Path) -> None:
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    replays = tmp_path / "r"
+    CliRunner().invoke(main, ["match", str(a), str(b), "-n", "1", "--replays", str(replays), "-q"])
+    path = next(replays.glob("*.jsonl"))
+    lines = path.read_text().splitlines()
+    edited = [
+        line.replace('"total":', '"total":1', 1) if '"play"' in line else line for line in lines
+    ]
+    path.write_text("\n".join(edited) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(path), "--seat", "0"])
+    assert result.exit_code == 2
+    assert "does not match" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["match", "only-one"], "2 to 6 bots"),
+        (["match", "/nonexistent/folder", "/nonexistent/other"], "not found"),
+        (["replay", "/nonexistent.jsonl"], "cannot read"),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_2(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
