@@ -53,30 +53,42 @@ class Connection:
         Raises BotTimeout, BotCrashed (end of stream) or BotMalformed (bad bytes).
         `what` names the expected message in fault reports.
         """
-        with trio.move_on_at(deadline) as scope:
-            while True:
-                try:
-                    message = self._decoder.next_message()
-                except protocol.ProtocolError as err:
-                    raise BotMalformed(f"{what}: {err}", detail=self.last_bytes) from err
-                if message is not None:
-                    return message
-                if self._eof:
-                    partial = " (in the middle of a frame)" if self._decoder.partial else ""
-                    raise BotCrashed(
-                        f"closed its output while the referee waited for {what}{partial}"
-                    )
-                try:
-                    data = await self._stream.receive_some(_READ)
-                except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-                    raise BotCrashed(f"pipe broken while waiting for {what}") from err
-                if not data:
-                    self._eof = True
-                else:
-                    self.last_bytes = bytes(data[:64])
-                    self._decoder.feed(data)
-        assert scope.cancelled_caught
+        with trio.move_on_at(deadline):
+            return await self._receive(what)
         raise BotTimeout(f"no {what} in time")
+
+    async def request(self, message: dict[str, Any], deadline: float, what: str) -> dict[str, Any]:
+        """Send `message` and receive the answer, both by `deadline` (one cancel scope)."""
+        frame = protocol.encode_frame(message)
+        with trio.move_on_at(deadline):
+            try:
+                await self._stream.send_all(frame)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+                raise BotCrashed(f"pipe closed while sending {message['type']}") from err
+            return await self._receive(what)
+        raise BotTimeout(f"no {what} in time")
+
+    async def _receive(self, what: str) -> dict[str, Any]:
+        decoder = self._decoder
+        while True:
+            try:
+                message = decoder.next_message()
+            except protocol.ProtocolError as err:
+                raise BotMalformed(f"{what}: {err}", detail=self.last_bytes) from err
+            if message is not None:
+                return message
+            if self._eof:
+                partial = " (in the middle of a frame)" if decoder.partial else ""
+                raise BotCrashed(f"closed its output while the referee waited for {what}{partial}")
+            try:
+                data = await self._stream.receive_some(_READ)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+                raise BotCrashed(f"pipe broken while waiting for {what}") from err
+            if not data:
+                self._eof = True
+            else:
+                self.last_bytes = bytes(data[:64])
+                decoder.feed(data)
 
     async def aclose(self) -> None:
         """Close the stream (never raises)."""

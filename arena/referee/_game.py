@@ -206,8 +206,7 @@ class _Runner:
         start = trio.current_time()
         deadline = start + (allowed + clocks.grace_ms) / 1000
         try:
-            await session.send(message, deadline)
-            reply = await session.connection.receive(deadline, "action")
+            reply = await session.connection.request(message, deadline, "action")
             try:
                 action = protocol.parse_bot_action(
                     reply, request_id=request_id, legal_count=len(legal)

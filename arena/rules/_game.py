@@ -163,9 +163,11 @@ class Outcome:
         return [groups[p] for p in sorted(groups)]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Observation:
-    """What one seat may know (R10): the public state plus its own hand."""
+class Observation(NamedTuple):
+    """What one seat may know (R10): the public state plus its own hand.
+
+    A named tuple rather than a frozen dataclass: the referee builds one per decision.
+    """
 
     seat: int
     """The observing seat."""
@@ -284,7 +286,7 @@ class Game:
             direction=self._direction,
             to_move=self.to_move,
             owes=self._owes,
-            hand_sizes=tuple(len(h) for h in self._hands),
+            hand_sizes=tuple([len(h) for h in self._hands]),
             in_game=tuple(self._in_game),
             in_round=tuple(self._in_round),
             face_up=tuple(self._face_up),

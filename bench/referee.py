@@ -1,0 +1,183 @@
+"""Referee throughput against the floor of a bare pipe round trip, in one run.
+
+1. floor: trio writes a recorded `act` frame to a Python bot process over a pipe and
+   reads its `action` frame, again and again (no referee, no rules): round trips/s.
+2. referee: 4-seat games between the same instant Python bots, through the whole
+   referee (rules, observations, clocks, validation): decisions/s, and its ratio to 1.
+3. games/s with bot processes reused across games against a fresh process per game.
+
+Usage: python bench/referee.py [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import trio
+
+import protocol
+from arena.bots import BotSpec
+from arena.match import run_match
+from arena.referee import BotPool, Clocks, RunSettings, play_game
+from arena.rules import GameConfig
+
+# An instant bot: decodes each message, answers every act with its first legal action.
+BOT = r"""
+import sys, msgpack
+r, w = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    h = r.read(4)
+    if len(h) < 4:
+        break
+    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
+    t = m["type"]
+    if t == "hello":
+        b = msgpack.packb({"type": "hello", "name": "instant", "version": "1", "protocol": 1})
+    elif t == "act":
+        b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": 0})
+    elif t == "bye":
+        break
+    else:
+        continue
+    w.write(len(b).to_bytes(4, "big") + b)
+    w.flush()
+"""
+
+
+def bot(name: str) -> BotSpec:
+    return BotSpec(name=name, command=(sys.executable, "-c", BOT), folder=None)
+
+
+async def floor(seconds: float, act: dict[str, object], processes: int = 1) -> float:
+    """Round trips/s of a recorded act frame over pipes, driven from trio.
+
+    With several processes, the frames go to them in turn, as a game's acts go round
+    its seats.
+    """
+    procs = [
+        await trio.lowlevel.open_process([sys.executable, "-c", BOT], stdin=-1, stdout=-1)
+        for _ in range(processes)
+    ]
+    decoders = [protocol.FrameDecoder() for _ in procs]
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    request_id = 0
+    while True:
+        request_id += 1
+        i = request_id % processes
+        process, decoder = procs[i], decoders[i]
+        assert process.stdin is not None
+        assert process.stdout is not None
+        act["request_id"] = request_id
+        await process.stdin.send_all(protocol.encode_frame(act))
+        while (reply := decoder.next_message()) is None:
+            decoder.feed(await process.stdout.receive_some(65536))
+        assert reply["request_id"] == request_id
+        count += 1
+        if count % 200 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    for process in procs:
+        assert process.stdin is not None
+        await process.stdin.aclose()
+        await process.wait()
+    return count / elapsed
+
+
+async def decisions_per_second(seconds: float) -> tuple[float, int]:
+    """Decisions/s of 4-seat games between 4 instant bots, their start-up excluded."""
+    settings = RunSettings(clocks=Clocks(decision_ms=5000))
+    async with trio.open_nursery() as nursery:
+        pools = [BotPool(bot(f"b{i}"), settings, nursery) for i in range(4)]
+        sessions = [await pool.acquire() for pool in pools]
+        decisions = games = 0
+        start = time.perf_counter()
+        cpu = time.process_time()
+        while time.perf_counter() - start < seconds:
+            result = await play_game(sessions, GameConfig(players=4), games, clocks=settings.clocks)
+            assert not result.faults
+            decisions += result.decisions
+            games += 1
+        elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu
+        for pool, session in zip(pools, sessions, strict=True):
+            await pool.release(session)
+            await pool.aclose()
+        nursery.cancel_scope.cancel()
+    return decisions / elapsed, cpu / decisions
+
+
+async def games_per_second(games: int, fresh: bool) -> float:
+    """Games/s of a whole match (start-up included), reusing processes or not."""
+    specs = [bot(f"b{i}") for i in range(4)]
+    settings = RunSettings(clocks=Clocks(decision_ms=5000), fresh_process=fresh)
+    start = time.perf_counter()
+    await run_match(specs, GameConfig(players=4), games=games, seed=1, settings=settings)
+    return games / (time.perf_counter() - start)
+
+
+async def recorded_act() -> dict[str, object]:
+    """A typical act from the middle of a real 4-seat game."""
+    results, _ = await run_match(
+        [bot(f"b{i}") for i in range(4)],
+        GameConfig(players=4),
+        games=1,
+        seed=99,
+        settings=RunSettings(),
+    )
+    log = results[0].log
+    # Rebuild the act the referee sent at the middle decision.
+    from arena.referee import _wire
+    from arena.replay import rebuild
+
+    game = rebuild(log)
+    decisions = [r for r in log if r["type"] == "decision"]
+    assert game.is_over
+    assert decisions
+    from arena.rules import Game
+
+    replay = Game(game.config, game.seed)
+    half = len(decisions) // 2
+    history = [h for h in game.history]
+    for entry in history[:half]:
+        replay.apply(entry)  # type: ignore[arg-type]
+    seat = replay.to_move
+    assert seat is not None
+    events = [_wire.event_to_dict(e) for e in replay.events[-8:]]
+    return _wire.act(1, replay.observation(seat), events, 1000, None, replay.legal_actions())
+
+
+async def main(seconds: float) -> None:
+    act = await recorded_act()
+    size = len(protocol.encode_frame(act))
+    floors, floors4, referees = [], [], []
+    for _ in range(2):  # interleaved, so that a noisy neighbour hits both alike
+        floors.append(await floor(seconds, act))
+        floors4.append(await floor(seconds, act, processes=4))
+        dps, cpu = await decisions_per_second(seconds)
+        referees.append((dps, cpu))
+    rtt, rtt4 = max(floors), max(floors4)
+    dps, cpu = max(referees)
+    reuse = await games_per_second(40, fresh=False)
+    fresh = await games_per_second(10, fresh=True)
+    print(
+        f"floor: bare pipe round trip of a {size}-byte act frame to one bot process: {rtt:,.0f}/s"
+    )
+    print(f"floor: the same, going round 4 bot processes: {rtt4:,.0f}/s")
+    print(f"referee: 4-seat games between 4 instant bots: {dps:,.0f} decisions/s")
+    print(f"referee process CPU per decision: {cpu * 1e6:.0f} us")
+    print(f"referee / floor (1 process): {dps / rtt:.0%}  (target: at least 60%)")
+    print(f"referee / floor (4 processes): {dps / rtt4:.0%}")
+    print(f"games/s with processes reused: {reuse:,.2f} (40 games, start-up included)")
+    print(f"games/s with a fresh process per game: {fresh:,.2f} (10 games)")
+    print(f"reuse / fresh: {reuse / fresh:.1f}x")
+    print("(best of 2 interleaved runs each)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    trio.run(main, parser.parse_args().seconds)
