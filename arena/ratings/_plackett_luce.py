@@ -90,6 +90,8 @@ MAX_TIE = 12
 
 _TOL = 1e-10
 """The fit stops when an MM step moves no log-strength by more than this."""
+_BOOTSTRAP_TOL = 1e-8
+"""The same for the refits of the bootstrap (1e-8 in log-strength is 2e-6 Elo)."""
 _NEWTON_FROM = 1e-4
 _NEWTON_EVERY = 5
 _MAX_ITER = 100_000
@@ -191,15 +193,25 @@ def bootstrap_plackett_luce(
     return design.bootstrap(prior=prior, resamples=resamples, seed=seed)
 
 
-def _canonical(ranking: Ranking) -> tuple[tuple[str, ...], ...]:
-    """The ranking with each group sorted and empty groups left out."""
-    out: list[tuple[str, ...]] = []
-    for group in ranking:
-        if isinstance(group, str):
-            raise TypeError("a ranking is a sequence of groups of player names, not strings")
-        if group:
-            out.append(tuple(sorted(group)))
-    return tuple(out)
+def _groups(ranking: Ranking) -> Ranking:
+    if isinstance(ranking, str) or any(isinstance(group, str) for group in ranking):
+        raise TypeError("a ranking is a sequence of groups of player names, not strings")
+    return ranking
+
+
+def _encode(
+    ranking: Ranking, index: dict[str, int]
+) -> tuple[tuple[int, ...], list[list[int]] | None]:
+    """A sort key for the game, and its groups of player indices if it has ties.
+
+    Without ties the key is the finishing order; with ties each group is sorted and
+    followed by -1.
+    """
+    if all(len(group) == 1 for group in ranking):
+        return tuple(index[p] for group in ranking for p in group), None
+    groups = [sorted(index[p] for p in group) for group in ranking if group]
+    key = tuple(x for group in groups for x in (*group, -1))
+    return (-2, *key), groups
 
 
 @dataclass(frozen=True, eq=False)
@@ -293,6 +305,7 @@ class _Design:
         self.sizes = parts.join(parts.sizes, np.intp)
         self.starts: IntArray = np.concatenate(([0], np.cumsum(self.sizes)[:-1])).astype(np.intp)
         self.chosen_count = parts.join(parts.chosen_count, np.intp)
+        self.event_of_entry: IntArray = np.repeat(np.arange(len(self.sizes)), self.sizes)
         self.event_weight = parts.join(parts.event_weight, np.float64)
         self.event_game = parts.join(parts.event_game, np.intp)
         self.chosen_player = parts.join(parts.chosen_player, np.intp)
@@ -306,33 +319,42 @@ class _Design:
     def build(cls, rankings: Sequence[Ranking], groups: Sequence[str] | None = None) -> _Design:
         if groups is not None and len(groups) != len(rankings):
             raise ValueError("groups must name the group of every ranking")
-        # Canonical order: the fit (and the bootstrap) is then bit-for-bit independent
-        # of the order of the input.
-        if groups is None:
-            canonical = sorted(_canonical(r) for r in rankings)
-            labelled = [(ranking, f"{g:012d}") for g, ranking in enumerate(canonical)]
-        else:
-            labelled = sorted((_canonical(r), groups[g]) for g, r in enumerate(rankings))
-        names = sorted({p for ranking, _ in labelled for group in ranking for p in group})
+        names = sorted({p for ranking in rankings for group in _groups(ranking) for p in group})
         index = {name: i for i, name in enumerate(names)}
-        group_index = {label: k for k, label in enumerate(sorted({lab for _, lab in labelled}))}
+        games = [_encode(ranking, index) for ranking in rankings]
+        # Canonical order: sorting the games by content (and by group) makes the fit and
+        # the bootstrap bit-for-bit independent of the order of the input.
+        if groups is None:
+            order = sorted(range(len(games)), key=lambda g: games[g][0])
+            labels = [f"{k:012d}" for k in range(len(games))]
+        else:
+            order = sorted(range(len(games)), key=lambda g: (games[g][0], groups[g]))
+            labels = [groups[g] for g in order]
+        group_index = {label: k for k, label in enumerate(sorted(set(labels)))}
 
         parts = _Parts()
         untied: dict[int, tuple[list[int], list[list[int]]]] = {}
-        game_group: list[int] = []
-        for g, (ranking, label) in enumerate(labelled):
-            game_group.append(group_index[label])
-            order = [index[p] for group in ranking for p in group]
-            if len(set(order)) != len(order):
-                raise ValueError(f"a player appears twice in the ranking {ranking!r}")
-            if len(order) == len(ranking):
-                games, orders = untied.setdefault(len(order), ([], []))
-                games.append(g)
-                orders.append(order)
+        game_group = [group_index[label] for label in labels]
+        for g, original in enumerate(order):
+            key, ranking = games[original]
+            if ranking is None:  # no ties: the key is the order itself
+                seats = len(key)
+                if len(set(key)) != seats:
+                    raise ValueError(
+                        f"a player appears twice in the ranking {rankings[original]!r}"
+                    )
+                batch, tables = untied.setdefault(seats, ([], []))
+                batch.append(g)
+                tables.append(list(key))
             else:
-                parts.add_tied_game(g, [[index[p] for p in group] for group in ranking])
-        for seats, (games, orders) in sorted(untied.items()):
-            parts.add_untied_games(seats, games, orders)
+                flat = [p for group in ranking for p in group]
+                if len(set(flat)) != len(flat):
+                    raise ValueError(
+                        f"a player appears twice in the ranking {rankings[original]!r}"
+                    )
+                parts.add_tied_game(g, ranking)
+        for seats, (batch, tables) in sorted(untied.items()):
+            parts.add_untied_games(seats, batch, tables)
         return cls(tuple(names), parts, game_group)
 
     # -- weights ---------------------------------------------------------------------
@@ -351,10 +373,7 @@ class _Design:
     # -- likelihood and its derivatives ------------------------------------------------
 
     def _event_totals(self, gamma: FloatArray) -> FloatArray:
-        if len(self.sizes) == 0:
-            return np.zeros(0)
-        totals: FloatArray = np.add.reduceat(gamma[self.members], self.starts)
-        return totals
+        return _weighted_count(self.event_of_entry, gamma[self.members], len(self.sizes))
 
     def log_likelihood(self, theta: FloatArray, w: _Weights, prior: float) -> float:
         """The penalised log-likelihood ℓ(θ) (see the module docstring)."""
@@ -369,8 +388,8 @@ class _Design:
         """The gradient of ℓ."""
         gamma = np.exp(theta)
         totals = self._event_totals(gamma)
-        p = gamma[self.members] / np.repeat(totals, self.sizes)
-        expected = _weighted_count(self.members, np.repeat(w.event, self.sizes) * p, self.n)
+        p = gamma[self.members] / totals[self.event_of_entry]
+        expected = _weighted_count(self.members, w.event[self.event_of_entry] * p, self.n)
         grad: FloatArray = w.chosen - expected
         if prior > 0.0:
             grad = grad + prior * (1.0 - 2.0 / (1.0 + np.exp(-theta)))
@@ -381,8 +400,8 @@ class _Design:
         n = self.n
         gamma = np.exp(theta)
         totals = self._event_totals(gamma)
-        p = gamma[self.members] / np.repeat(totals, self.sizes)
-        wp = np.repeat(w.event, self.sizes) * p
+        p = gamma[self.members] / totals[self.event_of_entry]
+        wp = w.event[self.event_of_entry] * p
         diagonal = _weighted_count(self.members, wp, n)
         if prior > 0.0:
             q = 1.0 / (1.0 + np.exp(-theta))
@@ -414,7 +433,7 @@ class _Design:
     def _mm_step(self, theta: FloatArray, w: _Weights, prior: float) -> FloatArray:
         gamma = np.exp(theta)
         totals = self._event_totals(gamma)
-        denom = _weighted_count(self.members, np.repeat(w.event / totals, self.sizes), self.n)
+        denom = _weighted_count(self.members, (w.event / totals)[self.event_of_entry], self.n)
         numer: FloatArray = w.chosen
         if prior > 0.0:
             numer = numer + prior
@@ -452,7 +471,7 @@ class _Design:
         return self._best_shift(theta + step, prior)
 
     def _solve(
-        self, w: _Weights, prior: float, start: FloatArray | None = None
+        self, w: _Weights, prior: float, start: FloatArray | None = None, tol: float = _TOL
     ) -> tuple[FloatArray, int]:
         """Maximise ℓ by MM; near the optimum, try a Newton step now and then.
 
@@ -467,7 +486,7 @@ class _Design:
             new = self._mm_step(theta, w, prior)
             delta = float(np.max(np.abs(new - theta)))
             theta = new
-            if delta < _TOL:
+            if delta < tol:
                 return theta, iteration
             if delta < _NEWTON_FROM and iteration - last_newton >= _NEWTON_EVERY:
                 last_newton = iteration
@@ -492,12 +511,12 @@ class _Design:
         n = self.n
         if n <= 1:
             return None
-        played = np.bincount(self.members[np.repeat(w.event > 0.0, self.sizes)], minlength=n)
+        played = np.bincount(self.members[w.event[self.event_of_entry] > 0.0], minlength=n)
         if not played.all():
             lonely = [self.players[i] for i in np.flatnonzero(played == 0)]
             return f"{_names(lonely)} never played a game against another bot"
         a, b, _ = self._pair_index()
-        event_of_entry = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        event_of_entry = self.event_of_entry
         position = np.arange(len(self.members)) - self.starts[event_of_entry]
         chosen = (position < self.chosen_count[event_of_entry]) & (w.event[event_of_entry] > 0.0)
         keep = chosen[a]
@@ -581,7 +600,7 @@ class _Design:
             if prior == 0.0 and self.obstacle(w) is not None:
                 skipped += 1
                 continue
-            theta, _ = self._solve(w, prior, start)
+            theta, _ = self._solve(w, prior, start, _BOOTSTRAP_TOL)
             rows.append(theta - theta.mean())
         samples = np.array(rows) if rows else np.zeros((0, self.n))
         return BootstrapResult(players=self.players, samples=samples, skipped=skipped)

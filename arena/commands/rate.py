@@ -1,0 +1,173 @@
+"""`arena rate FILE`: the standings table for finishing orders from elsewhere.
+
+`rating_options` and `print_standings` are shared with any other command that prints
+standings (such as `arena standings DB`). The rating modules import numpy, so they are
+imported only when a command runs: `arena --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from arena.standings import GameRecord
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The same values as arena.ratings.DEFAULT_PRIOR and DEFAULT_K_FACTOR (a test checks).
+_DEFAULT_PRIOR = 1.0
+_DEFAULT_K_FACTOR = 32.0
+
+
+def _check_format(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from arena.standings import output_formats
+
+    if value not in output_formats():
+        raise click.BadParameter(
+            f"{value!r} is not a format; choose one of: {', '.join(output_formats())}"
+        )
+    return value
+
+
+def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number")
+    return value
+
+
+def rating_options(command: F) -> F:
+    """The options that choose how standings are rated and printed."""
+    options = [
+        click.option(
+            "--prior",
+            type=click.FloatRange(min=0.0),
+            default=_DEFAULT_PRIOR,
+            show_default=True,
+            callback=_check_finite,
+            help="Pseudo-wins and as many pseudo-losses per bot against an average bot; "
+            "0 gives the plain maximum-likelihood fit.",
+        ),
+        click.option(
+            "--mean",
+            type=float,
+            default=1500.0,
+            show_default=True,
+            callback=_check_finite,
+            help="The Elo the bots average to.",
+        ),
+        click.option(
+            "-f",
+            "--format",
+            "fmt",
+            default="simple",
+            show_default=True,
+            callback=_check_format,
+            help="Any tabulate format (simple, github, grid, ...), csv or json.",
+        ),
+        click.option(
+            "--matrix",
+            is_flag=True,
+            help="Print the head-to-head table (share of shared games in which the row "
+            "bot finished above the column bot) instead of the standings.",
+        ),
+        click.option(
+            "--bootstrap",
+            type=click.IntRange(min=0),
+            default=0,
+            metavar="N",
+            help="Error bars from N resamples of whole games (whole duplicate groups "
+            "when the games have them) instead of the Fisher information.",
+        ),
+        click.option(
+            "--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap."
+        ),
+        click.option(
+            "--no-intervals",
+            is_flag=True,
+            help="Leave out the error bars and the likelihood of superiority.",
+        ),
+        click.option(
+            "--sequential",
+            is_flag=True,
+            help="Classic sequential Elo in the order the games are given instead of the "
+            "fit; it depends on that order.",
+        ),
+        click.option(
+            "--k-factor",
+            type=click.FloatRange(min=0.0, min_open=True),
+            default=_DEFAULT_K_FACTOR,
+            show_default=True,
+            callback=_check_finite,
+            help="K-factor of --sequential.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) not in (
+        None,
+        click.core.ParameterSource.DEFAULT,
+    )
+
+
+def print_standings(ctx: click.Context, records: Sequence[GameRecord], **options: Any) -> None:
+    """Rate ``records`` as the `rating_options` say and print the table."""
+    from arena.standings import compute_standings, head_to_head, render, render_head_to_head
+
+    sequential = options["sequential"]
+    if sequential:
+        for name in ("prior", "bootstrap", "seed"):
+            if _given(ctx, name):
+                raise click.UsageError(f"--{name} applies to the fit, not to --sequential")
+    elif _given(ctx, "k_factor"):
+        raise click.UsageError("--k-factor applies only with --sequential")
+    if options["no_intervals"] and options["bootstrap"]:
+        raise click.UsageError("--bootstrap and --no-intervals contradict each other")
+
+    standings = compute_standings(
+        records,
+        prior=options["prior"],
+        mean=options["mean"],
+        method="sequential" if sequential else "mle",
+        bootstrap=options["bootstrap"],
+        seed=options["seed"],
+        k_factor=options["k_factor"],
+        intervals=not options["no_intervals"],
+    )
+    fmt = options["fmt"]
+    if options["matrix"]:
+        order = [row.player for row in standings.rows]
+        text = render_head_to_head(head_to_head(records, order), fmt)
+    else:
+        text = render(standings, fmt)
+    click.echo(text, nl=False)
+
+
+@click.command()
+@click.argument("file", metavar="FILE")
+@rating_options
+@click.pass_context
+def rate(ctx: click.Context, /, file: str, **options: Any) -> None:
+    """Print standings for the finishing orders in FILE ("-" reads standard input).
+
+    FILE is CSV with the columns game, player, place: one row per player per game,
+    place 1 the best, tied players sharing a place. Optional columns: points, cause
+    (the elimination cause; timeout, crash, malformed, illegal and forfeit count as
+    faults) and group (duplicate-deal group, resampled as a whole by --bootstrap).
+
+    Elo comes from a Plackett–Luce maximum-likelihood fit of all finishing orders at
+    once (Bradley–Terry for two-player games), which does not depend on the order of
+    the games; ± is the 95% interval and LOS the likelihood that a bot is stronger than
+    the next one down.
+    """
+    from arena.standings import load_places_csv
+
+    records = load_places_csv(file)
+    print_standings(ctx, records, **options)

@@ -1,0 +1,228 @@
+"""`arena rate FILE`, driven through the real CLI with CliRunner."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from arena.cli import main
+from arena.ratings import DEFAULT_K_FACTOR, DEFAULT_PRIOR
+
+from .helpers import CITATIONS, NASCAR
+
+GAMES = """game,player,place,points,cause
+1,ann,1,10,
+1,bob,2,60,bust
+1,cid,3,99,timeout
+2,bob,1,0,
+2,ann,2,40,target
+2,cid,3,100,crash
+3,cid,1,,
+3,ann,2,,forfeit
+4,ann,1,,
+4,bob,2,,cannot_play
+"""
+
+
+def run(*args: str, stdin: str | None = None) -> Result:
+    return CliRunner().invoke(main, ["rate", *args], input=stdin)
+
+
+@pytest.fixture
+def games(tmp_path: Path) -> Path:
+    path = tmp_path / "games.csv"
+    path.write_text(GAMES)
+    return path
+
+
+def test_prints_the_standings(games: Path) -> None:
+    result = run(str(games))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:9] == ["rank", "bot", "Elo", "±", "LOS", "games", "wins", "win", "%"]
+    assert "avg points" in lines[0]
+    assert "timeout" in lines[0]
+    assert "crash" in lines[0]
+    assert "forfeit" in lines[0]
+    body = [line.split() for line in lines[2:5]]
+    assert [row[1] for row in body] == ["ann", "bob", "cid"]
+    assert body[0][:2] == ["1", "ann"]
+    assert "Plackett–Luce fit of all 4 finishing orders" in result.stdout
+
+
+def test_stdin(games: Path) -> None:
+    from_file = run(str(games), "-f", "json")
+    from_stdin = run("-", "-f", "json", stdin=GAMES)
+    assert from_stdin.exit_code == 0, from_stdin.output
+    assert json.loads(from_stdin.stdout) == json.loads(from_file.stdout)
+
+
+@pytest.mark.parametrize("fmt", ["github", "grid", "plain", "html", "latex", "tsv", "rst"])
+def test_tabulate_formats(games: Path, fmt: str) -> None:
+    result = run(str(games), "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert "ann" in result.stdout
+
+
+def test_csv_output(games: Path) -> None:
+    result = run(str(games), "-f", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["bot"] for r in rows] == ["ann", "bob", "cid"]
+    assert rows[2]["timeout"] == "1"
+    assert rows[0]["forfeit"] == "1"
+    assert "Plackett" not in result.stdout  # no notes in machine formats
+
+
+def test_options_reach_the_fit(games: Path) -> None:
+    base = json.loads(run(str(games), "-f", "json").stdout)
+    other = json.loads(run(str(games), "-f", "json", "--prior", "0.5", "--mean", "1000").stdout)
+    assert base["prior"] == 1.0
+    assert other["prior"] == 0.5
+    assert other["mean"] == 1000.0
+    assert sum(r["elo"] for r in other["rows"]) / 3 == pytest.approx(1000.0)
+    spread = [d["rows"][0]["elo"] - d["rows"][-1]["elo"] for d in (base, other)]
+    assert spread[1] > spread[0]  # a weaker prior pulls less
+
+
+def test_no_intervals(games: Path) -> None:
+    result = run(str(games), "--no-intervals")
+    assert result.exit_code == 0
+    assert "±" not in result.stdout
+    assert "LOS" not in result.stdout
+
+
+def test_bootstrap_is_seeded(games: Path) -> None:
+    a = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "1").stdout
+    b = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "1").stdout
+    c = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "2").stdout
+    assert a == b
+    assert a != c
+    doc = json.loads(a)
+    assert doc["intervals"] == "bootstrap"
+    assert doc["bootstrap"] == {"resamples": 40, "skipped": 0, "unit": "game"}
+
+
+def test_sequential(games: Path) -> None:
+    result = run(str(games), "--sequential", "--k-factor", "16", "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["method"] == "sequential"
+    assert doc["k_factor"] == 16.0
+    assert all(r["plus_minus"] is None for r in doc["rows"])
+    text = run(str(games), "--sequential").stdout
+    assert "depends on that order" in text
+
+
+def test_sequential_depends_on_order_and_the_fit_does_not(tmp_path: Path) -> None:
+    lines = GAMES.splitlines()
+    header, body = lines[0], lines[1:]
+    reordered = tmp_path / "reordered.csv"
+    reordered.write_text("\n".join([header, *body[::-1]]) + "\n")
+    original = tmp_path / "original.csv"
+    original.write_text(GAMES)
+    for args, same in ((["-f", "csv"], True), (["-f", "csv", "--sequential"], False)):
+        a = run(str(original), *args).stdout
+        b = run(str(reordered), *args).stdout
+        assert (a == b) is same
+
+
+def test_matrix(games: Path) -> None:
+    result = run(str(games), "--matrix")
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0].split()
+    assert header == ["ann", "bob", "cid"]  # ordered like the standings
+    assert "67% (3)" in result.stdout  # ann above bob in 2 of 3
+    doc = json.loads(run(str(games), "--matrix", "-f", "json").stdout)
+    assert doc["players"] == ["ann", "bob", "cid"]
+    assert doc["share"][0][1] == pytest.approx(2 / 3, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "docx"], "'docx' is not a format"),
+        (["--prior", "-1"], "--prior"),
+        (["--prior", "inf"], "not a finite number"),
+        (["--mean", "nan"], "not a finite number"),
+        (["--bootstrap", "-3"], "--bootstrap"),
+        (["--k-factor", "10"], "--k-factor applies only with --sequential"),
+        (["--sequential", "--prior", "2"], "--prior applies to the fit"),
+        (["--sequential", "--bootstrap", "5"], "--bootstrap applies to the fit"),
+        (["--bootstrap", "5", "--no-intervals"], "contradict"),
+        (["--sequential", "--k-factor", "0"], "--k-factor"),
+    ],
+)
+def test_usage_errors(games: Path, args: list[str], message: str) -> None:
+    result = run(str(games), *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "the file is empty"),
+        ("game,player\n1,a\n", "line 1: missing column place"),
+        ("game,player,place\n1,a,x\n", "line 2: place 'x' is not a whole number"),
+        ("game,player,place\n1,a,1\n1,a,2\n", "line 3: a appears twice in game 1"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    result = run(str(path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("arena: error: ")
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    result = run(str(tmp_path / "none.csv"))
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_plain_mle_that_does_not_exist_is_explained(tmp_path: Path) -> None:
+    path = tmp_path / "unbeaten.csv"
+    path.write_text("game,player,place\n1,a,1\n1,b,2\n2,a,1\n2,b,2\n")
+    result = run(str(path), "--prior", "0")
+    assert result.exit_code == 2
+    assert "a never finished below another bot; use a prior > 0" in result.stderr
+    assert run(str(path)).exit_code == 0
+
+
+def test_reference_files_rate_cleanly() -> None:
+    for path in (NASCAR, CITATIONS):
+        result = run(str(path))
+        assert result.exit_code == 0, result.output
+
+
+def test_help_shows_the_library_defaults() -> None:
+    rate_module = importlib.import_module("arena.commands.rate")  # the package hides it
+    assert rate_module._DEFAULT_PRIOR == DEFAULT_PRIOR
+    assert rate_module._DEFAULT_K_FACTOR == DEFAULT_K_FACTOR
+    result = CliRunner().invoke(main, ["rate", "--help"])
+    assert result.exit_code == 0
+    for option in ("--prior", "--mean", "--format", "--matrix", "--bootstrap", "--seed"):
+        assert option in result.stdout
+    assert "--sequential" in result.stdout
+    assert "--k-factor" in result.stdout
+
+
+def test_importing_the_command_does_not_import_numpy() -> None:
+    """The rating modules load only when the command runs: `arena --help` stays fast."""
+    code = "import sys, arena.commands.rate; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,370 @@
+"""Standings from game records: the counts, the ratings, the table in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+
+import pytest
+import tabulate
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.ratings import ELO_PER_NAT, fit_plackett_luce
+from arena.standings import (
+    FAULT_CAUSES,
+    GameRecord,
+    SeatRecord,
+    Standings,
+    compute_standings,
+    head_to_head,
+    output_formats,
+    render,
+    render_head_to_head,
+)
+
+
+def game(game_id: str, *seats: tuple[str, int], group: str | None = None) -> GameRecord:
+    return GameRecord(game_id, group, tuple(SeatRecord(p, place) for p, place in seats))
+
+
+RECORDS = [
+    GameRecord(
+        "g1",
+        None,
+        (
+            SeatRecord("ann", 1, points=10, cause=None),
+            SeatRecord("bob", 2, points=60, cause="bust"),
+            SeatRecord("cid", 3, points=99, cause="timeout"),
+        ),
+    ),
+    GameRecord(
+        "g2",
+        None,
+        (
+            SeatRecord("bob", 1, points=0),
+            SeatRecord("ann", 2, points=40, cause="target"),
+            SeatRecord("cid", 3, points=100, cause="crash"),
+        ),
+    ),
+    GameRecord(
+        "g3",
+        None,
+        (
+            SeatRecord("ann", 1, points=5),
+            SeatRecord("cid", 2, points=50, cause="cannot_play"),
+            SeatRecord("bob", 2, points=50, cause="timeout"),
+        ),
+    ),
+    GameRecord("g4", None, (SeatRecord("cid", 1), SeatRecord("ann", 2, cause="forfeit"))),
+]
+
+
+@pytest.fixture(scope="module")
+def standings() -> Standings:
+    return compute_standings(RECORDS)
+
+
+def test_counts(standings: Standings) -> None:
+    rows = {row.player: row for row in standings.rows}
+    ann, bob, cid = rows["ann"], rows["bob"], rows["cid"]
+    assert [(r.games, r.wins) for r in (ann, bob, cid)] == [(4, 2), (3, 1), (4, 1)]
+    assert [r.average_place for r in (ann, bob, cid)] == pytest.approx([1.5, 5 / 3, 9 / 4])
+    assert ann.win_rate == 0.5
+    assert ann.points == pytest.approx(55 / 3)  # g4 kept no points
+    assert dict(cid.faults) == {
+        "timeout": 1,
+        "crash": 1,
+        "malformed": 0,
+        "illegal": 0,
+        "forfeit": 0,
+    }
+    assert dict(ann.faults)["forfeit"] == 1
+    assert dict(bob.faults)["timeout"] == 1
+    assert [cause for cause, _ in ann.faults] == list(FAULT_CAUSES)
+    assert standings.games == 4
+    assert standings.has_points
+
+
+def test_rows_are_ranked_by_elo_and_match_the_fit(standings: Standings) -> None:
+    fit = fit_plackett_luce([r.ranking() for r in RECORDS])
+    expected = dict(zip(fit.players, fit.elo(1500.0), strict=True))
+    assert [row.rank for row in standings.rows] == [1, 2, 3]
+    elos = [row.elo for row in standings.rows]
+    assert elos == sorted(elos, reverse=True)
+    for row in standings.rows:
+        assert row.elo == pytest.approx(expected[row.player], abs=1e-9)
+    assert sum(elos) / 3 == pytest.approx(1500.0)
+
+
+def test_intervals_and_superiority(standings: Standings) -> None:
+    fit = fit_plackett_luce([r.ranking() for r in RECORDS])
+    errors = fit.standard_errors()
+    assert errors is not None
+    se = dict(zip(fit.players, errors, strict=True))
+    for row in standings.rows:
+        assert row.plus_minus is not None
+        assert row.plus_minus == pytest.approx(1.959964 * ELO_PER_NAT * se[row.player], rel=1e-6)
+        assert row.elo_low == pytest.approx(row.elo - row.plus_minus)
+        assert row.elo_high == pytest.approx(row.elo + row.plus_minus)
+    first, second, last = standings.rows
+    diff, diff_se = fit.contrast(first.player, second.player)
+    assert diff_se is not None
+    z = diff / diff_se
+    assert first.superiority == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))))
+    assert first.superiority is not None
+    assert 0.5 <= first.superiority <= 1
+    assert last.superiority is None
+    assert standings.intervals == "fisher"
+
+
+def test_mean_and_prior_are_applied() -> None:
+    shifted = compute_standings(RECORDS, mean=2000.0)
+    base = compute_standings(RECORDS)
+    for a, b in zip(shifted.rows, base.rows, strict=True):
+        assert a.player == b.player
+        assert a.elo == pytest.approx(b.elo + 500.0)
+        assert a.plus_minus == pytest.approx(b.plus_minus)
+    weak = compute_standings(RECORDS, prior=0.1)
+    strong = compute_standings(RECORDS, prior=10.0)
+    spread = [s.rows[0].elo - s.rows[-1].elo for s in (weak, base, strong)]
+    assert spread == sorted(spread, reverse=True)
+
+
+def test_no_intervals() -> None:
+    plain = compute_standings(RECORDS, intervals=False)
+    assert plain.intervals is None
+    assert all(row.plus_minus is None and row.superiority is None for row in plain.rows)
+
+
+def test_bootstrap_intervals() -> None:
+    boot = compute_standings(RECORDS * 1, bootstrap=50, seed=3)
+    assert boot.intervals == "bootstrap"
+    assert boot.bootstrap == 50
+    for row in boot.rows:
+        assert row.plus_minus is not None
+        assert row.plus_minus > 0
+        assert row.elo_low is not None
+        assert row.elo_high is not None
+        assert row.elo_low < row.elo_high
+    again = compute_standings(list(reversed(RECORDS)), bootstrap=50, seed=3)
+    assert again == boot
+
+
+def test_bootstrap_uses_duplicate_groups() -> None:
+    records = [
+        game(f"g{i}", ("x", 1), ("y", 2), group="A") if i < 5 else game(f"g{i}", ("y", 1), ("x", 2))
+        for i in range(8)
+    ]
+    grouped = compute_standings(records, bootstrap=30)
+    assert grouped.grouped
+    assert "duplicate groups" in grouped.describe()
+    same = [game(f"g{i}", ("x", 1), ("y", 2), group="all") for i in range(5)]
+    flat = compute_standings(same, bootstrap=30)
+    assert all(row.plus_minus == pytest.approx(0.0, abs=1e-9) for row in flat.rows)
+
+
+def test_sequential_method() -> None:
+    seq = compute_standings(RECORDS, method="sequential", k_factor=20)
+    assert seq.method == "sequential"
+    assert seq.intervals is None
+    assert seq.prior is None
+    assert seq.k_factor == 20
+    assert "depends on that order" in seq.describe()
+    assert sum(row.elo for row in seq.rows) / 3 == pytest.approx(1500.0)
+    assert seq != compute_standings(list(reversed(RECORDS)), method="sequential", k_factor=20)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "glicko"}, "method"),
+        ({"prior": -1.0}, "prior"),
+        ({"mean": float("nan")}, "mean"),
+        ({"bootstrap": -1}, "bootstrap"),
+        ({"bootstrap": 5, "method": "sequential"}, "bootstrap"),
+        ({"method": "sequential", "k_factor": 0.0}, "k_factor"),
+    ],
+)
+def test_bad_arguments(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        compute_standings(RECORDS, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_game_id_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="appears twice"):
+        compute_standings([game("g", ("a", 1), ("b", 2)), game("g", ("a", 2), ("b", 1))])
+
+
+def test_records_validate_themselves() -> None:
+    with pytest.raises(ValueError, match="seated twice"):
+        game("g", ("a", 1), ("a", 2))
+    with pytest.raises(ValueError, match="place"):
+        SeatRecord("a", 0)
+    assert game("g", ("a", 2), ("b", 1), ("c", 2)).ranking() == [["b"], ["a", "c"]]
+
+
+def test_empty_standings_render() -> None:
+    empty = compute_standings([])
+    assert empty.rows == ()
+    assert "rank" in render(empty, "simple")
+    assert json.loads(render(empty, "json"))["rows"] == []
+
+
+# -- order independence ------------------------------------------------------------------
+
+
+@st.composite
+def records_strategy(draw: st.DrawFn) -> list[GameRecord]:
+    names = ["ann", "bob", "cid", "dee"]
+    count = draw(st.integers(min_value=1, max_value=15))
+    out = []
+    for g in range(count):
+        seated = draw(st.lists(st.sampled_from(names), min_size=2, max_size=4, unique=True))
+        places = draw(st.lists(st.integers(1, 4), min_size=len(seated), max_size=len(seated)))
+        out.append(game(f"g{g}", *zip(seated, places, strict=True)))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(records_strategy(), st.randoms(use_true_random=False), st.integers(0, 5))
+def test_standings_do_not_depend_on_record_order_or_place_numbering(
+    records: list[GameRecord], rnd: random.Random, shift: int
+) -> None:
+    shuffled = list(records)
+    rnd.shuffle(shuffled)
+    # only the relative order of places matters to the ratings: shift them all
+    moved = [
+        GameRecord(
+            r.game_id, r.group, tuple(SeatRecord(s.player, s.place + shift) for s in r.seats)
+        )
+        for r in shuffled
+    ]
+    first = compute_standings(records, prior=0.5)
+    second = compute_standings(shuffled, prior=0.5)
+    assert first == second
+    third = compute_standings(moved, prior=0.5)
+    assert [(r.player, r.elo, r.plus_minus) for r in third.rows] == [
+        (r.player, r.elo, r.plus_minus) for r in first.rows
+    ]
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", sorted(set(tabulate.tabulate_formats)))
+def test_every_tabulate_format_renders(standings: Standings, fmt: str) -> None:
+    text = render(standings, fmt)
+    for name in ("ann", "bob", "cid"):
+        assert name in text
+    assert text.endswith("\n")
+
+
+def test_output_formats_are_tabulate_plus_machine_formats() -> None:
+    assert set(output_formats()) == set(tabulate.tabulate_formats) | {"csv", "json"}
+    with pytest.raises(ValueError, match="unknown format"):
+        render(compute_standings(RECORDS), "docx")
+
+
+def test_table_columns(standings: Standings) -> None:
+    text = render(standings, "github")
+    header = text.splitlines()[0]
+    for column in ("rank", "bot", "Elo", "±", "LOS", "games", "wins", "win %", "avg place"):
+        assert column in header
+    assert "avg points" in header
+    assert "timeout" in header
+    assert "crash" in header
+    assert "forfeit" in header
+    assert "malformed" not in header  # no such fault happened
+    assert "Plackett–Luce" in text
+
+
+def test_table_leaves_out_empty_columns() -> None:
+    plain = compute_standings([game("g1", ("a", 1), ("b", 2)), game("g2", ("b", 1), ("a", 2))])
+    header = render(plain, "plain", notes=False).splitlines()[0]
+    assert "points" not in header
+    assert not any(cause in header for cause in FAULT_CAUSES)
+    seq = compute_standings([game("g1", ("a", 1), ("b", 2))], method="sequential")
+    assert "±" not in render(seq, "simple")
+
+
+def test_csv_has_every_column(standings: Standings) -> None:
+    rows = list(csv.DictReader(io.StringIO(render(standings, "csv"))))
+    assert [r["bot"] for r in rows] == [row.player for row in standings.rows]
+    assert list(rows[0]) == [
+        "rank",
+        "bot",
+        "elo",
+        "plus_minus",
+        "elo_low",
+        "elo_high",
+        "los",
+        "games",
+        "wins",
+        "win_rate",
+        "average_place",
+        "points",
+        *FAULT_CAUSES,
+    ]
+    first = standings.rows[0]
+    assert float(rows[0]["elo"]) == pytest.approx(first.elo, abs=1e-6)
+    assert rows[-1]["los"] == ""
+    assert int(rows[0]["games"]) == first.games
+
+
+def test_json_round_trips(standings: Standings) -> None:
+    doc = json.loads(render(standings, "json"))
+    assert doc["method"] == "mle"
+    assert doc["prior"] == 1.0
+    assert doc["intervals"] == "fisher"
+    assert doc["games"] == 4
+    assert [r["bot"] for r in doc["rows"]] == [row.player for row in standings.rows]
+    cid = next(r for r in doc["rows"] if r["bot"] == "cid")
+    assert cid["faults"]["timeout"] == 1
+    assert cid["faults"]["crash"] == 1
+
+
+def test_superiority_never_prints_as_certain() -> None:
+    records = [game(f"g{i}", ("a", 1), ("b", 2)) for i in range(60)]
+    records += [game(f"h{i}", ("b", 1), ("a", 2)) for i in range(2)]
+    text = render(compute_standings(records), "plain")
+    assert ">99%" in text
+    assert "100%" not in text
+
+
+# -- head to head --------------------------------------------------------------------------
+
+
+def test_head_to_head_counts_and_ties() -> None:
+    h2h = head_to_head(RECORDS, order=["cid", "ann"])
+    assert h2h.players == ("cid", "ann", "bob")
+    i = {p: k for k, p in enumerate(h2h.players)}
+    assert h2h.shared[i["ann"]][i["cid"]] == 4
+    assert h2h.shared[i["ann"]][i["bob"]] == 3
+    assert h2h.above[i["ann"]][i["cid"]] == 3  # g1, g2, g3; not g4
+    assert h2h.above[i["bob"]][i["cid"]] == 2.5  # above in g1 and g2, tied in g3
+    assert h2h.above[i["cid"]][i["bob"]] == 0.5
+    for r in range(3):
+        assert h2h.share(r, r) is None
+        for c in range(3):
+            if r != c:
+                assert h2h.above[r][c] + h2h.above[c][r] == h2h.shared[r][c]
+
+
+def test_head_to_head_renders_in_every_format() -> None:
+    h2h = head_to_head(RECORDS)
+    table = render_head_to_head(h2h, "simple")
+    assert "75% (4)" in table  # ann above cid in 3 of 4
+    doc = json.loads(render_head_to_head(h2h, "json"))
+    assert doc["players"] == ["ann", "bob", "cid"]
+    assert doc["share"][0][2] == 0.75
+    assert doc["share"][0][0] is None
+    assert doc["games"][0][2] == 4
+    rows = list(csv.reader(io.StringIO(render_head_to_head(h2h, "csv"))))
+    assert rows[0] == ["bot", "ann", "bob", "cid"]
+    assert rows[1][3] == "0.75"
+    for fmt in tabulate.tabulate_formats:
+        assert "ann" in render_head_to_head(h2h, fmt)
