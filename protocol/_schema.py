@@ -181,7 +181,7 @@ _BOOLS: Final = _list(_bool)
 
 LIMITS_FIELDS: Final[Fields] = (
     ("max_frame", _int(1, 0xFFFF_FFFF)),
-    ("startup_ms", _int(1)),
+    ("startup_ms", _int(0)),
     ("decision_ms", _int(1)),
     ("exit_grace_ms", _int(0)),
 )
@@ -201,7 +201,7 @@ GAME_CLOCK_FIELDS: Final[Fields] = (
 )
 
 ACT_CLOCK_FIELDS: Final[Fields] = (
-    ("decision_ms", _int(1)),
+    ("decision_ms", _int(0)),
     ("bank_ms", _nil_or(_int(0))),
 )
 

@@ -312,8 +312,8 @@ def build_session() -> Session:
         "referee",
         "§5.3",
         "Round 2 of game 2, total 95, nothing fits: the points format forces a busting"
-        " play (R9.3). Seat 1 has just busted with a 9 and is out of the round. The"
-        " decision may use the bank: 1000 + 27400 ms.",
+        " play (R9.3). Seat 1 has just busted with a 9 and is out of the round. 27.4 s"
+        " are left in the bank, so this decision may take the full 1000 ms.",
         {
             "type": "act",
             "request_id": 17,
@@ -345,7 +345,7 @@ def build_session() -> Session:
                 _ev("bust", seat=1, card="9"),
                 _ev("draw", seat=1, count=1),
             ],
-            "clock": {"decision_ms": 28400, "bank_ms": 27400},
+            "clock": {"decision_ms": 1000, "bank_ms": 27400},
             "legal": [_bust("8"), _bust("9"), _bust("10")],
         },
     )
@@ -415,7 +415,8 @@ def build_session() -> Session:
         "referee",
         "§5.3",
         "Round 3 of game 3: seat 2 could not play at 90 and lost a token, seat 2 opened"
-        " the new round. We hold four ONO 99: the only legal action is to discard them.",
+        " the new round. We hold four ONO 99: the only legal action is to discard them."
+        " Only 320 ms are left in our bank, so that is all this decision may take.",
         {
             "type": "act",
             "request_id": 42,
@@ -447,7 +448,7 @@ def build_session() -> Session:
                 _ev("play", seat=2, card="9", total=9),
                 _ev("draw", seat=2, count=1),
             ],
-            "clock": {"decision_ms": 10150, "bank_ms": 9650},
+            "clock": {"decision_ms": 320, "bank_ms": 320},
             "legal": [{"kind": "quad"}],
         },
     )

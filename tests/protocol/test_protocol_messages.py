@@ -212,3 +212,9 @@ def test_strict_mode_wants_spec_key_order_and_sorted_hands() -> None:
     validate_referee_message(message)
     with pytest.raises(MessageError, match="not sorted"):
         validate_referee_message(message, strict=True)
+
+
+def test_an_exhausted_bank_gives_zero_time_and_is_still_valid() -> None:
+    message = vector_json("act_2022_tokens_quad")
+    message["clock"] = {"decision_ms": 0, "bank_ms": 0}
+    validate_referee_message(message, strict=True)
