@@ -174,7 +174,8 @@ async def start_process(
     command = resolve_command(spec.command, spec.folder)
     if wrap is not None:
         command = wrap(command, workdir, spec.folder)
-    cwd = spec.folder if spec.folder is not None else workdir
+    # A bot folder is its working directory; a bare command line runs where arena runs.
+    cwd = spec.folder if spec.folder is not None else Path.cwd()
     if log_path is not None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
     process = await trio.lowlevel.open_process(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from arena.commands.check_bot import check_bot_command
 from arena.commands.match import match
 from arena.commands.rate import rate
 from arena.commands.replay import replay
 
-COMMANDS: list[click.Command] = [match, replay, rate]
+COMMANDS: list[click.Command] = [match, replay, rate, check_bot_command]

@@ -67,6 +67,18 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "prelude": "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
         "on_bye": "time.sleep(1000)",
     },
+    "silent": {"prelude": "time.sleep(1000)"},
+    "slow": {"on_act": f"time.sleep(0.6)\n        {ANSWER}"},
+    "wrong_request_id": {
+        "on_act": 'send({"type": "action", "request_id": m["request_id"] + 1, "choice": 0})'
+    },
+    "out_of_range": {
+        "on_act": 'send({"type": "action", "request_id": m["request_id"], "choice": 99})'
+    },
+    "wrong_types": {
+        "on_act": 'send({"type": "action", "request_id": str(m["request_id"]), "choice": 0})'
+    },
+    "exit_nonzero_on_bye": {"on_bye": "sys.exit(4)"},
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 

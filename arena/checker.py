@@ -1,0 +1,251 @@
+"""`arena check-bot`: run a bot through the protocol and tell its author what is wrong.
+
+The bot under test plays a few games against built-in opponents (in-process bots that
+choose at random) in both editions and every format. Every frame it sends goes through
+the referee's own checks; each check becomes a line of the report with the section of
+protocol/SPEC.md that it enforces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+import trio.testing
+
+import protocol
+from arena.bots import BotSpec, Limits, start_process
+from arena.errors import BotFault
+from arena.referee import BotSession, Clocks, Connection, play_game
+from arena.rules import Edition, Format, GameConfig, derive_seed
+
+SECTIONS = {
+    "start-up": "§4.2, §6.1, §9.3",
+    "timeout": "§8.2, §8.3, §9.1",
+    "crash": "§4.5, §9.1",
+    "malformed": "§3, §6.2, §9.1",
+    "illegal": "§6.2, §7.2, §9.1",
+    "bye": "§4.4, §5.5",
+    "timing": "§8.3, §8.4",
+}
+
+GAMES: list[tuple[str, GameConfig]] = [
+    ("2022 single, 4 seats", GameConfig(players=4)),
+    ("2022 single, 2 seats", GameConfig(players=2)),
+    ("1980 single, 3 seats, ONO on tens", GameConfig(
+        players=3, edition=Edition.E1980, ono_on_tens=True)),
+    ("2022 points, 3 seats", GameConfig(players=3, format=Format.POINTS, target=60)),
+    ("1980 points, 4 seats", GameConfig(
+        players=4, edition=Edition.E1980, format=Format.POINTS, target=60)),
+    ("2022 tokens, 3 seats", GameConfig(players=3, format=Format.TOKENS, tokens=1)),
+]  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the report."""
+
+    name: str
+    ok: bool
+    detail: str
+    section: str = ""
+    data: bytes | None = None
+    warning: bool = False
+    stderr: str = ""
+
+
+def hexdump(data: bytes, limit: int = 64) -> str:
+    """Bytes as spaced hex, cut at `limit`."""
+    text = data[:limit].hex(" ")
+    return text + (" ..." if len(data) > limit else "")
+
+
+async def _builtin_bot(stream: trio.abc.Stream, seed: int) -> None:
+    """An in-process opponent: valid frames, uniformly random legal choices."""
+    rng = random.Random(seed)
+    decoder = protocol.FrameDecoder(protocol.MAX_REFEREE_FRAME)
+    try:
+        while data := await stream.receive_some(65536):
+            decoder.feed(data)
+            for message in decoder:
+                if message["type"] == "hello":
+                    reply = {"type": "hello", "name": "builtin", "version": "1", "protocol": 1}
+                elif message["type"] == "act":
+                    choice = rng.randrange(len(message["legal"]))
+                    reply = {"type": "action", "request_id": message["request_id"],
+                             "choice": choice}  # fmt: skip
+                elif message["type"] == "bye":
+                    return
+                else:
+                    continue
+                await stream.send_all(protocol.encode_frame(reply))
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        return
+
+
+class _Checker:
+    def __init__(self, spec: BotSpec, clocks: Clocks, limits: Limits, rounds: int) -> None:
+        self.log = Path(tempfile.mkdtemp(prefix="arena-check-")) / "stderr.log"
+        self.spec = spec
+        self.clocks = clocks
+        self.limits = limits
+        self.rounds = rounds
+        self.checks: list[Check] = []
+        self.slowest = 0.0
+
+    def add(self, check: Check) -> None:
+        if not check.ok and self.log.exists():
+            tail = self.log.read_bytes()[-2000:].decode(errors="replace").strip()
+            if tail:
+                lines = tail.splitlines()[-8:]
+                check = dataclasses.replace(check, stderr="\n".join(lines))
+        self.checks.append(check)
+
+    async def start(self, nursery: trio.Nursery) -> BotSession | None:
+        try:
+            process = await start_process(self.spec, nursery, limits=self.limits, log_path=self.log)
+        except OSError as err:
+            self.add(Check("start-up", False, f"cannot start the bot: {err}", SECTIONS["crash"]))
+            return None
+        session = BotSession(self.spec.name, Connection(process.stream), process=process)
+        begin = trio.current_time()
+        try:
+            hello = await session.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
+        except BotFault as fault:
+            await session.kill(fault, self.clocks.kill_grace_ms / 1000)
+            self.add(Check("start-up", False, f"{fault.cause}: {fault}", SECTIONS["start-up"],
+                           fault.detail))  # fmt: skip
+            return None
+        ms = (trio.current_time() - begin) * 1000
+        self.add(Check("start-up", True, f"hello in {ms:.0f} ms: name {hello.name!r},"
+                       f" version {hello.version!r}, protocol {hello.protocol}",
+                       SECTIONS["start-up"]))  # fmt: skip
+        return session
+
+    async def run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            session = await self.start(nursery)
+            plan = [(label, config) for label, config in GAMES for _ in range(self.rounds)]
+            for number, (label, config) in enumerate(plan, 1):
+                if session is None:
+                    break  # the report stops at the first failure
+                seat = (number - 1) % config.players
+                session = await self.game(nursery, session, number, label, config, seat)
+            if session is not None and not session.broken:
+                await self.bye(session)
+            nursery.cancel_scope.cancel()
+
+    async def game(
+        self,
+        nursery: trio.Nursery,
+        session: BotSession,
+        number: int,
+        label: str,
+        config: GameConfig,
+        seat: int,
+    ) -> BotSession | None:
+        seats: list[BotSession] = []
+        for s in range(config.players):
+            if s == seat:
+                seats.append(session)
+                continue
+            ours, theirs = trio.testing.memory_stream_pair()
+            nursery.start_soon(_builtin_bot, theirs, derive_seed("builtin", number, s))
+            builtin = BotSession(f"builtin-{s}", Connection(ours))
+            await builtin.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
+            seats.append(builtin)
+        result = await play_game(
+            seats, config, derive_seed("check-bot", number), clocks=self.clocks,
+            game_id=f"check-{number}",
+        )  # fmt: skip
+        for s, other in enumerate(seats):
+            if s != seat:
+                await other.close(self.clocks)
+        name = f"game {number}: {label}, seat {seat}"
+        mine = [f for f in result.faults if f.seat == seat]
+        decisions = [r for r in result.log if r["type"] == "decision" and r["seat"] == seat]
+        slowest = max((r["ms"] for r in decisions), default=0.0)
+        self.slowest = max(self.slowest, slowest)
+        if mine:
+            fault = mine[0]
+            self.add(Check(name, False,
+                           f"{fault.cause} after {len(decisions)} good decisions: {fault.message}",
+                           SECTIONS[fault.cause], fault.detail))  # fmt: skip
+            return None
+        place = result.outcome.places[seat]
+        self.add(Check(name, True, f"{len(decisions)} decisions, slowest {slowest:.1f} ms,"
+                       f" finished {place} of {config.players}"))  # fmt: skip
+        return session
+
+    async def bye(self, session: BotSession) -> None:
+        limit = self.clocks.decision_ms
+        share = self.slowest / limit if limit else 0.0
+        self.add(Check("timing", True, f"slowest decision {self.slowest:.1f} ms of {limit} ms"
+                       f" allowed ({share:.0%})", SECTIONS["timing"],
+                       warning=share > 0.5))  # fmt: skip
+        process = session.process
+        assert process is not None
+        begin = time.monotonic()
+        try:
+            await session.send({"type": "bye"}, trio.current_time() + 1)
+        except BotFault as fault:
+            self.add(Check("bye", False, f"could not send bye: {fault}", SECTIONS["bye"]))
+            await session.close(self.clocks)
+            return
+        exited = await process.wait_exit(self.clocks.exit_grace_ms / 1000)
+        ms = (time.monotonic() - begin) * 1000
+        code = process.process.returncode
+        if not exited:
+            self.add(Check("bye", False, f"still running {self.clocks.exit_grace_ms} ms after"
+                           " bye (it is killed)", SECTIONS["bye"]))  # fmt: skip
+        elif code != 0:
+            self.add(Check("bye", False, f"exited with status {code} after bye",
+                           SECTIONS["bye"]))  # fmt: skip
+        else:
+            self.add(Check("bye", True, f"exited with status 0 in {ms:.0f} ms", SECTIONS["bye"]))
+        await session.close(self.clocks)
+
+
+async def check_bot(
+    spec: BotSpec,
+    *,
+    clocks: Clocks = Clocks(),
+    limits: Limits = Limits(),
+    rounds: int = 1,
+) -> list[Check]:
+    """Run every check on the bot; the list of results, in order."""
+    checker = _Checker(spec, clocks, limits, rounds)
+    await checker.run()
+    return checker.checks
+
+
+def report(command: Sequence[str], checks: Sequence[Check]) -> list[str]:
+    """The report as lines of text."""
+    lines = [f"check-bot: {' '.join(command)}"]
+    for check in checks:
+        mark = "PASS" if check.ok and not check.warning else "WARN" if check.ok else "FAIL"
+        lines.append(f"  {mark}  {check.name}: {check.detail}")
+        if not check.ok or check.warning:
+            if check.data:
+                lines.append(f"        bytes received: {hexdump(check.data)}")
+            if check.stderr:
+                lines.append("        the bot's stderr ended with:")
+                lines.extend(f"          | {line}" for line in check.stderr.splitlines())
+            if check.section:
+                lines.append(f"        see protocol/SPEC.md {check.section}")
+    failed = sum(1 for c in checks if not c.ok)
+    if failed:
+        lines.append(f"result: {failed} of {len(checks)} checks failed: the bot does not conform")
+    else:
+        lines.append(f"result: all {len(checks)} checks passed")
+    return lines
+
+
+def conforms(checks: Sequence[Check]) -> bool:
+    """True when every check passed (warnings allowed)."""
+    return bool(checks) and all(c.ok for c in checks)

@@ -1,0 +1,46 @@
+"""`arena check-bot -- COMMAND...`: tell a bot author exactly what their bot does wrong."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from arena.bots import BotSpec, load_manifest, resolve_command
+from arena.checker import check_bot, conforms, report
+from arena.commands._options import build_clocks, build_limits
+
+
+@click.command("check-bot", context_settings={"ignore_unknown_options": False})
+@click.argument("command", nargs=-1, required=True)
+@click.option("--decision-ms", type=click.IntRange(1), default=None, help="Time per decision.")
+@click.option("--startup-ms", type=click.IntRange(1), default=None, help="Start-up time.")
+@click.option("--exit-grace-ms", type=click.IntRange(0), default=None, help="Exit time.")
+@click.option("--memory-mb", type=click.IntRange(16), default=None, help="Address space.")
+@click.option(
+    "--rounds",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Games per configuration (there are six configurations).",
+)
+def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> None:
+    """Check that the bot run by COMMAND speaks protocol v1 correctly.
+
+    COMMAND is the bot's command line after `--` (arena check-bot -- python3 bot.py),
+    or a bot folder with a bot.toml. Exit status 0 only for a conforming bot.
+    """
+    if len(command) == 1 and Path(command[0]).is_dir():
+        spec = load_manifest(Path(command[0]))
+    else:
+        spec = BotSpec(name="bot-under-test", command=command, folder=None)
+    resolve_command(spec.command, spec.folder)  # a missing program is a usage error
+    clocks = build_clocks({}, opts)
+    limits = build_limits({}, opts)
+    checks = trio.run(lambda: check_bot(spec, clocks=clocks, limits=limits, rounds=rounds))
+    for line in report(spec.command, checks):
+        click.echo(line)
+    sys.exit(0 if conforms(checks) else 1)

@@ -1,0 +1,92 @@
+"""`arena check-bot` against deliberately broken bots: each gets the right verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+from ..referee.botscripts import script
+
+pytestmark = pytest.mark.subprocess
+
+
+def check(tmp_path: Path, behaviour: str, *extra: str) -> tuple[int, str]:
+    bot = tmp_path / "bot.py"
+    bot.write_text(script(behaviour))
+    pidfile = tmp_path / "pids"
+    result = CliRunner().invoke(
+        main,
+        ["check-bot", "--decision-ms", "300", "--startup-ms", "2000", "--exit-grace-ms", "500",
+         *extra, "--", "python3", str(bot), str(pidfile)],
+    )  # fmt: skip
+    return result.exit_code, result.output
+
+
+def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "good")
+    assert code == 0, out
+    assert "FAIL" not in out
+    assert out.count("  PASS  game ") == 6
+    assert "PASS  bye: exited with status 0" in out
+    assert "result: all 9 checks passed" in out
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "cause", "message", "section"),
+    [
+        ("garbage", "malformed", "bytes left over after the msgpack map", "§3, §6.2"),
+        ("huge_length", "malformed", "frame of 4294967280 bytes exceeds the limit", "§3, §6.2"),
+        ("wrong_types", "malformed", "action.request_id: expected int, got str", "§3, §6.2"),
+        ("wrong_request_id", "malformed", "action.request_id: expected 1, got int 2", "§3, §6.2"),
+        ("out_of_range", "illegal", "action.choice: expected an int in 0..", "§6.2, §7.2"),
+        ("slow", "timeout", "no action in time", "§8.2, §8.3"),
+        ("crash_mid_game", "crash", "closed its output", "§4.5"),
+    ],
+)
+def test_broken_bots_fail_with_cause_and_spec_section(
+    tmp_path: Path, behaviour: str, cause: str, message: str, section: str
+) -> None:
+    code, out = check(tmp_path, behaviour)
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert f": {cause} after " in fail
+    assert message in fail
+    assert f"see protocol/SPEC.md {section}" in out
+    assert "checks failed: the bot does not conform" in out
+
+
+def test_offending_bytes_are_shown(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "garbage")
+    assert code == 1
+    assert "bytes received: 00 00 00 05 68 65 6c 6c 6f" in out
+
+
+def test_silent_bot_fails_start_up(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "silent")
+    assert code == 1
+    assert "FAIL  start-up: timeout: no hello in time" in out
+
+
+def test_bot_crashing_at_start_shows_its_stderr(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.py"
+    bot.write_text("import sys\nsys.stderr.write('boom: missing config\\n')\nsys.exit(2)\n")
+    result = CliRunner().invoke(main, ["check-bot", "--", "python3", str(bot)])
+    assert result.exit_code == 1
+    assert "FAIL  start-up: crash" in result.output
+    assert "| boom: missing config" in result.output
+
+
+def test_bad_exit_status_after_bye_fails(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "exit_nonzero_on_bye")
+    assert code == 1
+    assert "FAIL  bye: exited with status 4 after bye" in out
+
+
+def test_missing_program_is_a_usage_error() -> None:
+    result = CliRunner().invoke(main, ["check-bot", "--", "no-such-program-here"])
+    assert result.exit_code == 2
+    assert "not found" in result.output
