@@ -292,7 +292,7 @@ def _fit_or_none(rankings: Rankings, prior: float) -> arena.ratings.PlackettLuce
         return None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(rankings_strategy(), st.sampled_from([0.0, 0.3, 1.0]), st.randoms(use_true_random=False))
 def test_result_does_not_depend_on_game_order(
     rankings: Rankings, prior: float, rnd: random.Random
@@ -312,7 +312,7 @@ def test_result_does_not_depend_on_game_order(
     assert np.array_equal(first.covariance, second.covariance)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(rankings_strategy(max_games=12), st.randoms(use_true_random=False))
 def test_bootstrap_does_not_depend_on_game_order(rankings: Rankings, rnd: random.Random) -> None:
     labels = [f"g{i}" for i in range(len(rankings))]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.ratings import expected_score, sequential_elo
@@ -47,6 +47,7 @@ def test_the_result_depends_on_the_order_of_the_games() -> None:
     assert forward != pytest.approx(backward)
 
 
+@settings(max_examples=40, deadline=None)
 @given(rankings_strategy(), st.floats(min_value=1, max_value=64), st.floats(-3000, 3000))
 def test_the_average_stays_at_the_mean(rankings: Rankings, k: float, mean: float) -> None:
     ratings = sequential_elo(rankings, k_factor=k, mean=mean)
