@@ -149,6 +149,11 @@ class FrameDecoder:
     fed afterwards is dropped, and ``next_message`` raises the error again on every
     call. The decoder keeps at most ``max_frame + 4`` bytes of an incomplete frame,
     plus the complete frames not yet taken out.
+
+    Decoding costs time linear in the frame's size, but a frame of ``max_frame``
+    bytes packed with tiny containers (valid msgpack, e.g. under an unknown key) can
+    take the better part of a second per MiB: size ``max_frame`` for what a sender
+    legitimately needs.
     """
 
     __slots__ = ("_buffer", "_error", "_frames", "_max_frame")

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import (
     BotAction,
     BotHello,
     IllegalChoice,
     MessageError,
+    ProtocolError,
     ProtocolMismatch,
     parse_bot_action,
     parse_bot_hello,
@@ -218,3 +222,58 @@ def test_an_exhausted_bank_gives_zero_time_and_is_still_valid() -> None:
     message = vector_json("act_2022_tokens_quad")
     message["clock"] = {"decision_ms": 0, "bank_ms": 0}
     validate_referee_message(message, strict=True)
+
+
+# -- fuzz: any decoded data gives a value or a ProtocolError, nothing else -----------------
+
+anything = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=5)
+    | st.binary(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+FIELDS = ["type", "name", "version", "protocol", "request_id", "choice"]
+
+
+@given(st.dictionaries(st.sampled_from(FIELDS), anything, max_size=6))
+def test_fuzz_bot_message_checks(message: dict[str, Any]) -> None:
+    for check in (
+        lambda: parse_bot_hello(message),
+        lambda: parse_bot_action(message, request_id=1, legal_count=3),
+    ):
+        with contextlib.suppress(ProtocolError):
+            check()
+
+
+REFEREE_VECTORS = [vector_json(name) for name in CANONICAL]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+@given(st.sampled_from(REFEREE_VECTORS), st.data(), anything, st.booleans())
+def test_fuzz_referee_message_checks(
+    vector: dict[str, Any], data: st.DataObject, value: Any, strict: bool
+) -> None:
+    message = copy.deepcopy(vector)
+    path = data.draw(st.sampled_from(_paths(message)[1:]))
+    target: Any = message
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    with contextlib.suppress(MessageError):
+        validate_referee_message(message, strict=strict)
