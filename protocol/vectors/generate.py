@@ -285,8 +285,8 @@ def build_session() -> Session:
         "referee",
         "§5.2",
         "Game 2: 1980 edition, points format (target 100, ending lowest, ONO on tens),"
-        " 4 players, we are seat 2, 1 s per decision plus a 30 s bank with a 100 ms"
-        " increment.",
+        " 4 players, we are seat 2; at most 1 s per decision, drawn from a 30 s bank per"
+        " game that grows by 100 ms after each decision.",
         {
             "type": "game_start",
             "game_id": "demo-0002",
@@ -389,7 +389,8 @@ def build_session() -> Session:
         "referee",
         "§5.2",
         "Game 3: 2022 edition, tokens format (3 tokens each), 3 players, we are seat 0,"
-        " 500 ms per decision plus a 10 s bank with a 50 ms increment.",
+        " at most 500 ms per decision, drawn from a 10 s bank per game that grows by 50 ms"
+        " after each decision.",
         {
             "type": "game_start",
             "game_id": "demo-0003",
@@ -890,8 +891,8 @@ def render_readme(session: Session, accept: list[Oddity], reject: list[Oddity]) 
         "",
         "`encode(NAME.json) == NAME.bin` and `decode(NAME.bin) == NAME.json` for each of",
         "these. Together they are an excerpt of one session: `…` marks messages left out",
-        "(the acts between, whose answers explain why request ids jump). Each act's",
-        "`events` are the events since that seat's previous, omitted, act.",
+        "(among them acts and their answers, which is why request ids jump). The `events`",
+        "of an act after a gap are those since the seat's previous, left-out, act.",
         "",
         "| # | vector | from | SPEC | what |",
         "|---|--------|------|------|------|",
