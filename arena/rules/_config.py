@@ -10,6 +10,11 @@ from arena.errors import ConfigError
 from arena.rules._cards import Edition
 
 
+MAX_PLAY_CAP = 100_000
+"""The largest play cap: it bounds a game's event log, and so every frame the referee
+sends, well below the 16 MiB that protocol/SPEC.md promises bots."""
+
+
 class Format(enum.Enum):
     """The match format (R9)."""
 
@@ -58,8 +63,8 @@ class GameConfig:
             raise ConfigError(f"tokens must be 0 or more, not {self.tokens}")
         if self.target < 1:
             raise ConfigError(f"target must be at least 1, not {self.target}")
-        if self.play_cap < 1:
-            raise ConfigError(f"play_cap must be at least 1, not {self.play_cap}")
+        if not 1 <= self.play_cap <= MAX_PLAY_CAP:
+            raise ConfigError(f"play_cap must be 1 to {MAX_PLAY_CAP:,}, not {self.play_cap}")
         if self.ono_on_tens and self.edition is not Edition.E1980:
             raise ConfigError("ono_on_tens is an option of the 1980 edition only (R8.4)")
 

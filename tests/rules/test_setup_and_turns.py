@@ -226,3 +226,10 @@ def test_r5_4_play_cap_ends_the_game_as_a_draw_among_those_left() -> None:
     assert outcome.places == (1, 3, 1)
     assert outcome.plays == 3
     assert GameConfig().play_cap == 5000
+
+
+@pytest.mark.parametrize("cap", [0, 100_001])
+def test_r5_4_play_cap_is_bounded(cap: int) -> None:
+    """R5.4: the cap is configurable within 1..100,000 (frames stay under 16 MiB)."""
+    with pytest.raises(ConfigError, match="play_cap"):
+        GameConfig(play_cap=cap)

@@ -2,7 +2,9 @@
 
 The arena runs it as `python3 bot.py` in this folder (bot.toml). It speaks wire
 protocol v1 (protocol/SPEC.md) through the helper `protocol.bot.run`. Set
-RANDOM_BOT_SEED to make it repeatable; without it every run differs.
+Each game reseeds the generator from the game id and the seat (and RANDOM_BOT_SEED
+if set), so a game replays the same however the arena schedules its processes: a
+league that was interrupted and resumed gives the results of an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -18,9 +20,14 @@ except ImportError:  # `protocol` is not installed: use the copy in this reposit
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     from protocol.bot import run
 
-from protocol import ActMsg
+from protocol import ActMsg, GameStartMsg
 
-rng = random.Random(os.environ.get("RANDOM_BOT_SEED"))
+rng = random.Random()
+
+
+def game_start(message: GameStartMsg) -> None:
+    """Reseed for the new game."""
+    rng.seed(f"{os.environ.get('RANDOM_BOT_SEED', '')}/{message['game_id']}/{message['seat']}")
 
 
 def choose(act: ActMsg) -> int:
@@ -29,4 +36,4 @@ def choose(act: ActMsg) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="random", version="1.0")
+    run(choose, name="random", version="1.0", on_game_start=game_start)
