@@ -35,3 +35,7 @@ def main() -> None:
 
 for _command in COMMANDS:
     main.add_command(_command)
+
+
+if __name__ == "__main__":
+    main()

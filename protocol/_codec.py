@@ -7,6 +7,7 @@ be is the business of ``_messages`` and ``_schema``.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
@@ -23,6 +24,7 @@ Message = dict[str, Any]
 """A decoded message: a dict with str keys, as msgpack gave it."""
 
 _REPR_LIMIT: Final = 40
+_local = threading.local()
 
 
 def describe(value: object) -> str:
@@ -43,7 +45,17 @@ def encode_frame(message: Mapping[str, object]) -> bytes:
     """
     if not isinstance(message, dict):
         raise TypeError(f"a message must be a dict, not {type(message).__name__}")
-    body: bytes = msgpack.packb(message, use_bin_type=True)
+    try:
+        packer = _local.packer
+    except AttributeError:
+        # One Packer per thread, reused: msgpack.packb() would build one (and its
+        # buffer) for every message, which costs a third of the encoding time.
+        packer = _local.packer = msgpack.Packer(use_bin_type=True)
+    try:
+        body: bytes = packer.pack(message)
+    except Exception:
+        _local.packer = msgpack.Packer(use_bin_type=True)  # its buffer may be half-written
+        raise
     if len(body) > MAX_FRAME_LIMIT:
         raise ValueError(f"message of {len(body)} bytes does not fit in one frame")
     return len(body).to_bytes(HEADER_SIZE, "big") + body
