@@ -16,34 +16,13 @@ import sys
 import time
 
 import trio
+from instant_bot import SOURCE as BOT
 
 import protocol
 from arena.bots import BotSpec
 from arena.match import run_match
 from arena.referee import BotPool, Clocks, RunSettings, play_game
 from arena.rules import GameConfig
-
-# An instant bot: decodes each message, answers every act with its first legal action.
-BOT = r"""
-import sys, msgpack
-r, w = sys.stdin.buffer, sys.stdout.buffer
-while True:
-    h = r.read(4)
-    if len(h) < 4:
-        break
-    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
-    t = m["type"]
-    if t == "hello":
-        b = msgpack.packb({"type": "hello", "name": "instant", "version": "1", "protocol": 1})
-    elif t == "act":
-        b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": 0})
-    elif t == "bye":
-        break
-    else:
-        continue
-    w.write(len(b).to_bytes(4, "big") + b)
-    w.flush()
-"""
 
 
 def bot(name: str) -> BotSpec:
