@@ -6,8 +6,8 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test setup system-deps bots lint typecheck pytest bench clean
 
-demo: setup bots
-	$(BIN)/python -m arena.demo
+demo: setup system-deps bots
+	$(BIN)/arena league demo/league.toml
 
 test: setup system-deps bots lint typecheck pytest
 
@@ -38,8 +38,11 @@ typecheck: setup
 pytest: setup
 	$(BIN)/pytest -q
 
-bench: setup
+bench: setup bots
 	$(BIN)/python bench/rules.py
+	$(BIN)/python bench/referee.py
+	$(BIN)/python bench/league.py
+	$(BIN)/python bench/ratings.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

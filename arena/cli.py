@@ -23,8 +23,23 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except ArenaError as err:
-            click.echo(f"arena: error: {err}", err=True)
-            sys.exit(2)
+            _fail(err)
+        except BaseExceptionGroup as group:
+            # Errors from inside trio nurseries arrive grouped: unwrap ours.
+            ours, rest = group.split(ArenaError)
+            if ours is None or rest is not None:
+                raise
+            _fail(_first(ours))
+
+
+def _first(group: BaseExceptionGroup[ArenaError]) -> ArenaError:
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def _fail(err: ArenaError) -> None:
+    click.echo(f"arena: error: {err}", err=True)
+    sys.exit(2)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,0 +1,238 @@
+"""`arena league`: a round-robin league from a folder of submissions, resumable."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from arena.commands._options import (
+    build_clocks,
+    build_config,
+    build_limits,
+    game_options,
+    run_options,
+)
+from arena.errors import ConfigError
+from arena.league import LeagueConfig, Progress, eta, read_league_file, run_league
+from arena.referee import GameResult
+from arena.schedule import ScheduledGame
+from arena.store import Store
+
+
+def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
+    data = read_league_file(file) if file is not None else {}
+    league = dict(data.get("league", {}))
+    for key in (
+        "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
+        "concurrency", "fault_limit",
+    ):  # fmt: skip
+        if opts.get(key) is not None:
+            league[key] = opts[key]
+    if opts.get("fresh_process") is not None:
+        league["fresh_process"] = opts["fresh_process"]
+    if opts.get("log_dir") is not None:
+        league["log_dir"] = opts["log_dir"]
+    if opts.get("max_frame") is not None:
+        league["max_frame"] = opts["max_frame"]
+    if "bots" not in league:
+        raise ConfigError("no bots folder: give a league file or --bots DIR")
+    if "store" not in league:
+        league["store"] = Path(league["bots"]).parent / "league.sqlite"
+    table_size = league.get("table_size", 4)
+    if league.get("max_tables", 1) is not None and league.get("max_tables", 1) <= 0:
+        league["max_tables"] = None
+    extra: dict[str, Any] = {k: Path(v) if k == "log_dir" else v for k, v in league.items()}
+    try:
+        return LeagueConfig(
+            bots=Path(league.pop("bots")),
+            store=Path(league.pop("store")),
+            game=build_config(table_size, data.get("game", {}), opts),
+            clocks=build_clocks(data.get("clocks", {}), opts),
+            limits=build_limits(data.get("limits", {}), opts),
+            **{k: v for k, v in extra.items() if k not in ("bots", "store")},
+        )
+    except TypeError as err:
+        raise ConfigError(f"league settings: {err}") from None
+
+
+class _Reporter:
+    """Progress on a terminal, quiet, or JSON lines."""
+
+    def __init__(self, mode: str, every: int, store: Store) -> None:
+        self.mode = mode
+        self.every = every
+        self.store = store
+        self.start = time.monotonic()
+        self.first = 0
+        self.tty = sys.stderr.isatty()
+
+    def message(self, text: str) -> None:
+        if self.mode == "jsonl":
+            click.echo(json.dumps({"event": "message", "text": text}))
+        elif self.mode != "quiet":
+            click.echo(text, err=True)
+
+    def started(self, total: int, todo: int, note: str) -> None:
+        self.first = total - todo
+        if self.every == 0:
+            self.every = max(10, todo // 10)
+        self.start = time.monotonic()
+        if self.mode == "jsonl":
+            click.echo(json.dumps({"event": "start", "total": total, "todo": todo, "note": note}))
+        elif self.mode != "quiet":
+            click.echo(f"schedule: {note}", err=True)
+            done = total - todo
+            if done:
+                click.echo(f"resuming: {done} of {total} games already played", err=True)
+
+    def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        if self.mode == "jsonl":
+            record: dict[str, Any] = {
+                "event": "game",
+                "game_id": game.game_id,
+                "done": done,
+                "total": total,
+                "seats": list(game.seats),
+                "forfeit": result is None,
+            }
+            if result is not None:
+                record["order"] = [[result.names[s] for s in g] for g in result.outcome.order()]
+                record["faults"] = [
+                    {"bot": result.names[f.seat], "cause": f.cause} for f in result.faults
+                ]
+            click.echo(json.dumps(record))
+            return
+        if self.mode == "quiet":
+            return
+        line = (
+            f"[{done:>{len(str(total))}}/{total}] {done / total:6.1%}  {rate:6.1f} games/s"
+            f"  left {eta(done, total, rate)}"
+        )
+        if self.tty:
+            click.echo("\r" + line + "   ", err=True, nl=False)
+        elif done == total or (done - self.first) % max(1, self.every) == 0:
+            click.echo(line, err=True)
+        if self.every and (done - self.first) % self.every == 0 and done < total:
+            self._top()
+
+    def _top(self) -> None:
+        from arena.standings import compute_standings, render
+
+        records = self.store.game_records()
+        if not records:
+            return
+        standings = compute_standings(records, intervals=False)
+        text = render(standings, "simple", notes=False).splitlines()
+        prefix = "\n" if self.tty else ""
+        click.echo(prefix + "\n".join(text[:7]), err=True)
+
+
+@click.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--bots",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of bot submissions (each a folder with bot.toml).",
+)
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The league's SQLite file.",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the schedule and every deal.")
+@click.option("--table-size", type=click.IntRange(2, 6), default=None, help="Seats per game.")
+@click.option("--games-per-table", type=click.IntRange(1), default=None)
+@click.option("--duplicate/--no-duplicate", default=None, help="Duplicate deals.")
+@click.option(
+    "--max-tables",
+    type=click.IntRange(0),
+    default=None,
+    help="Largest number of tables before sampling (0: no limit).",
+)
+@click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(1),
+    default=None,
+    help="Games at once. [default: the number of cores]",
+)
+@click.option(
+    "--fault-limit",
+    type=click.IntRange(0),
+    default=None,
+    help="Consecutive faults before a bot is disqualified (0: never).",
+)
+@game_options
+@run_options
+@click.option(
+    "--progress",
+    "mode",
+    type=click.Choice(["terminal", "quiet", "jsonl"]),
+    default="terminal",
+    show_default=True,
+    help="How to report progress.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Same as --progress quiet.")
+@click.option(
+    "--every",
+    type=click.IntRange(0),
+    default=0,
+    help="Print the top of the standings every N games (0: a tenth of the league).",
+)
+def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -> None:
+    """Run the league in FILE (TOML), or one given by --bots; resume where it stopped.
+
+    Games already in the store are skipped, so running the same command again after
+    an interruption plays only the rest. Ctrl-C stops cleanly: games in progress are
+    abandoned (not recorded) and every bot process is killed.
+    """
+    config = _league_config(file, opts)
+    if quiet:
+        mode = "quiet"
+    with Store.open(config.store) as store:
+        reporter = _Reporter(mode, every, store)
+        progress = Progress(
+            on_start=reporter.started, on_game=reporter.game, on_message=reporter.message
+        )
+        try:
+            report = trio.run(run_league, config, store, progress)
+        except (KeyboardInterrupt, BaseExceptionGroup) as err:
+            if isinstance(err, BaseExceptionGroup) and not err.subgroup(KeyboardInterrupt):
+                raise
+            click.echo(
+                f"\ninterrupted: {len(store.done_game_ids())} games are stored in"
+                f" {config.store}; run the same command to resume",
+                err=True,
+            )
+            sys.exit(130)
+        if reporter.tty and mode == "terminal":
+            click.echo("", err=True)
+        summary = (
+            f"{report.played} games played, {report.forfeits} forfeits,"
+            f" {report.skipped} already stored, in {report.seconds:.1f} s"
+        )
+        if report.disqualified:
+            summary += f"; disqualified: {', '.join(report.disqualified)}"
+        if mode == "jsonl":
+            click.echo(json.dumps({
+                "event": "done", "played": report.played, "forfeits": report.forfeits,
+                "skipped": report.skipped, "disqualified": report.disqualified,
+                "excluded": report.excluded, "changed": report.changed,
+                "seconds": round(report.seconds, 3),
+            }))  # fmt: skip
+            return
+        if mode != "quiet":
+            click.echo(summary, err=True)
+        from arena.standings import compute_standings, render
+
+        click.echo(render(compute_standings(store.game_records()), "simple"), nl=False)

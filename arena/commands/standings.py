@@ -1,0 +1,32 @@
+"""`arena standings DB`: the standings of a league store, in any format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.commands.rate import print_standings, rating_options
+from arena.errors import InputError
+from arena.store import Store
+
+
+@click.command()
+@click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
+@rating_options
+@click.pass_context
+def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
+    """Print the standings of the league stored in DB (a league's SQLite file).
+
+    Columns: rank, bot, Elo with its 95% interval, games, wins (first places), win %,
+    average place, points (points format) and faults by cause. --matrix prints the
+    head-to-head table instead.
+    """
+    if not db.exists():
+        raise InputError(f"{db}: no such league store")
+    with Store.open(db) as store:
+        records = store.game_records()
+    if not records:
+        raise InputError(f"{db}: no game has finished yet")
+    print_standings(ctx, records, **options)

@@ -1,0 +1,302 @@
+"""Leagues: a folder of submissions, a schedule, concurrent games, a resumable store.
+
+A league file (TOML) fixes everything; command-line options override it:
+
+    [league]
+    bots = "submissions"        # folder searched for bot folders (with bot.toml)
+    store = "league.sqlite"     # the results; relative paths are relative to this file
+    seed = 1
+    table_size = 4              # seats per game, 2..6
+    games_per_table = 8         # with duplicate deals, a multiple of table_size
+    duplicate = true
+    max_tables = 1000           # past this many k-subsets, a balanced sample
+    concurrency = 2             # games at once; default: the number of cores
+    fault_limit = 5             # consecutive faults before a bot is disqualified (0: never)
+
+    [game]                      # edition, format, tokens, target, ending, ono_on_tens, play_cap
+    [clocks]                    # decision_ms, bank_ms, increment_ms, startup_ms, grace_ms, ...
+    [limits]                    # memory_mb, cpu_seconds, processes, file_size_mb, stderr_kb
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.bots import MANIFEST, BotSpec, Limits, build, load_manifest, resolve_command
+from arena.errors import BotCrashed, BotError, ConfigError, InputError
+from arena.referee import BotPool, BotSession, Clocks, GameResult, RunSettings, play_game
+from arena.rules import GameConfig
+from arena.schedule import Schedule, ScheduledGame, make_schedule
+from arena.store import Store
+
+FAULTS = frozenset({"timeout", "crash", "malformed", "illegal"})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LeagueConfig:
+    """Everything that fixes a league."""
+
+    bots: Path
+    store: Path
+    game: GameConfig
+    clocks: Clocks = Clocks()
+    limits: Limits = Limits()
+    seed: int = 0
+    table_size: int = 4
+    games_per_table: int = 8
+    duplicate: bool = True
+    max_tables: int | None = 1000
+    concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
+    fault_limit: int = 5
+    fresh_process: bool = False
+    log_dir: Path | None = None
+    max_frame: int = 1 << 20
+
+
+_LEAGUE_KEYS = {
+    "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
+    "concurrency", "fault_limit", "fresh_process", "log_dir", "max_frame",
+}  # fmt: skip
+
+
+def read_league_file(path: Path) -> dict[str, Any]:
+    """Read a league file; raises InputError with the reason."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{path}: cannot read: {err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"{path}: not valid TOML: {err}") from None
+    unknown = set(data) - {"league", "game", "clocks", "limits"}
+    if unknown:
+        raise InputError(f"{path}: unknown section(s): {', '.join(sorted(unknown))}")
+    for section in data.values():
+        if not isinstance(section, dict):
+            raise InputError(f"{path}: settings must be in [league], [game], [clocks], [limits]")
+    league = data.get("league", {})
+    unknown = set(league) - _LEAGUE_KEYS
+    if unknown:
+        raise InputError(f"{path}: unknown [league] key(s): {', '.join(sorted(unknown))}")
+    base = path.parent
+    for key in ("bots", "store", "log_dir"):
+        if key in league:
+            if not isinstance(league[key], str):
+                raise InputError(f"{path}: [league] {key} must be a string")
+            league[key] = base / league[key]
+    return data
+
+
+def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
+    """Every bot folder (with bot.toml) under `folder`, and the problems found.
+
+    A folder with a manifest is a submission; the search does not descend into it.
+    A manifest that cannot be read is reported and its bot left out.
+    """
+    if not folder.is_dir():
+        raise ConfigError(f"bots folder {folder} does not exist")
+    specs: list[BotSpec] = []
+    problems: list[str] = []
+
+    def walk(path: Path) -> None:
+        if (path / MANIFEST).is_file():
+            try:
+                specs.append(load_manifest(path))
+            except BotError as err:
+                problems.append(str(err))
+            return
+        for child in sorted(path.iterdir()):
+            if child.is_dir() and not child.name.startswith(".") and child.name not in {
+                "node_modules", "__pycache__",
+            }:  # fmt: skip
+                walk(child)
+
+    walk(folder)
+    names: dict[str, Path | None] = {}
+    unique = []
+    for spec in specs:
+        if spec.name in names:
+            problems.append(f"{spec.folder}: the name {spec.name!r} is taken by {names[spec.name]}")
+            continue
+        names[spec.name] = spec.folder
+        unique.append(spec)
+    return unique, problems
+
+
+@dataclasses.dataclass
+class Progress:
+    """What the league reports while it runs (called from the trio thread)."""
+
+    on_start: Callable[[int, int, str], None] = lambda total, todo, note: None
+    on_game: Callable[[GameResult | None, ScheduledGame, int, int], None] = (
+        lambda result, game, done, total: None
+    )
+    on_message: Callable[[str], None] = lambda text: None
+
+
+@dataclasses.dataclass
+class LeagueReport:
+    """What happened in one run of a league."""
+
+    schedule: Schedule
+    played: int = 0
+    forfeits: int = 0
+    skipped: int = 0
+    excluded: list[str] = dataclasses.field(default_factory=list)
+    changed: list[str] = dataclasses.field(default_factory=list)
+    disqualified: list[str] = dataclasses.field(default_factory=list)
+    seconds: float = 0.0
+
+
+def prepare(
+    config: LeagueConfig, store: Store, say: Callable[[str], None]
+) -> tuple[list[BotSpec], list[str], list[str]]:
+    """Find, build and register the bots. Returns (bots to play, excluded, changed)."""
+    specs, problems = discover_bots(config.bots)
+    for problem in problems:
+        say(f"left out: {problem}")
+    excluded = [p.split(":")[0] for p in problems]
+    ready = []
+    for spec in specs:
+        try:
+            if spec.build is not None:
+                say(f"building {spec.name}: {' '.join(spec.build)}")
+            build(spec)
+            resolve_command(spec.command, spec.folder)
+        except BotError as err:
+            say(f"left out: {err}")
+            store.set_bot_status(spec.name, "build_failed", str(err))
+            excluded.append(spec.name)
+            continue
+        ready.append(spec)
+    changed = store.sync_bots([(s.name, " ".join(s.command), s.digest()) for s in ready])
+    for name in changed:
+        say(f"warning: the submission of {name} changed since its stored games were played")
+    for spec in ready:
+        if store.bot_statuses().get(spec.name) == "build_failed":
+            store.set_bot_status(spec.name, "ok", "")
+    return ready, excluded, changed
+
+
+async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
+    """Play every game of the league not yet in the store; record each as it finishes."""
+    started = time.monotonic()
+    specs, excluded, changed = prepare(config, store, progress.on_message)
+    names = [s.name for s in specs]
+    if len(names) < config.table_size:
+        raise ConfigError(
+            f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
+        )
+    schedule = make_schedule(
+        names,
+        table_size=config.table_size,
+        games_per_table=config.games_per_table,
+        seed=config.seed,
+        duplicate=config.duplicate,
+        max_tables=config.max_tables,
+    )
+    store.set_meta("schedule_note", schedule.note)
+    report = LeagueReport(schedule, excluded=excluded, changed=changed)
+    done = store.done_game_ids()
+    todo = [g for g in schedule.games if g.game_id not in done]
+    report.skipped = len(schedule.games) - len(todo)
+    total = len(schedule.games)
+    progress.on_start(total, len(todo), schedule.note)
+    game_config = dataclasses.replace(config.game, players=config.table_size)
+    settings = RunSettings(
+        clocks=config.clocks,
+        limits=config.limits,
+        max_frame=config.max_frame,
+        fresh_process=config.fresh_process,
+        log_dir=config.log_dir,
+    )
+    statuses = store.bot_statuses()
+    disqualified = {n for n in names if statuses.get(n) == "disqualified"}
+    streak = {n: 0 for n in names}
+    count = report.skipped
+
+    async def play_one(game: ScheduledGame, pools: dict[str, BotPool]) -> None:
+        nonlocal count
+        out = sorted(disqualified.intersection(game.seats))
+        if out:
+            store.record_forfeit(game.game_id, game.index, game.group, game.seats, out, game.seed)
+            report.forfeits += 1
+            count += 1
+            progress.on_game(None, game, count, total)
+            return
+        sessions: list[BotSession] = []
+        result: GameResult | None = None
+        try:
+            for name in game.seats:
+                sessions.append(await pools[name].acquire())
+            begin = time.time()
+            result = await play_game(
+                sessions, game_config, game.seed, clocks=config.clocks, game_id=game.game_id
+            )
+        finally:
+            with trio.CancelScope(shield=True):
+                for name, session in zip(game.seats, sessions, strict=False):
+                    if result is None:  # abandoned (Ctrl-C): not recorded, bots killed
+                        await session.kill(BotCrashed("game abandoned"), 0.1)
+                    await pools[name].release(session)
+        store.record_game(
+            result, index=game.index, group=game.group, started_at=begin,
+            finished_at=time.time(),
+        )  # fmt: skip
+        report.played += 1
+        count += 1
+        faulted = {result.names[f.seat] for f in result.faults}
+        for name in game.seats:
+            streak[name] = streak[name] + 1 if name in faulted else 0
+            if (
+                config.fault_limit
+                and streak[name] >= config.fault_limit
+                and name not in disqualified
+            ):
+                disqualified.add(name)
+                report.disqualified.append(name)
+                store.set_bot_status(name, "disqualified", f"{streak[name]} faults in a row")
+                progress.on_message(
+                    f"{name} is disqualified after {streak[name]} faults in a row;"
+                    " its remaining games are forfeits"
+                )
+        progress.on_game(result, game, count, total)
+
+    async with trio.open_nursery() as nursery:
+        pools = {spec.name: BotPool(spec, settings, nursery) for spec in specs}
+        try:
+            queue = iter(todo)
+
+            async def worker() -> None:
+                # Workers take games in schedule order; a slow game holds up only its worker.
+                for game in queue:
+                    await play_one(game, pools)
+
+            async with trio.open_nursery() as games:
+                for _ in range(max(1, config.concurrency)):
+                    games.start_soon(worker)
+        finally:
+            with trio.CancelScope(shield=True):
+                for pool in pools.values():
+                    await pool.aclose()
+        nursery.cancel_scope.cancel()
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def eta(done: int, total: int, rate: float) -> str:
+    """Time left, as 1h02m, 3m05s or 12s."""
+    if rate <= 0 or done >= total:
+        return "-"
+    seconds = math.ceil((total - done) / rate)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"

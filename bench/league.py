@@ -1,0 +1,82 @@
+"""League throughput: games per second at concurrency 1 and 2, and process reuse.
+
+A league of instant Python bots (4 bots, tables of 2, duplicate deals) is run into a
+fresh store at concurrency 1 and at concurrency 2 (target: at least 1.7 times faster
+on two cores), and with a fresh process per game against reused processes.
+
+Usage: python bench/league.py [--games-per-table N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+from arena.store import Store
+from instant_bot import SOURCE as BOT
+
+from arena.bots import Limits
+from arena.league import LeagueConfig, Progress, run_league
+from arena.referee import Clocks
+from arena.rules import GameConfig
+
+
+def make_bots(root: Path, count: int) -> Path:
+    bots = root / "bots"
+    for i in range(count):
+        folder = bots / f"instant{i}"
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(BOT)
+        (folder / "bot.toml").write_text(f'name = "instant{i}"\nrun = "python3 bot.py"\n')
+    return bots
+
+
+def run(bots: Path, store: Path, *, concurrency: int, fresh: bool, games_per_table: int) -> float:
+    """Games per second of one whole league run (bot start-up included)."""
+    config = LeagueConfig(
+        bots=bots,
+        store=store,
+        game=GameConfig(players=2),
+        clocks=Clocks(decision_ms=5000),
+        limits=Limits(),
+        seed=1,
+        table_size=2,
+        games_per_table=games_per_table,
+        duplicate=True,
+        concurrency=concurrency,
+        fresh_process=fresh,
+    )
+    with Store.open(store) as db:
+        start = time.perf_counter()
+        report = trio.run(run_league, config, db, Progress())
+        elapsed = time.perf_counter() - start
+    return report.played / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games-per-table", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        bots = make_bots(root, 4)
+        n = args.games_per_table
+        c1 = run(bots, root / "c1.sqlite", concurrency=1, fresh=False, games_per_table=n)
+        c2 = run(bots, root / "c2.sqlite", concurrency=2, fresh=False, games_per_table=n)
+        fresh = run(bots, root / "fresh.sqlite", concurrency=2, fresh=True, games_per_table=4)
+    games = 6 * n
+    print(f"league: 4 instant bots, tables of 2, {games} games per run")
+    print(f"concurrency 1: {c1:,.1f} games/s")
+    print(f"concurrency 2: {c2:,.1f} games/s")
+    print(f"speed-up at 2: {c2 / c1:.2f}x  (target: at least 1.7x on two cores)")
+    print(f"fresh process per game (concurrency 2): {fresh:,.1f} games/s")
+    print(f"reuse / fresh: {c2 / fresh:.1f}x")
+    print(f"(python {sys.version.split()[0]})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""`arena league`: every game played once, resumable after SIGKILL, builds, faults, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+from ..referee.botscripts import alive, pids, script
+
+pytestmark = pytest.mark.subprocess
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_bot(root: Path, name: str, behaviour: str = "good", build: str | None = None) -> Path:
+    folder = root / "bots" / name
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(script(behaviour))
+    manifest = f'name = "{name}"\nrun = "python3 bot.py {root / "pids"}"\n'
+    if build is not None:
+        manifest += f'build = "{build}"\n'
+    (folder / "bot.toml").write_text(manifest)
+    return folder
+
+
+def random_bot(root: Path, name: str) -> None:
+    folder = root / "bots" / name
+    folder.mkdir(parents=True)
+    source = (ROOT / "example_bots" / "python" / "random" / "bot.py").read_text()
+    source = source.replace("parents[3]", f"parents[0] / {str(ROOT)!r}")
+    (folder / "bot.py").write_text(source)
+    (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+
+
+def league_file(root: Path, **league: object) -> Path:
+    settings = {
+        "bots": "bots", "store": "league.sqlite", "seed": 3, "table_size": 3,
+        "games_per_table": 3, "duplicate": True, "concurrency": 2, "fault_limit": 3,
+    } | league  # fmt: skip
+    lines = ["[league]"] + [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
+    lines += ["[clocks]", "decision_ms = 2000", "exit_grace_ms = 500", "kill_grace_ms = 200"]
+    path = root / "league.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def results(store: Path) -> dict[str, list[tuple[str, int, str | None]]]:
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT game_id, bot, place, cause FROM seats ORDER BY game_id, seat")
+        out: dict[str, list[tuple[str, int, str | None]]] = {}
+        for game_id, bot, place, cause in rows:
+            out.setdefault(game_id, []).append((bot, place, cause))
+    return out
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def four_bots(root: Path) -> None:
+    for name in ("ann", "bob"):
+        make_bot(root, name)
+    for name in ("cat", "dan"):
+        random_bot(root, name)
+
+
+def test_league_plays_every_game_once_and_prints_standings(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    code, out, err = run_cli("league", str(league_file(tmp_path)), "--progress", "quiet")
+    assert code == 0, err
+    games = results(tmp_path / "league.sqlite")
+    assert len(games) == 4 * 3  # C(4,3) tables x 3 rotations
+    assert all(len(seats) == 3 for seats in games.values())
+    assert {line.split()[1] for line in out.splitlines()[2:6]} == {"ann", "bob", "cat", "dan"}
+    # Running again plays nothing and changes nothing.
+    code, _, err2 = run_cli("league", str(league_file(tmp_path)))
+    assert code == 0, err2
+    assert "0 games played" in err2
+    assert "12 already stored" in err2
+    assert results(tmp_path / "league.sqlite") == games
+
+
+def test_jsonl_progress_reports_each_game(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    code, out, _ = run_cli("league", str(league_file(tmp_path)), "--progress", "jsonl")
+    assert code == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[0]["event"] == "start"
+    assert events[0]["total"] == 12
+    games = [e for e in events if e["event"] == "game"]
+    assert sorted(e["done"] for e in games) == list(range(1, 13))
+    assert events[-1]["event"] == "done"
+    assert events[-1]["played"] == 12
+
+
+def test_build_failure_is_reported_and_the_bot_left_out(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    make_bot(tmp_path, "broken", build="false")
+    code, _, err = run_cli("league", str(league_file(tmp_path)))
+    assert code == 0, err
+    assert "left out: broken: build exited with status 1" in err
+    games = results(tmp_path / "league.sqlite")
+    assert len(games) == 12
+    assert all(bot != "broken" for seats in games.values() for bot, _, _ in seats)
+
+
+def test_a_bot_with_too_many_faults_in_a_row_is_disqualified(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    make_bot(tmp_path, "crasher", "crash_at_start")
+    path = league_file(tmp_path, fault_limit=2, concurrency=1)
+    code, _, err = run_cli("league", str(path))
+    assert code == 0, err
+    assert "crasher is disqualified after 2 faults in a row" in err
+    games = results(tmp_path / "league.sqlite")
+    crasher = [seats for seats in games.values() if any(b == "crasher" for b, _, _ in seats)]
+    causes = [c for seats in crasher for b, _, c in seats if b == "crasher"]
+    assert causes.count("crash") == 2
+    assert causes.count("forfeit") == len(crasher) - 2
+    assert len(games) == 10 * 3  # C(5,3) tables x 3 rotations, every one recorded
+
+
+def test_changed_submission_is_reported(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    assert run_cli("league", str(path), "-q")[0] == 0
+    bot = tmp_path / "bots" / "ann" / "bot.py"
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    code, _, err = run_cli("league", str(path))
+    assert code == 0
+    assert "warning: the submission of ann changed" in err
+
+
+def _start(path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _wait_for_games(store: Path, count: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if store.exists():
+            try:
+                with sqlite3.connect(store) as db:
+                    (done,) = db.execute("SELECT count(*) FROM games").fetchone()
+                if done >= count:
+                    return
+            except sqlite3.OperationalError:
+                pass
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
+        time.sleep(0.05)
+    raise AssertionError("the league did not get going")
+
+
+def test_sigkill_mid_league_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    for root in (one, two):
+        four_bots(root)
+        random_bot(root, "eve")
+    path = league_file(one, games_per_table=6)  # 10 tables x 6 = 60 games
+    proc = _start(path)
+    _wait_for_games(one / "league.sqlite", 8, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    partial = results(one / "league.sqlite")
+    assert 8 <= len(partial) < 60
+    assert all(len(seats) == 3 for seats in partial.values())  # no half-recorded game
+    code, _, err = run_cli("league", str(path))
+    assert code == 0, err
+    assert f"resuming: {len(partial)} of 60 games already played" in err
+    resumed = results(one / "league.sqlite")
+    assert {k: resumed[k] for k in partial} == partial  # nothing re-counted
+    code, _, err = run_cli("league", str(league_file(two, games_per_table=6)), "-j", "1")
+    assert code == 0, err
+    assert resumed == results(two / "league.sqlite")
+
+
+def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(tmp_path: Path) -> None:
+    for name in ("ann", "bob", "cat"):
+        make_bot(tmp_path, name, "slow")
+    path = league_file(tmp_path, games_per_table=30, table_size=3)
+    proc = _start(path)
+    _wait_for_games(tmp_path / "league.sqlite", 1, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"run the same command to resume" in err
+    assert [p for p in pids(tmp_path / "pids") if alive(p)] == []
+    stored = results(tmp_path / "league.sqlite")
+    assert all(len(seats) == 3 for seats in stored.values())
+    assert 1 <= len(stored) < 30
+
+
+def test_standings_reads_the_store_in_any_format(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    assert run_cli("league", str(league_file(tmp_path)), "-q")[0] == 0
+    store = str(tmp_path / "league.sqlite")
+    code, out, err = run_cli("standings", store)
+    assert code == 0, err
+    assert out.splitlines()[0].split()[:4] == ["rank", "bot", "Elo", "±"]
+    code, out, _ = run_cli("standings", store, "--format", "csv")
+    assert code == 0
+    assert out.splitlines()[0].startswith("rank,bot,elo")
+    assert len(out.splitlines()) == 5
+    code, out, _ = run_cli("standings", store, "--format", "json")
+    assert code == 0
+    assert {row["bot"] for row in json.loads(out)["rows"]} == {"ann", "bob", "cat", "dan"}
+    code, out, _ = run_cli("standings", store, "--matrix")
+    assert code == 0
+    assert "ann" in out.splitlines()[0] or "ann" in out
+
+
+def test_standings_of_a_missing_or_foreign_file_fails_cleanly(tmp_path: Path) -> None:
+    code, _, err = run_cli("standings", str(tmp_path / "nope.sqlite"))
+    assert code == 2
+    assert "no such league store" in err
+    bad = tmp_path / "bad.sqlite"
+    bad.write_text("hello" * 1000)
+    code, _, err = run_cli("standings", str(bad))
+    assert code == 2
+    assert "not an arena league store" in err
