@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import trio
@@ -19,13 +19,17 @@ from arena.commands._options import (
     run_options,
 )
 from arena.errors import ConfigError
-from arena.league import LeagueConfig, Progress, eta, read_league_file, run_league
-from arena.referee import GameResult
-from arena.schedule import ScheduledGame
-from arena.store import Store
+
+if TYPE_CHECKING:  # the league pulls in the ratings (numpy): imported when it runs
+    from arena.league import LeagueConfig
+    from arena.referee import GameResult
+    from arena.schedule import ScheduledGame
+    from arena.store import Store
 
 
 def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
+    from arena.league import LeagueConfig, read_league_file
+
     data = read_league_file(file) if file is not None else {}
     league = dict(data.get("league", {}))
     for key in (
@@ -92,6 +96,8 @@ class _Reporter:
                 click.echo(f"resuming: {done} of {total} games already played", err=True)
 
     def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
+        from arena.league import eta
+
         elapsed = time.monotonic() - self.start
         rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
         if self.mode == "jsonl":
@@ -196,6 +202,9 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     an interruption plays only the rest. Ctrl-C stops cleanly: games in progress are
     abandoned (not recorded) and every bot process is killed.
     """
+    from arena.league import Progress, run_league
+    from arena.store import Store
+
     config = _league_config(file, opts)
     if quiet:
         mode = "quiet"

@@ -9,7 +9,6 @@ import click
 
 from arena.commands.rate import print_standings, rating_options
 from arena.errors import InputError
-from arena.store import Store
 
 
 @click.command()
@@ -23,6 +22,8 @@ def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
     average place, points (points format) and faults by cause. --matrix prints the
     head-to-head table instead.
     """
+    from arena.store import Store
+
     if not db.exists():
         raise InputError(f"{db}: no such league store")
     with Store.open(db) as store:
