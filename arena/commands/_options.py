@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from arena.bots import Limits
+from arena.bots import BotSpec, Limits, resolve_command
 from arena.errors import ConfigError
 from arena.referee import Clocks
 from arena.rules import Edition, Ending, Format, GameConfig
+from arena.sandbox import SANDBOXES, Wrap, bwrap_wrap, resolve_sandbox
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +45,15 @@ _GAME_OPTIONS = [
     click.option("--play-cap", type=click.IntRange(1), default=None, help="Plays before a draw."),
 ]
 
+sandbox_option = click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOXES),
+    default=None,
+    help="Run every bot under bubblewrap, or unconfined."
+    " [default: bwrap where it works, else none with a warning]",
+)
+"""The --sandbox option (part of `run_options`; check-bot adds it alone)."""
+
 _RUN_OPTIONS = [
     click.option("--decision-ms", type=click.IntRange(1), default=None, help="Time per decision."),
     click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per game."),
@@ -68,6 +79,7 @@ _RUN_OPTIONS = [
         default=None,
         help="Folder for the bots' stderr logs.",
     ),
+    sandbox_option,
 ]
 
 
@@ -129,3 +141,33 @@ def build_limits(base: dict[str, Any], opts: dict[str, Any]) -> Limits:
         return Limits(**data)
     except TypeError as err:
         raise ConfigError(f"limits: {err}") from None
+
+
+def build_wrap(opts: dict[str, Any], extra_ro: Sequence[Path] = ()) -> Wrap | None:
+    """The command-line wrap for `--sandbox` (None: bots run unconfined).
+
+    Without --sandbox, bots run under bubblewrap where it works; otherwise a warning
+    goes to stderr. An explicit `--sandbox bwrap` that cannot work is a ConfigError.
+    """
+    mode, warning = resolve_sandbox(opts.get("sandbox"))
+    if warning is not None:
+        click.echo(f"arena: {warning}", err=True)
+    return bwrap_wrap(extra_ro) if mode == "bwrap" else None
+
+
+def check_sandboxed(spec: BotSpec, wrap: Wrap | None) -> None:
+    """Fail early (ManifestError) if `spec`'s program would not be seen in the sandbox."""
+    if wrap is not None:
+        wrap(resolve_command(spec.command, spec.folder), Path("/tmp/arena-check"), spec.folder)
+
+
+def sandboxed_spec(spec: BotSpec, wrap: Wrap | None) -> BotSpec:
+    """`spec` with its command wrapped once, for code that starts bots without a wrap.
+
+    The bot's HOME and TMPDIR inside are then /tmp/home, whatever folder
+    `start_process` makes for it outside.
+    """
+    if wrap is None:
+        return spec
+    command = wrap(resolve_command(spec.command, spec.folder), Path("/tmp/home"), spec.folder)
+    return dataclasses.replace(spec, command=tuple(command))

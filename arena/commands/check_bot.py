@@ -11,7 +11,13 @@ import trio
 
 from arena.bots import BotSpec, load_manifest, resolve_command
 from arena.checker import check_bot, conforms, report
-from arena.commands._options import build_clocks, build_limits
+from arena.commands._options import (
+    build_clocks,
+    build_limits,
+    build_wrap,
+    sandbox_option,
+    sandboxed_spec,
+)
 
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
@@ -20,6 +26,7 @@ from arena.commands._options import build_clocks, build_limits
 @click.option("--startup-ms", type=click.IntRange(1), default=None, help="Start-up time.")
 @click.option("--exit-grace-ms", type=click.IntRange(0), default=None, help="Exit time.")
 @click.option("--memory-mb", type=click.IntRange(16), default=None, help="Address space.")
+@sandbox_option
 @click.option(
     "--rounds",
     type=click.IntRange(1),
@@ -38,9 +45,11 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     else:
         spec = BotSpec(name="bot-under-test", command=command, folder=None)
     resolve_command(spec.command, spec.folder)  # a missing program is a usage error
+    # The checker starts the bot without a wrap: the sandbox goes into its command line.
+    run = sandboxed_spec(spec, build_wrap(opts))
     clocks = build_clocks({}, opts)
     limits = build_limits({}, opts)
-    checks = trio.run(lambda: check_bot(spec, clocks=clocks, limits=limits, rounds=rounds))
+    checks = trio.run(lambda: check_bot(run, clocks=clocks, limits=limits, rounds=rounds))
     for line in report(spec.command, checks):
         click.echo(line)
     sys.exit(0 if conforms(checks) else 1)

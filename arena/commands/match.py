@@ -16,6 +16,8 @@ from arena.commands._options import (
     build_clocks,
     build_config,
     build_limits,
+    build_wrap,
+    check_sandboxed,
     game_options,
     run_options,
 )
@@ -56,9 +58,11 @@ def match(
     if not 2 <= len(bots) <= 6:
         raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
     specs = unique_names([load_bot(b) for b in bots])
+    wrap = build_wrap(opts)
     for spec in specs:
         build(spec)
         resolve_command(spec.command, spec.folder)  # fails early on a missing program
+        check_sandboxed(spec, wrap)
     config = build_config(len(specs), {}, opts)
     settings = RunSettings(
         clocks=build_clocks({}, opts),
@@ -66,6 +70,7 @@ def match(
         max_frame=opts["max_frame"] or protocol.DEFAULT_MAX_FRAME,
         fresh_process=bool(opts["fresh_process"]),
         log_dir=opts["log_dir"],
+        wrap=wrap,
     )
 
     def progress(result: GameResult) -> None:

@@ -1,0 +1,303 @@
+"""Running untrusted bots under bubblewrap (bwrap).
+
+`bwrap_wrap()` gives a `Wrap` for `start_process`: it rewrites a bot's command line
+so that the bot runs in new PID, network, IPC, UTS and cgroup namespaces and sees
+only a read-only system runtime, its own submission folder read-only, the Python
+that runs arena and the `protocol` package read-only, and a private, size-limited
+writable temporary folder (its HOME and TMPDIR, and /tmp).
+
+    bwrap --unshare-pid --unshare-net --unshare-ipc --unshare-uts
+          --unshare-cgroup-try --hostname arena --die-with-parent
+          [--unshare-user --disable-userns --cap-drop ALL]  (not as root)
+          --ro-bind /usr /usr --symlink usr/bin /bin ...    (the runtime)
+          --perms 0755 --dir /etc --ro-bind-try /etc/ld.so.cache /etc/ld.so.cache ...
+          --proc /proc --dev /dev
+          --size BYTES --perms 1777 --tmpfs /tmp
+          --perms 1777 --dir WORKDIR                         (or --symlink /tmp WORKDIR)
+          --perms 0755 --dir PARENT ...                      (mount points' parents)
+          --ro-bind PREFIX PREFIX ...                        (Python, protocol)
+          --ro-bind FOLDER FOLDER                            (the submission)
+          --remount-ro / --remount-ro /dev
+          --setenv HOME WORKDIR --setenv TMPDIR WORKDIR --chdir FOLDER
+          -- setpriv --reuid=UID --regid=UID --clear-groups  (as root)
+                     --inh-caps=-all --bounding-set=-all --no-new-privs
+          -- COMMAND...
+
+When arena runs as root, bwrap runs privileged (it needs no user namespace) and
+`setpriv` drops the bot to a uid of its own, drawn at random from a range no real
+user has, with no capabilities: RLIMIT_NPROC is not enforced for root, and a uid per
+bot process keeps one bot's processes from counting against another's. Run as an
+ordinary user, bwrap makes a user namespace and the bot keeps that user's uid.
+
+The resource limits (`arena.bots.Limits`) are set before bwrap starts and hold
+inside. The bot stays in the process group arena kills; bwrap's --die-with-parent
+and the PID namespace take down whatever is left (a child that left the group too)
+when bwrap goes.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import protocol
+from arena.errors import ConfigError, ManifestError
+
+Wrap = Callable[[list[str], Path, Path | None], list[str]]
+"""Rewrites a bot's command line, given the command, its private folder and its
+submission folder (None for a bare command line)."""
+
+SANDBOXES = ("bwrap", "none")
+"""The values of `--sandbox`."""
+
+TMP_MB = 64
+"""Size of a sandboxed bot's private temporary folder, in MiB (a tmpfs, in memory)."""
+
+UID_BASE = 0x70000000
+UID_SPAN = 0x0FFE0000
+"""Bots in sandboxes started by root get a uid in [UID_BASE, UID_BASE + UID_SPAN): a
+range that systemd's uid map (systemd.io/UIDS-GIDS) leaves to no one."""
+
+_SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+
+_RUNTIME_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+"""Top-level folders of the system runtime besides /usr (symlinks into it on usrmerge)."""
+
+_ETC = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "localtime",
+)
+"""What of /etc the dynamic loader and interpreters read; nothing else of /etc is seen."""
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def runtime_paths() -> list[Path]:
+    """Read-only folders a bot needs besides the system runtime: arena's Python and
+    the `protocol` package (never the whole repository around them)."""
+    paths = [Path(sys.base_prefix), Path(sys.prefix), Path(protocol.__file__).parent]
+    real = Path(os.path.realpath(sys.executable)).parent
+    paths.append(real.parent if real.name == "bin" else real)
+    return _outermost(p for p in paths if not _under(p, [Path("/usr")]))
+
+
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    """Absolute `paths` without duplicates or paths inside another one, parents first."""
+    out: list[Path] = []
+    for path in sorted({Path(os.path.abspath(p)) for p in paths}, key=lambda p: len(p.parts)):
+        if not _under(path, out):
+            out.append(path)
+    return out
+
+
+def _named_paths(command: Sequence[str], cwd: Path) -> list[Path]:
+    """The files and folders a bare command line names (relative to `cwd`), except /."""
+    out = []
+    for word in command:
+        if word.startswith("-") or not os.path.lexists(cwd / word):
+            continue
+        path = Path(os.path.abspath(cwd / word))
+        if path != Path("/"):
+            out.append(path)
+    return out
+
+
+def _runtime_args() -> tuple[list[str], list[Path]]:
+    """bwrap arguments for the system runtime, and the paths they make visible."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    visible = [Path("/usr")]
+    for name in _RUNTIME_DIRS:
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+            visible.append(path)
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+            visible.append(path)
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for name in _ETC:
+        path = Path("/etc") / name
+        args += ["--ro-bind-try", str(path), str(path)]
+        visible.append(path)
+    return args, visible
+
+
+class _Dirs:
+    """Folders made in the sandbox, 0755 (bwrap makes a mount point's parents 0700 as
+    root, which the bot's uid could not cross)."""
+
+    def __init__(self, existing: Iterable[Path]) -> None:
+        self._made = {Path("/"), *existing}
+
+    def make(self, path: Path) -> list[str]:
+        """Arguments that make `path` and its parents, unless they are made already."""
+        args = []
+        for folder in [*reversed(path.parents), path]:
+            if folder not in self._made:
+                args += ["--perms", "0755", "--dir", str(folder)]
+                self._made.add(folder)
+        return args
+
+    def parents_of(self, path: Path) -> list[str]:
+        """Arguments that make the parents of `path`, which a mount will then make."""
+        args = self.make(path.parent)
+        self._made.add(path)
+        return args
+
+
+def _drop_privileges(uid: int) -> list[str]:
+    setpriv = shutil.which("setpriv", path=_SYSTEM_PATH) or "setpriv"
+    return [
+        setpriv,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+
+
+def bwrap_wrap(extra_ro: Sequence[Path] = (), *, tmp_mb: int = TMP_MB) -> Wrap:
+    """A `Wrap` that runs each bot under bubblewrap (see the module docstring).
+
+    `extra_ro` are more folders the bots may read (an interpreter installed outside
+    /usr, say); `tmp_mb` bounds the private temporary folder. The wrap raises
+    ManifestError for a program the sandbox would not see.
+    """
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise ConfigError("bubblewrap (bwrap) is not installed")
+    if tmp_mb < 1:
+        raise ConfigError(f"the sandbox's temporary folder needs at least 1 MiB, not {tmp_mb}")
+    runtime, visible = _runtime_args()
+    shared = _outermost([*runtime_paths(), *extra_ro])
+    root = _is_root()
+
+    def wrap(command: list[str], workdir: Path, folder: Path | None) -> list[str]:
+        cwd = folder if folder is not None else Path.cwd()
+        # A submission sees its folder; a bare command line sees what its words name.
+        own = [folder] if folder is not None else _named_paths(command, cwd)
+        binds = _outermost(p for p in [*shared, *own] if not _under(p, visible))
+        program = command[0]
+        seen = [*visible, *binds]
+        for path in (Path(program), Path(os.path.realpath(program))):
+            if not _under(path, seen):
+                raise ManifestError(
+                    f"program {program} is outside the sandbox (it sees /usr, arena's Python"
+                    " and the bot's folder); install it under /usr or use --sandbox none"
+                )
+        if root and folder is not None and folder.stat().st_mode & 0o005 != 0o005:
+            raise ManifestError(
+                f"{folder}: the sandbox runs bots as an anonymous user, so a submission"
+                f" folder must be readable by all (chmod -R a+rX {folder})"
+            )
+        args = [
+            bwrap,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "arena",
+            "--die-with-parent",
+        ]
+        if not root:
+            args += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        args += runtime
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+        dirs = _Dirs([Path("/etc"), Path("/tmp")])
+        # HOME and TMPDIR name `workdir`: inside, it is (or leads to) the private /tmp.
+        args += dirs.parents_of(workdir)
+        if Path("/tmp") in workdir.parents:
+            args += ["--perms", "1777", "--dir", str(workdir)]
+        else:
+            args += ["--symlink", "/tmp", str(workdir)]
+        # After /tmp, so that folders under /tmp show through it.
+        for path in binds:
+            args += dirs.parents_of(path)
+            args += ["--ro-bind", str(path), str(path)]
+        if not _under(cwd, seen):
+            args += dirs.make(cwd)
+        # Nothing else is writable: not the root, /etc or /dev (tmpfs without a size).
+        args += ["--remount-ro", "/", "--remount-ro", "/dev"]
+        args += ["--setenv", "HOME", str(workdir), "--setenv", "TMPDIR", str(workdir)]
+        args += ["--chdir", str(cwd), "--"]
+        if root:
+            args += _drop_privileges(UID_BASE + secrets.randbelow(UID_SPAN))
+        return args + command
+
+    return wrap
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot sandbox bots here, or None when it works.
+
+    bwrap can be installed and still fail (in a container without the privileges to
+    make namespaces), so this runs `true` once under the same flags the bots get.
+    """
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    if _is_root() and shutil.which("setpriv", path=_SYSTEM_PATH) is None:
+        return "setpriv (util-linux) is needed to run bots as another user"
+    true = shutil.which("true") or "/bin/true"
+    with tempfile.TemporaryDirectory(prefix="arena-bwrap-check-") as tmp:
+        folder = Path(tmp) / "bot"
+        workdir = Path(tmp) / "home"
+        folder.mkdir()
+        workdir.mkdir()
+        try:
+            command = bwrap_wrap()([true], workdir, folder)
+            done = subprocess.run(command, capture_output=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired, ManifestError, ConfigError) as err:
+            return f"bwrap failed: {err}"
+    if done.returncode != 0:
+        reason = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap failed: {reason[-1] if reason else f'exit status {done.returncode}'}"
+    return None
+
+
+def bwrap_works() -> bool:
+    """True if bubblewrap can sandbox bots on this machine (checked once)."""
+    return bwrap_problem() is None
+
+
+def resolve_sandbox(requested: str | None) -> tuple[str, str | None]:
+    """The sandbox to use for `--sandbox requested`, and a warning to show, if any.
+
+    None (not given) means bwrap where it works, otherwise none with a warning;
+    an explicit "bwrap" that does not work is a ConfigError.
+    """
+    if requested == "none":
+        return "none", None
+    if requested not in (None, "bwrap"):
+        raise ConfigError(f"unknown sandbox {requested!r}: choose one of {', '.join(SANDBOXES)}")
+    problem = bwrap_problem()
+    if problem is None:
+        return "bwrap", None
+    if requested == "bwrap":
+        raise ConfigError(f"--sandbox bwrap: {problem}")
+    return "none", (
+        f"warning: bots run WITHOUT a sandbox ({problem}); they can read and write"
+        " whatever arena can. Install bubblewrap or pass --sandbox none to silence this."
+    )

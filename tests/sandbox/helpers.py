@@ -1,0 +1,80 @@
+"""Bot folders for sandbox tests, their reports, and a check for stray processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.bots import BotSpec, load_manifest
+from arena.sandbox import bwrap_problem
+
+HOSTILE = Path(__file__).with_name("hostile_bot.py")
+
+needs_bwrap = pytest.mark.skipif(
+    bwrap_problem() is not None, reason=f"no working bubblewrap: {bwrap_problem()}"
+)
+
+BOTH = [
+    pytest.param(True, id="bwrap", marks=needs_bwrap),
+    pytest.param(False, id="none"),
+]
+"""Parametrize `sandboxed` over both modes; the bwrap one skips where bwrap fails."""
+
+
+def make_bot(root: Path, name: str, attack: str, *args: object, token: str) -> BotSpec:
+    """A bot folder under `root` running hostile_bot.py with `attack` (see its docstring)."""
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HOSTILE, folder / "bot.py")
+    words = " ".join(str(a) for a in (attack, *args, token))
+    (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py {words}"\n')
+    return load_manifest(folder)
+
+
+def reports(log: Path) -> list[dict[str, Any]]:
+    """The REPORT lines a hostile bot wrote to its stderr log, one per process."""
+    if not log.exists():
+        return []
+    prefix = "REPORT "
+    lines = log.read_text(errors="replace").splitlines()
+    return [json.loads(line[len(prefix) :]) for line in lines if line.startswith(prefix)]
+
+
+def leftovers(token: str) -> list[int]:
+    """Processes whose command line holds `token` (bots and their bwrap), other than us."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if token.encode() in cmdline:
+            found.append(int(entry))
+    return found
+
+
+async def gone(token: str, seconds: float = 5.0) -> bool:
+    """Wait until no process holds `token`: killed processes take a moment to go."""
+    for _ in range(int(seconds / 0.05)):
+        if not leftovers(token):
+            return True
+        await trio.sleep(0.05)
+    return not leftovers(token)
+
+
+def gone_sync(token: str, seconds: float = 5.0) -> bool:
+    """`gone` for tests outside trio."""
+    for _ in range(int(seconds / 0.05)):
+        if not leftovers(token):
+            return True
+        time.sleep(0.05)
+    return not leftovers(token)

@@ -1,0 +1,279 @@
+"""A hostile bot: one attack when it starts, then legal play.
+
+    python3 bot.py ATTACK [ARG ...] TOKEN
+
+ATTACK is one of the functions in ATTACKS; TOKEN (the last word) only marks the
+process so that a test can find strays. What the attack achieved goes to stderr as
+one line, `REPORT {json}`, which the test reads from the bot's log. Then the bot
+answers every request with choice 0 (always legal), so results are deterministic.
+
+It speaks raw msgpack (4-byte big-endian length, then the map) and imports nothing
+of arena or `protocol`: it must run anywhere the sandbox lets Python run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import signal
+import socket
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+Report = dict[str, Any]
+
+
+def _error(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.errno is not None:
+        return errno.errorcode.get(err.errno, str(err.errno))
+    return type(err).__name__
+
+
+def none() -> Report:
+    """No attack: the reference bot."""
+    return {}
+
+
+def read_other(secret: str) -> Report:
+    """Read another bot's file, and list the folder that holds the submissions."""
+    out: Report = {}
+    try:
+        out["secret"] = Path(secret).read_text()
+    except OSError as err:
+        out["secret_error"] = _error(err)
+    try:
+        out["listing"] = sorted(os.listdir(Path(secret).parent.parent))
+    except OSError as err:
+        out["listing_error"] = _error(err)
+    return out
+
+
+def store(path: str) -> Report:
+    """Read the results store (its tables and their sizes), then write into it."""
+    out: Report = {}
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        out["rows"] = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+        with db:
+            db.execute("CREATE TABLE pwned (note TEXT)")
+            db.execute("INSERT INTO pwned VALUES ('written by hostile')")
+        db.close()
+        out["wrote"] = True
+    except (sqlite3.Error, OSError) as err:
+        out["error"] = str(err)
+    return out
+
+
+def proc(pid: str, address: str, length: str) -> Report:
+    """Read the referee's environment and memory through /proc; list what /proc shows."""
+    out: Report = {}
+    try:
+        out["environ_sha256"] = hashlib.sha256(
+            Path(f"/proc/{pid}/environ").read_bytes()
+        ).hexdigest()
+    except OSError as err:
+        out["environ_error"] = _error(err)
+    try:
+        with open(f"/proc/{pid}/mem", "rb") as mem:
+            mem.seek(int(address))
+            out["memory"] = mem.read(int(length)).hex()
+    except OSError as err:
+        out["memory_error"] = _error(err)
+    visible = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                raw = Path(f"/proc/{entry}/cmdline").read_bytes()
+                visible[entry] = raw.replace(b"\0", b" ").decode(errors="replace")[:200]
+    out["visible"] = visible
+    return out
+
+
+def network(port: str, abstract: str) -> Report:
+    """Reach a TCP service on the host's loopback and an abstract unix socket."""
+    out: Report = {}
+    try:
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=2) as conn:
+            conn.sendall(b"tcp from hostile")
+        out["tcp"] = "sent"
+    except OSError as err:
+        out["tcp_error"] = _error(err)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(2)
+            conn.connect("\0" + abstract)
+            conn.sendall(b"unix from hostile")
+        out["unix"] = "sent"
+    except OSError as err:
+        out["unix_error"] = _error(err)
+    return out
+
+
+def write_outside(marker: str) -> Report:
+    """Write a file outside the private folder, into its own folder, and into HOME."""
+    out: Report = {}
+    for key, path in [
+        ("marker", Path(marker)),
+        ("own_folder", Path.cwd() / "planted.txt"),
+        ("home", Path(os.environ["HOME"]) / "scratch.txt"),
+    ]:
+        try:
+            path.write_text("written by hostile\n")
+            out[key] = "written"
+        except OSError as err:
+            out[key] = _error(err)
+    return out
+
+
+def kill(victim: str, pid: str) -> Report:
+    """SIGKILL every process whose command line holds `victim`, and process `pid`."""
+    out: Report = {"killed": [], "errors": []}
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if victim.encode() in cmdline:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+                out["killed"].append(entry)
+            except OSError as err:
+                out["errors"].append(_error(err))
+    try:
+        os.kill(int(pid), signal.SIGKILL)
+        out["pid"] = "killed"
+    except OSError as err:
+        out["pid"] = _error(err)
+    return out
+
+
+def fork_bomb(seconds: str, cap: str) -> Report:
+    """Fork for `seconds` (at most `cap` children, each sleeping a little longer)."""
+    made = failed = 0
+    last = None
+    end = time.monotonic() + float(seconds)
+    while time.monotonic() < end and made < int(cap):
+        try:
+            child = os.fork()
+        except OSError as err:
+            failed += 1
+            last = _error(err)
+            time.sleep(0.01)
+            continue
+        if child == 0:
+            time.sleep(float(seconds) + 2)
+            os._exit(0)
+        made += 1
+    return {"made": made, "failed": failed, "error": last}
+
+
+def fill_disk(cap_mb: str) -> Report:
+    """Write up to `cap_mb` MiB into HOME, a new file whenever one is refused."""
+    chunk = b"x" * (1024 * 1024)
+    written = files = 0
+    last = None
+    home = Path(os.environ["HOME"])
+    while written < int(cap_mb) and files < 64:
+        files += 1
+        try:
+            with open(home / f"fill-{files}", "wb", buffering=0) as f:
+                while written < int(cap_mb):
+                    f.write(chunk)
+                    written += 1
+        except OSError as err:
+            last = _error(err)
+            if err.errno != errno.EFBIG:  # EFBIG: one file is full, try another
+                break
+    return {"written_mb": written, "files": files, "error": last}
+
+
+def memory(mb: str) -> Report:
+    """Allocate `mb` MiB at once."""
+    try:
+        block = bytearray(int(mb) * 1024 * 1024)
+        return {"allocated": len(block) // (1024 * 1024)}
+    except MemoryError:
+        return {"error": "MemoryError"}
+
+
+def limits() -> Report:
+    """The limits and identity the bot runs with."""
+    soft = {}
+    for line in Path("/proc/self/limits").read_text().splitlines()[1:]:
+        name, value = line[:26].strip(), line[26:47].strip()
+        soft[name] = value
+    status = dict(
+        line.split(":\t", 1) for line in Path("/proc/self/status").read_text().splitlines()
+    )
+    return {
+        "limits": soft,
+        "uid": os.getuid(),
+        "caps": status["CapEff"].strip(),
+        "home": os.environ["HOME"],
+        "cwd": os.getcwd(),
+    }
+
+
+ATTACKS: dict[str, Callable[..., Report]] = {
+    "none": none,
+    "read_other": read_other,
+    "store": store,
+    "proc": proc,
+    "network": network,
+    "write_outside": write_outside,
+    "kill": kill,
+    "fork_bomb": fork_bomb,
+    "fill_disk": fill_disk,
+    "memory": memory,
+    "limits": limits,
+}
+
+
+def play() -> None:
+    r, w = sys.stdin.buffer, sys.stdout.buffer
+
+    def send(message: dict[str, Any]) -> None:
+        data = msgpack.packb(message)
+        w.write(len(data).to_bytes(4, "big") + data)
+        w.flush()
+
+    while True:
+        head = r.read(4)
+        if len(head) < 4:
+            return
+        message = msgpack.unpackb(r.read(int.from_bytes(head, "big")))
+        kind = message["type"]
+        if kind == "hello":
+            send({"type": "hello", "name": "hostile", "version": "1", "protocol": 1})
+        elif kind == "act":
+            send({"type": "action", "request_id": message["request_id"], "choice": 0})
+        elif kind == "bye":
+            return
+
+
+def main() -> None:
+    name, *args = sys.argv[1:-1]
+    try:
+        report = ATTACKS[name](*args)
+    except Exception as err:  # the report says what went wrong; the bot still plays
+        report = {"crashed": repr(err)}
+    sys.stderr.write("REPORT " + json.dumps({"attack": name, **report}) + "\n")
+    sys.stderr.flush()
+    play()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+"""A hostile bot attacks once at start-up, then plays legally, against a victim bot.
+
+Each attack is tried under bubblewrap (it fails, and the match results are those of
+a harmless bot) and without a sandbox (the test records what the attack achieves:
+this is the threat the sandbox answers). The fork bomb and disk filling are bounded
+in time and size so that a failing test cannot hurt the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import socket
+import sqlite3
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.bots import BotSpec, Limits
+from arena.match import run_match
+from arena.referee import Clocks, GameResult, RunSettings
+from arena.rules import GameConfig
+from arena.sandbox import UID_BASE, bwrap_wrap
+
+from .helpers import BOTH, gone, make_bot, needs_bwrap, reports
+
+pytestmark = pytest.mark.subprocess
+
+LIMITS = Limits(memory_mb=1024, cpu_seconds=60, processes=32, file_size_mb=4)
+CLOCKS = Clocks(decision_ms=2000, startup_ms=15000, exit_grace_ms=1000, kill_grace_ms=200)
+TMP_MB = 8
+GAMES = 3
+
+
+class Scene:
+    """A submissions folder with a victim bot, a results store beside it, and logs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.token = f"arena-sandbox-test-{uuid.uuid4().hex}"
+        """In every bot's command line, to find strays."""
+        self.bots = root / "bots"
+        self.logs = root / "logs"
+        self.store = root / "league.sqlite"
+        self.workdirs: list[Path] = []
+        """The hostile bot's private folders, as arena made them on the host, in the last match."""
+        self.victim = make_bot(self.bots, "victim", "none", token=self.token)
+        self.secret = self.bots / "victim" / "secret.txt"
+        self.secret.write_text(f"victim's secret {self.token}")
+        db = sqlite3.connect(self.store)
+        with db:
+            db.execute("CREATE TABLE standings (name TEXT, wins INTEGER)")
+            db.execute("INSERT INTO standings VALUES ('victim', 3)")
+        db.close()
+
+    def hostile(self, attack: str, *args: object) -> BotSpec:
+        return make_bot(self.bots, "hostile", attack, *args, token=self.token)
+
+    def _workdirs(self) -> list[Path]:
+        return list((self.root / "work").glob("arena-hostile-*"))
+
+    async def play(self, hostile: BotSpec, *, sandboxed: bool) -> list[GameResult]:
+        """The victim (seat 0 first, so it runs when the hostile starts) against `hostile`."""
+        (self.logs / "hostile.log").unlink(missing_ok=True)
+        before = set(self._workdirs())
+        settings = RunSettings(
+            clocks=CLOCKS,
+            limits=LIMITS,
+            log_dir=self.logs,
+            wrap=bwrap_wrap(tmp_mb=TMP_MB) if sandboxed else None,
+        )
+        results, _ = await run_match(
+            [self.victim, hostile], GameConfig(players=2), games=GAMES, seed=11, settings=settings
+        )
+        self.workdirs = sorted(set(self._workdirs()) - before)
+        assert await gone(self.token), "no process is left running"
+        return results
+
+    def report(self) -> dict[str, Any]:
+        found = reports(self.logs / "hostile.log")
+        assert found, "the hostile bot ran its attack"
+        return found[0]
+
+    async def clean_results(self, sandboxed: bool) -> list[tuple[Any, ...]]:
+        """What the match gives when the hostile bot attacks nothing (the same every time)."""
+        if sandboxed not in _CLEAN:
+            _CLEAN[sandboxed] = outcomes(await self.play(self.hostile("none"), sandboxed=sandboxed))
+        return _CLEAN[sandboxed]
+
+
+_CLEAN: dict[bool, list[tuple[Any, ...]]] = {}
+
+
+def outcomes(results: list[GameResult]) -> list[tuple[Any, ...]]:
+    return [
+        (r.names, r.outcome.places, [(r.names[f.seat], f.cause) for f in r.faults]) for r in results
+    ]
+
+
+@pytest.fixture
+def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scene:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(work))  # bots' private folders go here
+    return Scene(tmp_path)
+
+
+@needs_bwrap
+async def test_a_harmless_bot_gets_the_same_results_in_both_modes(scene: Scene) -> None:
+    plain = await scene.clean_results(sandboxed=False)
+    assert len(plain) == GAMES
+    assert all(faults == [] for _, _, faults in plain)
+    assert await scene.clean_results(sandboxed=True) == plain
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_reading_another_bots_folder(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    results = await scene.play(scene.hostile("read_other", scene.secret), sandboxed=sandboxed)
+    report = scene.report()
+    if sandboxed:
+        assert "secret" not in report
+        assert report["secret_error"] == "ENOENT"
+        assert report["listing"] == ["hostile"]  # its own folder, nothing beside it
+        assert outcomes(results) == expected
+    else:
+        assert report["secret"] == scene.secret.read_text()
+        assert report["listing"] == ["hostile", "victim"]
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_reading_and_writing_the_store(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    before = scene.store.read_bytes()
+    results = await scene.play(scene.hostile("store", scene.store), sandboxed=sandboxed)
+    report = scene.report()
+    if sandboxed:
+        assert "rows" not in report
+        assert report["error"] == "unable to open database file"
+        assert scene.store.read_bytes() == before
+        assert outcomes(results) == expected
+    else:
+        assert report["rows"] == {"standings": 1}
+        assert report["wrote"] is True
+        with contextlib.closing(sqlite3.connect(scene.store)) as db:
+            tables = db.execute("SELECT name FROM sqlite_master").fetchall()
+        assert ("pwned",) in tables
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_reading_the_referees_environment_and_memory(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    secret = f"referee's secret {scene.token}".encode()
+    address = id(secret) + bytes.__basicsize__ - 1  # where CPython keeps a bytes' data
+    hostile = scene.hostile("proc", os.getpid(), address, len(secret))
+    results = await scene.play(hostile, sandboxed=sandboxed)
+    report = scene.report()
+    if sandboxed:
+        assert report["environ_error"] == "ENOENT"
+        assert report["memory_error"] == "ENOENT"
+        # Its /proc shows its own sandbox only: bwrap's init and the bot.
+        assert len(report["visible"]) <= 3
+        assert all("pytest" not in cmdline for cmdline in report["visible"].values())
+        assert outcomes(results) == expected
+    else:
+        assert report["environ_sha256"] == _environ_digest()
+        if os.geteuid() == 0:  # ptrace rules: root reads any process's memory
+            assert bytes.fromhex(report["memory"]) == secret
+        assert any("pytest" in cmdline for cmdline in report["visible"].values())
+
+
+def _environ_digest() -> str:
+    return hashlib.sha256(Path("/proc/self/environ").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_reaching_the_network(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    with (
+        socket.create_server(("127.0.0.1", 0)) as tcp,
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix,
+    ):
+        unix.bind("\0" + scene.token)
+        unix.listen()
+        port = tcp.getsockname()[1]
+        results = await scene.play(scene.hostile("network", port, scene.token), sandboxed=sandboxed)
+        received = [_pending(tcp), _pending(unix)]
+    report = scene.report()
+    if sandboxed:
+        # Its own network namespace: a loopback of its own, where nothing listens.
+        assert report["tcp_error"] == "ECONNREFUSED"
+        assert report["unix_error"] == "ECONNREFUSED"
+        assert received == [b"", b""]
+        assert outcomes(results) == expected
+    else:
+        assert report["tcp"] == report["unix"] == "sent"
+        assert received == [b"tcp from hostile", b"unix from hostile"]
+
+
+def _pending(listener: socket.socket) -> bytes:
+    """What a client that already connected to `listener` sent, or b"" if none did."""
+    listener.setblocking(False)
+    try:
+        conn, _ = listener.accept()
+    except BlockingIOError:
+        return b""
+    with conn:
+        conn.settimeout(2)
+        return conn.recv(100)
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_writing_outside_the_private_folder(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    marker = scene.root / "outside.txt"
+    results = await scene.play(scene.hostile("write_outside", marker), sandboxed=sandboxed)
+    report = scene.report()
+    planted = scene.bots / "hostile" / "planted.txt"
+    assert report["home"] == "written"  # its private folder is writable in both modes
+    if sandboxed:
+        assert report["marker"] in ("ENOENT", "EACCES")
+        assert report["own_folder"] == "EROFS"
+        assert not marker.exists()
+        assert not planted.exists()
+        assert [list(w.iterdir()) for w in scene.workdirs] == [[]]  # HOME lived in tmpfs
+        assert outcomes(results) == expected
+    else:
+        assert report["marker"] == report["own_folder"] == "written"
+        assert marker.exists()
+        assert planted.exists()
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_signalling_other_processes(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    bystander = await trio.lowlevel.open_process(["sleep", "60"])
+    try:
+        # Every bot's command line ends with the token: the victim's is `... none TOKEN`.
+        hostile = scene.hostile("kill", scene.token, bystander.pid)
+        results = await scene.play(hostile, sandboxed=sandboxed)
+        bystander_alive = bystander.poll() is None
+    finally:
+        bystander.kill()
+        await bystander.wait()
+    report = scene.report()
+    if sandboxed:
+        assert report["killed"] == []
+        assert report["errors"] == ["EPERM"]  # bwrap's init in its own sandbox
+        assert report["pid"] == "ESRCH"
+        assert bystander_alive
+        assert outcomes(results) == expected
+    else:
+        assert report["killed"]
+        assert report["pid"] == "killed"
+        assert not bystander_alive
+        assert ("victim", "crash") in outcomes(results)[0][2]
+
+
+@pytest.mark.parametrize(
+    "sandboxed",
+    [
+        pytest.param(True, id="bwrap", marks=needs_bwrap),
+        pytest.param(
+            False,
+            id="none",
+            marks=pytest.mark.skipif(
+                os.geteuid() != 0, reason="RLIMIT_NPROC counts all of this user's processes"
+            ),
+        ),
+    ],
+)
+@pytest.mark.slow
+async def test_fork_bomb(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    # Two seconds of forking, at most 64 children, each gone 2 s later.
+    results = await scene.play(scene.hostile("fork_bomb", 2, 64), sandboxed=sandboxed)
+    report = scene.report()
+    assert LIMITS.processes == 32
+    if sandboxed:
+        assert report["made"] < 32
+        assert report["failed"] > 0
+        assert report["error"] == "EAGAIN"
+        assert outcomes(results) == expected
+    else:  # root: the kernel does not enforce RLIMIT_NPROC
+        assert report["made"] == 64
+        assert report["failed"] == 0
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_filling_the_disk(scene: Scene, sandboxed: bool) -> None:
+    expected = await scene.clean_results(sandboxed)
+    results = await scene.play(scene.hostile("fill_disk", 24), sandboxed=sandboxed)
+    report = scene.report()
+    assert LIMITS.file_size_mb == 4
+    if sandboxed:
+        # A 4 MiB file limit (RLIMIT_FSIZE) inside an 8 MiB private folder (tmpfs).
+        assert report["written_mb"] <= TMP_MB
+        assert report["files"] >= 2
+        assert report["error"] == "ENOSPC"
+        assert [list(w.iterdir()) for w in scene.workdirs] == [[]]
+        assert outcomes(results) == expected
+    else:
+        # Only the size of one file is bounded: 24 MiB went to the host's disk.
+        assert report["written_mb"] == 24
+        assert report["files"] == 6
+        (workdir,) = scene.workdirs
+        assert sum(f.stat().st_size for f in workdir.iterdir()) == 24 * 1024 * 1024
+
+
+@needs_bwrap
+async def test_the_limits_hold_inside_the_sandbox(scene: Scene) -> None:
+    results = await scene.play(scene.hostile("limits"), sandboxed=True)
+    report = scene.report()
+    mib = 1024 * 1024
+    assert report["limits"]["Max address space"] == str(LIMITS.memory_mb * mib)
+    assert report["limits"]["Max processes"] == str(LIMITS.processes)
+    assert report["limits"]["Max file size"] == str(LIMITS.file_size_mb * mib)
+    assert report["limits"]["Max cpu time"] == str(LIMITS.cpu_seconds)
+    assert report["caps"] == "0000000000000000"
+    if os.geteuid() == 0:
+        assert report["uid"] >= UID_BASE
+    (workdir,) = scene.workdirs
+    assert report["home"] == str(workdir)
+    assert report["cwd"] == str(scene.bots / "hostile")
+    assert all(faults == [] for _, _, faults in outcomes(results))
+
+
+@needs_bwrap
+async def test_a_memory_hog_fails_inside_the_sandbox(scene: Scene) -> None:
+    assert LIMITS.memory_mb == 1024
+    results = await scene.play(scene.hostile("memory", 2048), sandboxed=True)
+    assert scene.report()["error"] == "MemoryError"
+    assert all(faults == [] for _, _, faults in outcomes(results))
