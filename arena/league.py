@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import tempfile
 import time
 import tomllib
 from collections.abc import Callable
@@ -33,7 +34,15 @@ import trio
 
 from arena.bots import MANIFEST, BotSpec, Limits, build, load_manifest, resolve_command
 from arena.errors import BotCrashed, BotError, ConfigError, InputError
-from arena.referee import BotPool, BotSession, Clocks, GameResult, RunSettings, play_game
+from arena.referee import (
+    BotPool,
+    BotSession,
+    Clocks,
+    GameResult,
+    RunSettings,
+    Wrap,
+    play_game,
+)
 from arena.rules import GameConfig
 from arena.schedule import Schedule, ScheduledGame, make_schedule
 from arena.store import Store
@@ -60,6 +69,8 @@ class LeagueConfig:
     fresh_process: bool = False
     log_dir: Path | None = None
     max_frame: int = 1 << 20
+    wrap: Wrap | None = None
+    """Rewrites each bot command line: the sandbox (see arena.sandbox)."""
 
 
 _LEAGUE_KEYS = {
@@ -170,7 +181,9 @@ def prepare(
             if spec.build is not None:
                 say(f"building {spec.name}: {' '.join(spec.build)}")
             build(spec)
-            resolve_command(spec.command, spec.folder)
+            command = resolve_command(spec.command, spec.folder)
+            if config.wrap is not None:  # fails if the sandbox would hide the program
+                config.wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
         except BotError as err:
             say(f"left out: {err}")
             store.set_bot_status(spec.name, "build_failed", str(err))
@@ -217,6 +230,7 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
         log_dir=config.log_dir,
+        wrap=config.wrap,
     )
     statuses = store.bot_statuses()
     disqualified = {n for n in names if statuses.get(n) == "disqualified"}

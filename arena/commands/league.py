@@ -15,6 +15,7 @@ from arena.commands._options import (
     build_clocks,
     build_config,
     build_limits,
+    build_wrap,
     game_options,
     run_options,
 )
@@ -59,6 +60,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
             game=build_config(table_size, data.get("game", {}), opts),
             clocks=build_clocks(data.get("clocks", {}), opts),
             limits=build_limits(data.get("limits", {}), opts),
+            wrap=build_wrap(opts),
             **{k: v for k, v in extra.items() if k not in ("bots", "store")},
         )
     except TypeError as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection, fault_from_protocol
 from arena.referee._game import FaultRecord, GameResult, play_game
-from arena.referee._pool import BotPool, RunSettings
+from arena.referee._pool import BotPool, RunSettings, Wrap
 from arena.referee._session import BotSession
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "FaultRecord",
     "GameResult",
     "RunSettings",
+    "Wrap",
     "fault_from_protocol",
     "play_game",
 ]

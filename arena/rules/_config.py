@@ -9,7 +9,6 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.rules._cards import Edition
 
-
 MAX_PLAY_CAP = 100_000
 """The largest play cap: it bounds a game's event log, and so every frame the referee
 sends, well below the 16 MiB that protocol/SPEC.md promises bots."""

@@ -141,9 +141,9 @@ def test_changed_submission_is_reported(tmp_path: Path) -> None:
     assert "warning: the submission of ann changed" in err
 
 
-def _start(path: Path) -> subprocess.Popen[bytes]:
+def _start(path: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet"],
+        [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet", *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
 
@@ -187,17 +187,36 @@ def test_sigkill_mid_league_then_resume_equals_an_uninterrupted_run(tmp_path: Pa
     assert resumed == results(two / "league.sqlite")
 
 
-def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(tmp_path: Path) -> None:
+def running_with(text: str) -> list[int]:
+    """Processes whose command line mentions `text` (zombies excluded)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in cmdline and alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("sandbox", ["none", "default"])
+def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(tmp_path: Path, sandbox: str) -> None:
     for name in ("ann", "bob", "cat"):
         make_bot(tmp_path, name, "slow")
     path = league_file(tmp_path, games_per_table=30, table_size=3)
-    proc = _start(path)
+    # Unconfined, the bots can leave their pids; in the sandbox they cannot.
+    proc = _start(path, "--sandbox", "none") if sandbox == "none" else _start(path)
     _wait_for_games(tmp_path / "league.sqlite", 1, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert b"run the same command to resume" in err
+    if sandbox == "none":
+        assert len(pids(tmp_path / "pids")) >= 3
     assert [p for p in pids(tmp_path / "pids") if alive(p)] == []
+    assert running_with(str(tmp_path)) == []
     stored = results(tmp_path / "league.sqlite")
     assert all(len(seats) == 3 for seats in stored.values())
     assert 1 <= len(stored) < 30
