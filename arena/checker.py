@@ -89,8 +89,10 @@ async def _builtin_bot(stream: trio.abc.Stream, seed: int) -> None:
 
 
 class _Checker:
-    def __init__(self, spec: BotSpec, clocks: Clocks, limits: Limits, rounds: int) -> None:
-        self.log = Path(tempfile.mkdtemp(prefix="arena-check-")) / "stderr.log"
+    def __init__(
+        self, spec: BotSpec, clocks: Clocks, limits: Limits, rounds: int, log: Path
+    ) -> None:
+        self.log = log
         self.spec = spec
         self.clocks = clocks
         self.limits = limits
@@ -219,8 +221,9 @@ async def check_bot(
     rounds: int = 1,
 ) -> list[Check]:
     """Run every check on the bot; the list of results, in order."""
-    checker = _Checker(spec, clocks, limits, rounds)
-    await checker.run()
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        checker = _Checker(spec, clocks, limits, rounds, Path(tmp) / "stderr.log")
+        await checker.run()
     return checker.checks
 
 

@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -113,6 +114,7 @@ class BotProcess:
             with trio.CancelScope(shield=True):
                 await self.process.wait()
         await self.stream.aclose()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
