@@ -16,13 +16,14 @@ import time
 from pathlib import Path
 
 import trio
-from arena.store import Store
-from instant_bot import SOURCE as BOT
 
 from arena.bots import Limits
 from arena.league import LeagueConfig, Progress, run_league
 from arena.referee import Clocks
 from arena.rules import GameConfig
+from arena.store import Store
+
+from instant_bot import SOURCE as BOT
 
 
 def make_bots(root: Path, count: int) -> Path:

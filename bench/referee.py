@@ -16,13 +16,14 @@ import sys
 import time
 
 import trio
-from instant_bot import SOURCE as BOT
 
 import protocol
 from arena.bots import BotSpec
 from arena.match import run_match
 from arena.referee import BotPool, Clocks, RunSettings, play_game
 from arena.rules import GameConfig
+
+from instant_bot import SOURCE as BOT
 
 
 def bot(name: str) -> BotSpec:
