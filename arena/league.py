@@ -20,20 +20,25 @@ A league file (TOML) fixes everything; command-line options override it:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import trio
 
+import protocol
 from arena.bots import MANIFEST, BotSpec, Limits, build, load_manifest, resolve_command
-from arena.errors import BotCrashed, BotError, ConfigError, InputError
+from arena.errors import ArenaError, BotCrashed, BotError, ConfigError, InputError
 from arena.referee import (
     BotPool,
     BotSession,
@@ -46,6 +51,7 @@ from arena.referee import (
 from arena.rules import GameConfig
 from arena.schedule import Schedule, ScheduledGame, make_schedule
 from arena.store import Store
+from arena.worker import MAX_MESSAGE, settings_to_dict, spec_to_dict
 
 FAULTS = frozenset({"timeout", "crash", "malformed", "illegal"})
 
@@ -69,8 +75,8 @@ class LeagueConfig:
     fresh_process: bool = False
     log_dir: Path | None = None
     max_frame: int = 1 << 20
-    wrap: Wrap | None = None
-    """Rewrites each bot command line: the sandbox (see arena.sandbox)."""
+    sandbox: str = "none"
+    """"bwrap" runs every bot under bubblewrap (arena.sandbox), "none" unconfined."""
 
 
 _LEAGUE_KEYS = {
@@ -182,8 +188,9 @@ def prepare(
                 say(f"building {spec.name}: {' '.join(spec.build)}")
             build(spec)
             command = resolve_command(spec.command, spec.folder)
-            if config.wrap is not None:  # fails if the sandbox would hide the program
-                config.wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
+            wrap = _wrap(config.sandbox)
+            if wrap is not None:  # fails if the sandbox would hide the program
+                wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
         except BotError as err:
             say(f"left out: {err}")
             store.set_bot_status(spec.name, "build_failed", str(err))
@@ -216,6 +223,23 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
         duplicate=config.duplicate,
         max_tables=config.max_tables,
     )
+    identity = {
+        "bots": sorted(names),
+        "seed": config.seed,
+        "table_size": config.table_size,
+        "games_per_table": config.games_per_table,
+        "duplicate": config.duplicate,
+        "max_tables": config.max_tables,
+        "game": dataclasses.replace(config.game, players=config.table_size).to_dict(),
+    }
+    stored = store.get_meta("league")
+    if stored is not None and stored != identity:
+        differ = sorted(k for k in identity if stored.get(k) != identity[k])
+        raise ConfigError(
+            f"{store.path} holds a league with other settings ({', '.join(differ)});"
+            " resume it with the same settings, or give another --store"
+        )
+    store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
     report = LeagueReport(schedule, excluded=excluded, changed=changed)
     done = store.done_game_ids()
@@ -229,52 +253,41 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
         limits=config.limits,
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
-        log_dir=config.log_dir,
-        wrap=config.wrap,
+        log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+        wrap=_wrap(config.sandbox),
     )
     statuses = store.bot_statuses()
     disqualified = {n for n in names if statuses.get(n) == "disqualified"}
     streak = {n: 0 for n in names}
     count = report.skipped
 
-    async def play_one(game: ScheduledGame, pools: dict[str, BotPool]) -> None:
+    def forfeit(game: ScheduledGame) -> bool:
+        """Record `game` as a forfeit if a disqualified bot sits at it."""
         nonlocal count
         out = sorted(disqualified.intersection(game.seats))
-        if out:
-            store.record_forfeit(game.game_id, game.index, game.group, game.seats, out, game.seed)
-            report.forfeits += 1
-            count += 1
-            progress.on_game(None, game, count, total)
-            return
-        sessions: list[BotSession] = []
-        result: GameResult | None = None
-        try:
-            for name in game.seats:
-                sessions.append(await pools[name].acquire())
-            begin = time.time()
-            result = await play_game(
-                sessions, game_config, game.seed, clocks=config.clocks, game_id=game.game_id
-            )
-        finally:
-            with trio.CancelScope(shield=True):
-                for name, session in zip(game.seats, sessions, strict=False):
-                    if result is None:  # abandoned (Ctrl-C): not recorded, bots killed
-                        await session.kill(BotCrashed("game abandoned"), 0.1)
-                    await pools[name].release(session)
+        if not out:
+            return False
+        store.record_forfeit(game.game_id, game.index, game.group, game.seats, out, game.seed)
+        report.forfeits += 1
+        count += 1
+        progress.on_game(None, game, count, total)
+        return True
+
+    def record(game: ScheduledGame, played: Played) -> None:
+        """Store a finished game and disqualify bots with too many faults in a row."""
+        nonlocal count
+        result = played.result
         store.record_game(
-            result, index=game.index, group=game.group, started_at=begin,
-            finished_at=time.time(),
+            result, index=game.index, group=game.group, started_at=played.started,
+            finished_at=played.finished, replay=played.replay,
         )  # fmt: skip
         report.played += 1
         count += 1
         faulted = {result.names[f.seat] for f in result.faults}
         for name in game.seats:
             streak[name] = streak[name] + 1 if name in faulted else 0
-            if (
-                config.fault_limit
-                and streak[name] >= config.fault_limit
-                and name not in disqualified
-            ):
+            limit = config.fault_limit
+            if limit and streak[name] >= limit and name not in disqualified:
                 disqualified.add(name)
                 report.disqualified.append(name)
                 store.set_bot_status(name, "disqualified", f"{streak[name]} faults in a row")
@@ -284,26 +297,162 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
                 )
         progress.on_game(result, game, count, total)
 
+    queue = iter(todo)
+
+    async def drive(player: Player) -> None:
+        # Each player takes the next game in schedule order; a slow game holds up only
+        # its own player.
+        for game in queue:
+            if not forfeit(game):
+                record(game, await player(game))
+
+    if config.concurrency <= 1:
+        await _run_here(specs, settings, game_config, drive)
+    else:
+        setup = {
+            "type": "setup",
+            "bots": [spec_to_dict(spec) for spec in specs],
+            "settings": settings_to_dict(settings, config.sandbox),
+            "config": game_config.to_dict(),
+        }
+        await _run_in_workers(config.concurrency, setup, drive)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Played:
+    """A game as a player hands it back: its result, when it ran, its packed replay."""
+
+    result: GameResult
+    started: float
+    finished: float
+    replay: bytes | None = None
+
+
+Player = Callable[[ScheduledGame], Awaitable[Played]]
+
+
+def _wrap(sandbox: str) -> Wrap | None:
+    if sandbox == "bwrap":
+        from arena.sandbox import bwrap_wrap
+
+        return bwrap_wrap()
+    return None
+
+
+async def _run_here(
+    specs: list[BotSpec],
+    settings: RunSettings,
+    config: GameConfig,
+    drive: Callable[[Player], Awaitable[None]],
+) -> None:
+    """Concurrency 1: the games run in this process."""
     async with trio.open_nursery() as nursery:
         pools = {spec.name: BotPool(spec, settings, nursery) for spec in specs}
+
+        async def play(game: ScheduledGame) -> Played:
+            sessions: list[BotSession] = []
+            result: GameResult | None = None
+            try:
+                for name in game.seats:
+                    sessions.append(await pools[name].acquire())
+                begin = time.time()
+                result = await play_game(
+                    sessions, config, game.seed, clocks=settings.clocks, game_id=game.game_id
+                )
+                return Played(result, begin, time.time())
+            finally:
+                with trio.CancelScope(shield=True):
+                    for name, session in zip(game.seats, sessions, strict=False):
+                        if result is None:  # abandoned (Ctrl-C): not recorded, bots killed
+                            await session.kill(BotCrashed("game abandoned"), 0.1)
+                        await pools[name].release(session)
+
         try:
-            queue = iter(todo)
-
-            async def worker() -> None:
-                # Workers take games in schedule order; a slow game holds up only its worker.
-                for game in queue:
-                    await play_one(game, pools)
-
-            async with trio.open_nursery() as games:
-                for _ in range(max(1, config.concurrency)):
-                    games.start_soon(worker)
+            await drive(play)
         finally:
             with trio.CancelScope(shield=True):
                 for pool in pools.values():
                     await pool.aclose()
         nursery.cancel_scope.cancel()
-    report.seconds = time.monotonic() - started
-    return report
+
+
+async def _run_in_workers(
+    count: int, setup: dict[str, Any], drive: Callable[[Player], Awaitable[None]]
+) -> None:
+    """Concurrency N: N worker processes (arena.worker), one game at a time each."""
+    workers: list[_Worker] = []
+    finished = False
+    try:
+        for _ in range(count):
+            workers.append(await _Worker.start(setup))
+        async with trio.open_nursery() as nursery:
+            for worker in workers:
+                nursery.start_soon(drive, worker.play)
+        finished = True
+    finally:
+        with trio.CancelScope(shield=True):
+            for worker in workers:
+                await worker.aclose(abandon=not finished)
+
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class _Worker:
+    """The coordinator's end of one worker process."""
+
+    def __init__(self, process: trio.Process) -> None:
+        self._process = process
+        assert process.stdin is not None
+        assert process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._decoder = protocol.FrameDecoder(MAX_MESSAGE)
+
+    @classmethod
+    async def start(cls, setup: dict[str, Any]) -> _Worker:
+        env = dict(os.environ)
+        root = _PACKAGE_ROOT
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "arena.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        worker = cls(process)
+        await worker._stdin.send_all(protocol.encode_frame(setup))
+        return worker
+
+    async def play(self, game: ScheduledGame) -> Played:
+        message = {"type": "game", "game_id": game.game_id, "seats": list(game.seats),
+                   "seed": game.seed}  # fmt: skip
+        try:
+            await self._stdin.send_all(protocol.encode_frame(message))
+            while (reply := self._decoder.next_message()) is None:
+                data = await self._stdout.receive_some(1 << 16)
+                if not data:
+                    raise ArenaError(f"a worker process died while playing {game.game_id}")
+                self._decoder.feed(data)
+        except (trio.BrokenResourceError, protocol.ProtocolError) as err:
+            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
+        result = GameResult.from_dict(reply["result"])
+        return Played(result, reply["started_at"], reply["finished_at"], reply["replay"])
+
+    async def aclose(self, *, abandon: bool) -> None:
+        """Let the worker finish (close its input) or, with `abandon`, stop it now."""
+        if abandon:
+            with contextlib.suppress(ProcessLookupError):
+                self._process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._stdin.aclose()
+        with trio.move_on_after(30):
+            await self._process.wait()
+            return
+        self._process.kill()
+        await self._process.wait()
 
 
 def eta(done: int, total: int, rate: float) -> str:

@@ -66,6 +66,12 @@ CREATE INDEX seats_bot ON seats(bot);
 """
 
 
+def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
+    """A replay log as the store keeps it: zlib-compressed JSON lines."""
+    text = "\n".join(json.dumps(r, separators=(",", ":")) for r in log)
+    return zlib.compress(text.encode(), 6)
+
+
 class Store:
     """An open league store. Use `Store.open(path)`, as a context manager."""
 
@@ -205,11 +211,16 @@ class Store:
         group: str | None,
         started_at: float,
         finished_at: float,
+        replay: bytes | None = None,
     ) -> None:
-        """Store a finished game, its seats and its replay, in one transaction."""
+        """Store a finished game, its seats and its replay, in one transaction.
+
+        `replay` is the replay already packed by `pack_replay` (a worker process does
+        that); by default it is packed from `result.log`.
+        """
         outcome = result.outcome
         causes = {e.seat: e.cause.value for e in outcome.eliminations}
-        log = "\n".join(json.dumps(r, separators=(",", ":")) for r in result.log)
+        blob = replay if replay is not None else pack_replay(result.log)
         try:
             with self._transaction():
                 self._check_new(result.game_id)
@@ -237,7 +248,7 @@ class Store:
                     )  # fmt: skip
                 self._db.execute(
                     "INSERT INTO replays(game_id, log) VALUES (?, ?)",
-                    (result.game_id, zlib.compress(log.encode(), 6)),
+                    (result.game_id, blob),
                 )
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{self.path}: cannot record {result.game_id}: {err}") from None

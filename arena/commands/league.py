@@ -15,7 +15,6 @@ from arena.commands._options import (
     build_clocks,
     build_config,
     build_limits,
-    build_wrap,
     game_options,
     run_options,
 )
@@ -60,11 +59,20 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
             game=build_config(table_size, data.get("game", {}), opts),
             clocks=build_clocks(data.get("clocks", {}), opts),
             limits=build_limits(data.get("limits", {}), opts),
-            wrap=build_wrap(opts),
+            sandbox=_sandbox(opts),
             **{k: v for k, v in extra.items() if k not in ("bots", "store")},
         )
     except TypeError as err:
         raise ConfigError(f"league settings: {err}") from None
+
+
+def _sandbox(opts: dict[str, Any]) -> str:
+    from arena.sandbox import resolve_sandbox
+
+    mode, warning = resolve_sandbox(opts.get("sandbox"))
+    if warning is not None:
+        click.echo(f"arena: {warning}", err=True)
+    return mode
 
 
 class _Reporter:

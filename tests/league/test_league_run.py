@@ -250,3 +250,13 @@ def test_standings_of_a_missing_or_foreign_file_fails_cleanly(tmp_path: Path) ->
     code, _, err = run_cli("standings", str(bad))
     assert code == 2
     assert "not an arena league store" in err
+
+
+def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    assert run_cli("league", str(path), "-q")[0] == 0
+    code, _, err = run_cli("league", str(path), "--seed", "99")
+    assert code == 2
+    assert "holds a league with other settings (seed)" in err
+    assert len(results(tmp_path / "league.sqlite")) == 12  # untouched

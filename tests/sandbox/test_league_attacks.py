@@ -4,7 +4,6 @@ stored results are those of the same league where nobody attacks."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import socket
@@ -21,8 +20,7 @@ from click.testing import CliRunner
 
 import arena.league
 from arena.cli import main
-from arena.referee import RunSettings
-from arena.sandbox import TMP_MB, bwrap_wrap
+from arena.sandbox import TMP_MB
 
 from .helpers import gone_sync, make_bot, needs_bwrap, reports
 
@@ -75,12 +73,11 @@ def stored(store: Path) -> dict[str, list[tuple[str, int, str | None]]]:
 
 def run_league(root: Path, monkeypatch: pytest.MonkeyPatch, *, attacking: bool) -> Path:
     """Run the league; fail if any bot reached the host's loopback."""
-    # `arena league` does not take --sandbox yet: its RunSettings get the wrap here.
-    sandboxed = functools.partial(RunSettings, wrap=bwrap_wrap())
-    monkeypatch.setattr(arena.league, "RunSettings", sandboxed)
-    # Should the sandbox be off after all, what the bots write stays under tmp_path.
+    # Should the sandbox be off after all, what the bots write stays under tmp_path
+    # (the league's worker processes inherit TMPDIR).
     (root / "work").mkdir(parents=True)
     monkeypatch.setattr(tempfile, "tempdir", str(root / "work"))
+    monkeypatch.setenv("TMPDIR", str(root / "work"))
     token = f"arena-league-test-{uuid.uuid4().hex}"
     with (
         socket.create_server(("127.0.0.1", 0)) as tcp,
@@ -91,7 +88,9 @@ def run_league(root: Path, monkeypatch: pytest.MonkeyPatch, *, attacking: bool) 
         unix.listen()
         port = tcp.getsockname()[1]
         path = make_league(root, attacking=attacking, port=port, pid=bystander.pid, token=token)
-        result = CliRunner().invoke(main, ["league", str(path), "--progress", "quiet"])
+        result = CliRunner().invoke(
+            main, ["league", str(path), "--progress", "quiet", "--sandbox", "bwrap"]
+        )
         assert result.exit_code == 0, result.output
         for listener in (tcp, unix):
             listener.setblocking(False)
