@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError, InputError
+from arena.referee._wire import action_from_dict
 from arena.rules import (
     NAMES,
-    Action,
-    ActionKind,
     Card,
     Cause,
     ExternalElimination,
@@ -61,20 +60,12 @@ def read_replay(path: Path) -> list[Record]:
     return records
 
 
-def _action(data: Record) -> Action:
-    kind = ActionKind(data["kind"])
-    if kind is ActionKind.QUAD:
-        return Action.quad()
-    card = Card.from_code(data["card"])
-    return Action.play(card) if kind is ActionKind.PLAY else Action.bust(card)
-
-
 def history_of(log: Sequence[Record]) -> list[HistoryEntry]:
     """The decisions and faults of a replay as the rules engine's history."""
     history: list[HistoryEntry] = []
     for record in log:
         if record["type"] == "decision":
-            history.append(_action(record["action"]))
+            history.append(action_from_dict(record["action"]))
         elif record["type"] == "fault":
             history.append(ExternalElimination(record["seat"], Cause(record["cause"])))
     return history
@@ -192,7 +183,7 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
                 yield (
                     f">> your turn: hand {_cards([c.code for c in obs.hand])},"
                     f" total {obs.total}, owes {obs.owes}; legal: {legal};"
-                    f" you chose {_action(record['action'])} in {record['ms']:.1f} ms"
+                    f" you chose {action_from_dict(record['action'])} in {record['ms']:.1f} ms"
                 )
-            replayed.apply(_action(record["action"]))
+            replayed.apply(action_from_dict(record["action"]))
     yield from _result_lines(log, names)
