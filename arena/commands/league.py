@@ -85,6 +85,7 @@ class _Reporter:
         self.start = time.monotonic()
         self.first = 0
         self.tty = sys.stderr.isatty()
+        self.line_every = 1
 
     def message(self, text: str) -> None:
         if self.mode == "jsonl":
@@ -94,7 +95,8 @@ class _Reporter:
 
     def started(self, total: int, todo: int, note: str) -> None:
         self.first = total - todo
-        if self.every == 0:
+        self.line_every = max(1, todo // 10)  # progress lines when stderr is no terminal
+        if self.every == 0 and todo > 50:  # small leagues: the final table is enough
             self.every = max(10, todo // 10)
         self.start = time.monotonic()
         if self.mode == "jsonl":
@@ -134,7 +136,7 @@ class _Reporter:
         )
         if self.tty:
             click.echo("\r" + line + "   ", err=True, nl=False)
-        elif done == total or (done - self.first) % max(1, self.every) == 0:
+        elif done == total or (done - self.first) % self.line_every == 0:
             click.echo(line, err=True)
         if self.every and (done - self.first) % self.every == 0 and done < total:
             self._top()
