@@ -68,6 +68,14 @@ class Connection:
             return await self._receive(what)
         raise BotTimeout(f"no {what} in time")
 
+    async def exchange(self, message: dict[str, Any], what: str) -> dict[str, Any]:
+        """Send `message` and receive the answer, under the caller's cancel scope."""
+        try:
+            await self._stream.send_all(protocol.encode_frame(message))
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+            raise BotCrashed(f"pipe closed while sending {message['type']}") from err
+        return await self._receive(what)
+
     async def _receive(self, what: str) -> dict[str, Any]:
         decoder = self._decoder
         while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,7 +11,7 @@ import trio
 
 import protocol
 from arena import __version__
-from arena.errors import BotFault
+from arena.errors import BotFault, BotTimeout
 from arena.referee import _wire
 from arena.referee._clocks import Clocks
 from arena.referee._connection import fault_from_protocol
@@ -150,6 +151,7 @@ class _Runner:
         self.think = [0.0] * n
         self.faults: list[FaultRecord] = []
         self.decisions = 0
+        self.waiting_for: int | None = None
         self.event_dicts: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = [
             {
@@ -213,8 +215,17 @@ class _Runner:
                 await session.send(message, deadline)
             except BotFault as fault:
                 await self._fault(seat, fault)
-        while (to_move := game.to_move) is not None:
-            await self._decide(to_move)
+        # One cancel scope serves every decision until a bot times out: its deadline is
+        # moved before each request (cheaper than a new scope per decision).
+        while game.to_move is not None:
+            with trio.CancelScope() as scope:
+                while (to_move := game.to_move) is not None:
+                    await self._decide(to_move, scope)
+            if scope.cancelled_caught:
+                late = self.waiting_for
+                assert late is not None
+                self.waiting_for = None
+                await self._fault(late, BotTimeout("no action in time"))
         self._sync_events()
         outcome = game.outcome()
         for seat, session in enumerate(self.seats):
@@ -242,7 +253,7 @@ class _Runner:
             }
         )
 
-    async def _decide(self, seat: int) -> None:
+    async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
         game = self.game
         clocks = self.clocks
         session = self.seats[seat]
@@ -256,9 +267,10 @@ class _Runner:
             request_id, game.observation(seat), self._news(seat), allowed, bank, legal
         )
         start = trio.current_time()
-        deadline = start + (allowed + clocks.grace_ms) / 1000
+        scope.deadline = start + (allowed + clocks.grace_ms) / 1000
+        self.waiting_for = seat
         try:
-            reply = await session.connection.request(message, deadline, "action")
+            reply = await session.connection.exchange(message, "action")
             try:
                 action = protocol.parse_bot_action(
                     reply, request_id=request_id, legal_count=len(legal)
@@ -266,8 +278,11 @@ class _Runner:
             except protocol.ProtocolError as err:
                 raise fault_from_protocol(err, "action") from err
         except BotFault as fault:
+            scope.deadline = math.inf
             await self._fault(seat, fault)
             return
+        scope.deadline = math.inf
+        self.waiting_for = None
         used_ms = (trio.current_time() - start) * 1000
         self.think[seat] += used_ms
         if bank is not None:
