@@ -1,28 +1,62 @@
 """The league store: one SQLite file (WAL), one transaction per finished game.
 
-Tables: meta (key, JSON value), bots (name, command, digest, status, note), games (one
-row per finished or forfeited game), seats (one row per seat of a game), replays (the
-game's replay log, zlib-compressed JSON lines). A game and its seats and replay are
-written in one transaction, so a process killed at any moment leaves every game either
-wholly stored or not at all; recording a game twice is refused.
+Tables (schema version 1)::
+
+    meta     key TEXT PRIMARY KEY, value TEXT (JSON)
+             "format" = "arena-league-store" and "schema" = 1 mark an arena store
+    bots     name TEXT PRIMARY KEY, command, digest, status ('ok', 'build_failed',
+             'disqualified', ...), note
+    games    game_id TEXT PRIMARY KEY, idx (position in the schedule), seed (TEXT: a
+             64-bit unsigned seed does not fit SQLite's signed INTEGER), grp (duplicate
+             group or NULL), status 'done' | 'forfeit', started_at, finished_at (Unix
+             seconds), seconds, decisions, plays, rounds, reason, config (JSON)
+    seats    (game_id, seat) PRIMARY KEY, bot, place, points, tokens, cause (the seat's
+             elimination cause, NULL if it was never eliminated)
+    replays  game_id TEXT PRIMARY KEY, log BLOB (zlib-compressed JSON lines)
+
+Durability. A game, its seats and its replay are written in one transaction, and a
+game id is stored at most once (recording it again raises `StoreError`). With the
+write-ahead log a process killed at any moment (SIGKILL included) leaves every game
+either wholly stored or not at all; ``synchronous=NORMAL`` means a power cut may lose
+the last games committed, never half of one, and a resumed league plays them again.
+
+Errors. Every SQLite, zlib or JSON failure leaves this module as a `StoreError` that
+names the file and says what is wrong (not a store, damaged, locked, read-only,
+full), never as a traceback. Opening a file that is not an arena store changes
+nothing in it.
+
+The store is used from one thread at a time (the league's trio thread).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import zlib
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import StoreError
-from arena.referee import GameResult
-from arena.standings import GameRecord, SeatRecord
+from arena.standings import FAULT_CAUSES, GameRecord, SeatRecord
+
+if TYPE_CHECKING:
+    from arena.referee import GameResult
 
 SCHEMA_VERSION = 1
-_MAGIC = "arena-league-store"
+"""The version of the tables below; a store of another version is refused."""
+FORMAT = "arena-league-store"
+"""The value of the meta key "format" in every arena store."""
+RESERVED_KEYS = frozenset({"format", "schema"})
+"""Meta keys the store keeps for itself."""
+FORFEIT = "forfeit"
+"""The cause of a seat that forfeited its game."""
+
+_TABLES = ("meta", "bots", "games", "seats", "replays")
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,6 +99,19 @@ CREATE TABLE replays (
 CREATE INDEX seats_bot ON seats(bot);
 """
 
+# What an SQLite error means for the person running arena, by its primary result code.
+_MEANINGS = {
+    "SQLITE_NOTADB": "not an arena league store (not an SQLite database)",
+    "SQLITE_CORRUPT": "the store is damaged",
+    "SQLITE_BUSY": "the store is locked by another process",
+    "SQLITE_LOCKED": "the store is locked",
+    "SQLITE_READONLY": "the store is read-only",
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_CANTOPEN": "cannot open the file",
+    "SQLITE_IOERR": "a read or write failed",
+    "SQLITE_PERM": "permission denied",
+}
+
 
 def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
     """A replay log as the store keeps it: zlib-compressed JSON lines."""
@@ -72,53 +119,119 @@ def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
     return zlib.compress(text.encode(), 6)
 
 
+def unpack_replay(blob: bytes) -> list[dict[str, Any]]:
+    """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one."""
+    text = zlib.decompress(blob).decode()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """One seat of one stored game."""
+
+    game_id: str
+    """The game."""
+    index: int
+    """The game's position in the schedule."""
+    status: str
+    """"done" (played) or "forfeit"."""
+    seat: int
+    """The seat, from 0."""
+    bot: str
+    """The bot in the seat."""
+    place: int
+    """Finishing place, 1 best; tied seats share a place."""
+    points: int | None
+    """Final score in the points format, else None."""
+    tokens: int | None
+    """Tokens left in the tokens format, else None."""
+    cause: str | None
+    """Why the seat was eliminated ("bust", "timeout", "forfeit", ...); None if never."""
+
+
 class Store:
-    """An open league store. Use `Store.open(path)`, as a context manager."""
+    """An open league store: `Store.open(path)`, best used as a context manager."""
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self._db = db
         self.path = path
+        """The store's file."""
+
+    # ------------------------------------------------------------------ open, close
 
     @classmethod
-    def open(cls, path: Path) -> Store:
-        """Open (or create) the store at `path`; StoreError if it is not an arena store."""
+    def open(cls, path: Path, *, check: bool = False) -> Store:
+        """Open the store at ``path``, creating it (and its folder) if there is none.
+
+        An empty file becomes a new store. A file that is not an arena store, a store
+        of another schema version, or a damaged one raises `StoreError`, and is left as
+        it was. ``check`` also reads every page of the file (``PRAGMA quick_check``),
+        which finds damage anywhere at the cost of reading the whole file.
+        """
         path = Path(path)
-        if path.exists() and path.is_dir():
+        if path.is_dir():
             raise StoreError(f"{path} is a folder, not a league store")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(path, isolation_level=None, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            store = cls(db, path)
-            store._init()
-        except sqlite3.DatabaseError as err:
-            raise StoreError(f"{path}: not an arena league store ({err})") from None
         except OSError as err:
-            raise StoreError(f"{path}: cannot open: {err}") from None
+            raise StoreError(f"{path}: cannot create its folder: {err}") from None
+        try:
+            db = sqlite3.connect(path, isolation_level=None, timeout=30)
+        except sqlite3.Error as err:
+            raise _store_error(path, "cannot open", err) from None
+        store = cls(db, path)
+        opened = False
+        try:
+            with store._guard("cannot open"):
+                store._init(check)
+            opened = True
+        finally:
+            if not opened:
+                db.close()
         return store
 
-    def _init(self) -> None:
-        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+    def _init(self, check: bool) -> None:
+        db = self._db
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables:
+            self._check_identity(tables)
+        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(
+                f"{self.path}: SQLite cannot keep a write-ahead log here (journal mode "
+                f"{mode}); put the store on a local file system"
+            )
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
         if not tables:
             with self._transaction():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                self._set("format", _MAGIC)
-                self._set("schema", SCHEMA_VERSION)
-            return
-        if "meta" not in tables or self.get_meta("format") != _MAGIC:
+                # Another process may have created the schema since we looked.
+                if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    self._set("format", FORMAT)
+                    self._set("schema", SCHEMA_VERSION)
+        if check:
+            problems = [str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                first = " ".join(problems[0].replace("*** in database main ***", "").split())
+                raise StoreError(f"{self.path}: the store is damaged ({first})")
+
+    def _check_identity(self, tables: set[str]) -> None:
+        if "meta" not in tables or self._get("format") != FORMAT:
             raise StoreError(f"{self.path}: an SQLite file, but not an arena league store")
-        version = self.get_meta("schema")
+        version = self._get("schema")
         if version != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: store schema {version}, this arena reads {SCHEMA_VERSION}"
             )
+        missing = [t for t in _TABLES if t not in tables]
+        if missing:
+            raise StoreError(f"{self.path}: the store is damaged (no table {', '.join(missing)})")
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the store; it cannot be used afterwards (closing twice is fine)."""
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -132,10 +245,21 @@ class Store:
     ) -> None:
         self.close()
 
+    # ------------------------------------------------------------------ plumbing
+
+    @contextlib.contextmanager
+    def _guard(self, doing: str) -> Iterator[None]:
+        """Turn the errors of SQLite into a `StoreError`, and so data that cannot be
+        read back (zlib, JSON, a value of the wrong kind, a seat of no game)."""
+        try:
+            yield
+        except sqlite3.Error as err:
+            raise _store_error(self.path, doing, err) from None
+        except (zlib.error, ValueError, TypeError, KeyError) as err:
+            raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None
+
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
-
-    # ------------------------------------------------------------------ meta
 
     def _set(self, key: str, value: Any) -> None:
         self._db.execute(
@@ -144,22 +268,40 @@ class Store:
             (key, json.dumps(value)),
         )
 
-    def get_meta(self, key: str) -> Any:
-        """A stored setting (JSON value), or None."""
+    def _get(self, key: str) -> Any:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def _check_new(self, game_id: str) -> None:
+        if self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
+            raise StoreError(f"{self.path}: game {game_id} is already stored")
+
+    # ------------------------------------------------------------------ meta
+
+    def get_meta(self, key: str) -> Any:
+        """A stored setting (a JSON value), or None if there is none."""
+        with self._guard(f"cannot read setting {key!r}"):
+            return self._get(key)
+
     def set_meta(self, key: str, value: Any) -> None:
-        """Store a setting (any JSON value)."""
-        with self._transaction():
+        """Store a setting: any JSON value (TypeError for anything else)."""
+        if key in RESERVED_KEYS:
+            raise StoreError(f"the setting {key!r} belongs to the store itself")
+        json.dumps(value)  # fail before the transaction
+        with self._guard(f"cannot store setting {key!r}"), self._transaction():
             self._set(key, value)
 
     # ------------------------------------------------------------------ bots
 
     def sync_bots(self, bots: Sequence[tuple[str, str, str]]) -> list[str]:
-        """Register (name, command, digest) of each bot; return those whose digest changed."""
+        """Register each bot's (name, command, digest); return the names whose digest
+        differs from the stored one, in the order given.
+
+        New bots are added with status "ok"; a known bot gets its new command and
+        digest (its status and note stay as they are: the league decides).
+        """
         changed = []
-        with self._transaction():
+        with self._guard("cannot store the bots"), self._transaction():
             for name, command, digest in bots:
                 row = self._db.execute("SELECT digest FROM bots WHERE name = ?", (name,)).fetchone()
                 if row is None:
@@ -167,17 +309,22 @@ class Store:
                         "INSERT INTO bots(name, command, digest) VALUES (?, ?, ?)",
                         (name, command, digest),
                     )
-                elif row[0] != digest:
+                    continue
+                if row[0] != digest:
                     changed.append(name)
-                    self._db.execute(
-                        "UPDATE bots SET command = ?, digest = ? WHERE name = ?",
-                        (command, digest, name),
-                    )
+                self._db.execute(
+                    "UPDATE bots SET command = ?, digest = ? WHERE name = ?",
+                    (command, digest, name),
+                )
         return changed
 
-    def set_bot_status(self, name: str, status: str, note: str) -> None:
-        """Mark a bot ok, build_failed or disqualified, with a note."""
-        with self._transaction():
+    def set_bot_status(self, name: str, status: str, note: str = "") -> None:
+        """Mark a bot "ok", "build_failed" or "disqualified", with a note for people.
+
+        A bot not registered yet (one whose build failed) is added with an empty
+        command and digest.
+        """
+        with self._guard(f"cannot store the status of {name}"), self._transaction():
             self._db.execute(
                 "INSERT INTO bots(name, command, digest, status, note) VALUES (?, '', '', ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET status = excluded.status,"
@@ -186,22 +333,28 @@ class Store:
             )
 
     def bot_statuses(self) -> dict[str, str]:
-        """Every bot's status."""
-        return dict(self._db.execute("SELECT name, status FROM bots").fetchall())
+        """Every bot's status, by name."""
+        with self._guard("cannot read the bots"):
+            rows = self._db.execute("SELECT name, status FROM bots ORDER BY name")
+            return dict(_typed(row, str, str) for row in rows)
+
+    def bot_notes(self) -> dict[str, str]:
+        """Every bot's note (why it is disqualified, why its build failed), by name."""
+        with self._guard("cannot read the bots"):
+            rows = self._db.execute("SELECT name, note FROM bots ORDER BY name")
+            return dict(_typed(row, str, str) for row in rows)
 
     # ------------------------------------------------------------------ games
 
     def done_game_ids(self) -> set[str]:
-        """The ids of every stored game (played or forfeited)."""
-        return {r[0] for r in self._db.execute("SELECT game_id FROM games")}
+        """The ids of every stored game, played or forfeited."""
+        with self._guard("cannot read the games"):
+            return {_typed(r, str)[0] for r in self._db.execute("SELECT game_id FROM games")}
 
     def games_count(self) -> int:
-        """How many games are stored."""
-        return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
-
-    def _check_new(self, game_id: str) -> None:
-        if self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
-            raise StoreError(f"game {game_id} is already stored")
+        """How many games are stored, played or forfeited."""
+        with self._guard("cannot read the games"):
+            return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
 
     def record_game(
         self,
@@ -213,45 +366,47 @@ class Store:
         finished_at: float,
         replay: bytes | None = None,
     ) -> None:
-        """Store a finished game, its seats and its replay, in one transaction.
+        """Store a played game, its seats and its replay, in one transaction.
 
-        `replay` is the replay already packed by `pack_replay` (a worker process does
-        that); by default it is packed from `result.log`.
+        Each seat's cause is the cause of its elimination in the outcome, None if it
+        was never eliminated. ``replay`` is the replay already packed by `pack_replay`
+        (a worker process does that); by default it is packed from ``result.log``.
+        A game id that is already stored raises `StoreError` and changes nothing.
         """
         outcome = result.outcome
+        if not len(result.names) == len(outcome.places) == result.config.players:
+            raise StoreError(
+                f"game {result.game_id}: {len(result.names)} names and "
+                f"{len(outcome.places)} places for {result.config.players} players"
+            )
         causes = {e.seat: e.cause.value for e in outcome.eliminations}
         blob = replay if replay is not None else pack_replay(result.log)
-        try:
-            with self._transaction():
-                self._check_new(result.game_id)
-                self._db.execute(
-                    "INSERT INTO games(game_id, idx, seed, grp, status, started_at,"
-                    " finished_at, seconds, decisions, plays, rounds, reason, config)"
-                    " VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        result.game_id, index, str(result.seed), group, started_at,
-                        finished_at, finished_at - started_at, result.decisions,
-                        outcome.plays, outcome.rounds, outcome.reason.value,
-                        json.dumps(result.config.to_dict()),
-                    ),
-                )  # fmt: skip
-                for seat, name in enumerate(result.names):
-                    self._db.execute(
-                        "INSERT INTO seats(game_id, seat, bot, place, points, tokens, cause)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            result.game_id, seat, name, outcome.places[seat],
-                            outcome.points[seat] if outcome.points is not None else None,
-                            outcome.tokens[seat] if outcome.tokens is not None else None,
-                            causes.get(seat),
-                        ),
-                    )  # fmt: skip
-                self._db.execute(
-                    "INSERT INTO replays(game_id, log) VALUES (?, ?)",
-                    (result.game_id, blob),
-                )
-        except sqlite3.DatabaseError as err:
-            raise StoreError(f"{self.path}: cannot record {result.game_id}: {err}") from None
+        game_row = (
+            result.game_id, index, str(result.seed), group, started_at, finished_at,
+            finished_at - started_at, result.decisions, outcome.plays, outcome.rounds,
+            outcome.reason.value, json.dumps(result.config.to_dict()),
+        )  # fmt: skip
+        seat_rows = [
+            (result.game_id, seat, name, outcome.places[seat], _at(outcome.points, seat),
+             _at(outcome.tokens, seat), causes.get(seat))
+            for seat, name in enumerate(result.names)
+        ]  # fmt: skip
+        with self._guard(f"cannot record game {result.game_id}"), self._transaction():
+            self._check_new(result.game_id)
+            self._db.execute(
+                "INSERT INTO games(game_id, idx, seed, grp, status, started_at, finished_at,"
+                " seconds, decisions, plays, rounds, reason, config)"
+                " VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?)",
+                game_row,
+            )
+            self._db.executemany(
+                "INSERT INTO seats(game_id, seat, bot, place, points, tokens, cause)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                seat_rows,
+            )
+            self._db.execute(
+                "INSERT INTO replays(game_id, log) VALUES (?, ?)", (result.game_id, blob)
+            )
 
     def record_forfeit(
         self,
@@ -262,47 +417,115 @@ class Store:
         forfeiting: Sequence[str],
         seed: int,
     ) -> None:
-        """Store a game not played because bots were disqualified.
+        """Store a game not played because bots at its table were disqualified.
 
-        The forfeiting bots share the last place with cause "forfeit"; the others
-        share first place.
+        Places follow the rules' ranking of ties: the bots that play on share first
+        place, and the forfeiting bots share the place after them, which is the last
+        place (of 4 seats with 1 forfeiting: 1, 1, 1 and 4; with 2 forfeiting: 1, 1,
+        3, 3). The forfeiting seats have cause "forfeit", the others none. A forfeit
+        has no replay, no timings and no config. A game id already stored raises
+        `StoreError`.
         """
         out = set(forfeiting)
+        if not out or not out <= set(seats) or len(set(seats)) != len(seats):
+            raise StoreError(
+                f"game {game_id}: the forfeiting bots {sorted(out)} must be some of its "
+                f"seats {list(seats)}, each seated once"
+            )
         last = len(seats) - len(out) + 1
-        with self._transaction():
+        rows = [
+            (game_id, seat, name, last if name in out else 1, FORFEIT if name in out else None)
+            for seat, name in enumerate(seats)
+        ]
+        with self._guard(f"cannot record forfeit {game_id}"), self._transaction():
             self._check_new(game_id)
             self._db.execute(
                 "INSERT INTO games(game_id, idx, seed, grp, status, reason)"
                 " VALUES (?, ?, ?, ?, 'forfeit', 'forfeit')",
                 (game_id, index, str(seed), group),
             )
-            for seat, name in enumerate(seats):
-                self._db.execute(
-                    "INSERT INTO seats(game_id, seat, bot, place, cause) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, seat, name, last if name in out else 1,
-                     "forfeit" if name in out else None),
-                )  # fmt: skip
+            self._db.executemany(
+                "INSERT INTO seats(game_id, seat, bot, place, cause) VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    # ------------------------------------------------------------------ reading
 
     def game_records(self) -> list[GameRecord]:
         """Every stored game as a standings record, in schedule order."""
-        seats: dict[str, list[SeatRecord]] = {}
-        groups: dict[str, str | None] = {}
-        for game_id, grp in self._db.execute("SELECT game_id, grp FROM games ORDER BY idx"):
-            seats[game_id] = []
-            groups[game_id] = grp
-        for game_id, bot, place, points, cause in self._db.execute(
-            "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
-        ):
-            seats[game_id].append(SeatRecord(bot, place, points, cause))
-        return [GameRecord(g, groups[g], tuple(s)) for g, s in seats.items()]
+        with self._guard("cannot read the games"):
+            seats: dict[str, list[SeatRecord]] = {}
+            groups: dict[str, str | None] = {}
+            for row in self._db.execute("SELECT game_id, grp FROM games ORDER BY idx, game_id"):
+                game_id, grp = _typed(row, str, _STR_OR_NONE)
+                seats[game_id] = []
+                groups[game_id] = grp
+            for row in self._db.execute(
+                "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
+            ):
+                game_id, bot, place, points, cause = _typed(
+                    row, str, str, int, _INT_OR_NONE, _STR_OR_NONE
+                )
+                if game_id not in seats:
+                    raise ValueError(f"seats of game {game_id}, which is not stored")
+                seats[game_id].append(SeatRecord(bot, place, points, cause))
+            if any(not s for s in seats.values()):
+                raise ValueError("a game without seats")
+            return [GameRecord(g, groups[g], tuple(s)) for g, s in seats.items()]
+
+    def seat_rows(self) -> list[SeatRow]:
+        """Every seat of every stored game, in schedule order, then seat order."""
+        kinds = (str, int, str, int, str, int, _INT_OR_NONE, _INT_OR_NONE, _STR_OR_NONE)
+        with self._guard("cannot read the seats"):
+            return [
+                SeatRow(*_typed(row, *kinds))
+                for row in self._db.execute(
+                    "SELECT g.game_id, g.idx, g.status, s.seat, s.bot, s.place, s.points,"
+                    " s.tokens, s.cause FROM seats AS s JOIN games AS g USING (game_id)"
+                    " ORDER BY g.idx, g.game_id, s.seat"
+                )
+            ]
+
+    def fault_counts(self) -> dict[str, dict[str, int]]:
+        """For each bot with any, how many games it left for each fault cause
+        (timeout, crash, malformed, illegal, forfeit)."""
+        marks = ", ".join("?" for _ in FAULT_CAUSES)
+        counts: dict[str, dict[str, int]] = defaultdict(dict)
+        with self._guard("cannot read the seats"):
+            for row in self._db.execute(
+                f"SELECT bot, cause, count(*) FROM seats WHERE cause IN ({marks})"
+                " GROUP BY bot, cause ORDER BY bot, cause",
+                FAULT_CAUSES,
+            ):
+                bot, cause, n = _typed(row, str, str, int)
+                counts[bot][cause] = n
+        return dict(counts)
 
     def replay(self, game_id: str) -> list[dict[str, Any]]:
-        """The replay log of a stored game; StoreError if there is none."""
-        row = self._db.execute("SELECT log FROM replays WHERE game_id = ?", (game_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no replay of game {game_id} in {self.path}")
-        text = zlib.decompress(row[0]).decode()
-        return [json.loads(line) for line in text.splitlines()]
+        """The replay log of a played game; StoreError if there is none."""
+        with self._guard(f"cannot read the replay of {game_id}"):
+            row = self._db.execute(
+                "SELECT log FROM replays WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"{self.path}: no replay of game {game_id}")
+            (blob,) = _typed(row, bytes)
+            log = unpack_replay(blob)
+            if not all(isinstance(record, dict) for record in log):
+                raise ValueError("a replay record that is not a JSON object")
+            return log
+
+
+_STR_OR_NONE = (str, type(None))
+_INT_OR_NONE = (int, type(None))
+
+
+def _typed(row: Sequence[Any], *kinds: type | tuple[type, ...]) -> tuple[Any, ...]:
+    """The row, if each value has its kind (SQLite keeps whatever bytes say); else
+    ValueError, which the guard reports as damage."""
+    if len(row) != len(kinds) or not all(map(isinstance, row, kinds)):
+        raise ValueError(f"unexpected values {tuple(row)!r}")
+    return tuple(row)
 
 
 class _Transaction:
@@ -320,7 +543,29 @@ class _Transaction:
         value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        if kind is None:
-            self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")
+        try:
+            if kind is None:
+                self._db.execute("COMMIT")
+        finally:
+            if self._db.in_transaction:  # an error, or a COMMIT that failed
+                self._db.execute("ROLLBACK")
+
+
+def _at(values: Sequence[int] | None, seat: int) -> int | None:
+    return values[seat] if values is not None else None
+
+
+def _store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
+    """A `StoreError` that says what an SQLite error means."""
+    name = getattr(err, "sqlite_errorname", None) or ""
+    primary = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
+    if isinstance(err, sqlite3.ProgrammingError) and "closed" in str(err):
+        return StoreError(f"{path}: {doing}: the store is closed")
+    meaning = _MEANINGS.get(primary)
+    if isinstance(err, sqlite3.OperationalError) and "Could not decode" in str(err):
+        meaning = "the store is damaged"  # text that is not UTF-8: Python's check
+    if primary == "SQLITE_NOTADB":
+        return StoreError(f"{path}: {meaning}")
+    if meaning:
+        return StoreError(f"{path}: {doing}: {meaning} ({err})")
+    return StoreError(f"{path}: {doing}: {err}")

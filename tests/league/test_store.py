@@ -1,0 +1,470 @@
+"""The league store: round trips, nothing counted twice, nothing finished lost on SIGKILL,
+clear errors for files that are not stores or are damaged.
+
+Games here are real games of the rules engine played with seeded random choices; one
+seat may be removed for a fault the way the referee does it. Nothing depends on a
+particular rule beyond the outcome's shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.errors import StoreError
+from arena.referee import FaultRecord, GameResult
+from arena.rules import Cause, Format, Game, GameConfig
+from arena.store import SCHEMA_VERSION, SeatRow, Store, pack_replay, unpack_replay
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = ("ada", "bob", "cyd")
+FORMATS = [Format.SINGLE, Format.TOKENS, Format.POINTS]
+
+
+def finished(
+    i: int, names: tuple[str, ...] = NAMES, *, fault: str | None = None, padding: int = 0
+) -> GameResult:
+    """Game number ``i``: always the same game for the same arguments.
+
+    ``fault`` removes seat 1 for that cause before the first play, as the referee does
+    for a bot that faults. ``padding`` adds that many records to the replay log.
+    """
+    config = GameConfig(players=len(names), format=FORMATS[i % 3], target=60, tokens=1)
+    seed = (i * 0x9E3779B97F4A7C15) % 2**64  # big seeds too: above SQLite's INTEGER
+    game = Game(config, seed)
+    faults: tuple[FaultRecord, ...] = ()
+    log: list[dict[str, Any]] = [{"type": "game", "game_id": f"g{i:06d}", "seed": seed}]
+    if fault is not None:
+        game.eliminate(1, Cause(fault))
+        faults = (FaultRecord(1, fault, "it faulted", b"\x00\xff", 0),)
+        log.append({"type": "fault", "seat": 1, "cause": fault, "bytes": "00ff"})
+    rng = random.Random(i)
+    while not game.is_over:
+        actions = game.legal_actions()
+        choice = rng.randrange(len(actions))
+        game.apply(actions[choice])
+        log.append({"type": "decision", "choice": choice, "text": "é ✓"})
+    log.extend({"type": "event", "n": n, "pad": "x" * 40} for n in range(padding))
+    return GameResult(
+        game_id=f"g{i:06d}", seed=seed, config=config, names=names, outcome=game.outcome(),
+        faults=faults, decisions=game.plays, think_ms=(0.5,) * len(names), log=log,
+    )  # fmt: skip
+
+
+def record(store: Store, result: GameResult, i: int, **kwargs: Any) -> None:
+    store.record_game(
+        result, index=i, group=f"t{i // 3}-d0", started_at=1000.0 + i, finished_at=1001.5 + i,
+        **kwargs,
+    )  # fmt: skip
+
+
+# -- round trips ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_a_game_round_trips_with_its_seats_and_replay(tmp_path: Path, i: int) -> None:
+    result = finished(i, fault="timeout")
+    path = tmp_path / "league.sqlite"
+    with Store.open(path) as store:
+        record(store, result, i)
+    with Store.open(path) as store:  # from disk
+        (game,) = store.game_records()
+        assert game.game_id == result.game_id
+        assert game.group == f"t{i // 3}-d0"
+        outcome = result.outcome
+        assert [s.player for s in game.seats] == list(NAMES)
+        assert [s.place for s in game.seats] == list(outcome.places)
+        assert [s.points for s in game.seats] == list(outcome.points or (None,) * 3)
+        causes = {e.seat: e.cause.value for e in outcome.eliminations}
+        assert [s.cause for s in game.seats] == [causes.get(seat) for seat in range(3)]
+        assert game.seats[1].cause == "timeout"
+        assert store.replay(result.game_id) == result.log
+        assert store.done_game_ids() == {result.game_id}
+        assert store.games_count() == 1
+        rows = store.seat_rows()
+        assert rows[1] == SeatRow(
+            result.game_id, i, "done", 1, "bob", outcome.places[1],
+            outcome.points[1] if outcome.points else None,
+            outcome.tokens[1] if outcome.tokens else None, "timeout",
+        )  # fmt: skip
+        assert store.fault_counts() == {"bob": {"timeout": 1}}
+    with sqlite3.connect(path) as db:
+        seed, seconds, config = db.execute("SELECT seed, seconds, config FROM games").fetchone()
+    assert int(seed) == result.seed  # above 2**63: kept exactly, as text
+    assert seconds == pytest.approx(1.5)
+    assert GameConfig.from_dict(__import__("json").loads(config)) == result.config
+
+
+def test_a_replay_packed_by_a_worker_is_stored_as_given(tmp_path: Path) -> None:
+    result = finished(4)
+    packed = pack_replay(result.log)
+    assert unpack_replay(packed) == result.log
+    with Store.open(tmp_path / "s.sqlite") as store:
+        record(store, result, 4, replay=packed)
+        assert store.replay(result.game_id) == result.log
+
+
+def test_games_come_back_in_schedule_order(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.sqlite") as store:
+        for i in (5, 2, 9, 0):
+            record(store, finished(i), i)
+        assert [g.game_id for g in store.game_records()] == [
+            "g000000", "g000002", "g000005", "g000009",
+        ]  # fmt: skip
+        assert [r.index for r in store.seat_rows()] == [0] * 3 + [2] * 3 + [5] * 3 + [9] * 3
+
+
+# -- nothing counted twice ------------------------------------------------------------
+
+
+def test_recording_a_game_twice_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.sqlite") as store:
+        record(store, finished(1), 1)
+        other = finished(2)
+        again = dataclasses.replace(other, game_id="g000001")
+        with pytest.raises(StoreError, match="game g000001 is already stored"):
+            record(store, again, 7)
+        with pytest.raises(StoreError, match="already stored"):
+            store.record_forfeit("g000001", 1, None, NAMES, ["ada"], 3)
+        assert store.games_count() == 1
+        (game,) = store.game_records()
+        assert [s.place for s in game.seats] == list(finished(1).outcome.places)
+        assert store.replay("g000001") == finished(1).log
+        assert len(store.seat_rows()) == 3
+        record(store, finished(3), 3)  # the store is still usable
+        assert store.games_count() == 2
+
+
+# -- forfeits --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("forfeiting", "places"),
+    [(["b"], [1, 4, 1, 1]), (["b", "d"], [1, 3, 1, 3]), (["a", "b", "c", "d"], [1, 1, 1, 1])],
+)
+def test_forfeiting_bots_share_the_last_place(
+    tmp_path: Path, forfeiting: list[str], places: list[int]
+) -> None:
+    seats = ("a", "b", "c", "d")
+    with Store.open(tmp_path / "s.sqlite") as store:
+        store.record_forfeit("g000009", 9, "t3-d0", seats, forfeiting, 2**64 - 1)
+        (game,) = store.game_records()
+        assert game.group == "t3-d0"
+        assert [s.place for s in game.seats] == places
+        assert [s.cause for s in game.seats] == [
+            "forfeit" if name in forfeiting else None for name in seats
+        ]
+        assert {r.status for r in store.seat_rows()} == {"forfeit"}
+        assert store.fault_counts() == {name: {"forfeit": 1} for name in forfeiting}
+        assert store.done_game_ids() == {"g000009"}
+        with pytest.raises(StoreError, match="no replay of game g000009"):
+            store.replay("g000009")
+
+
+@pytest.mark.parametrize("forfeiting", [[], ["zed"]])
+def test_a_forfeit_needs_forfeiting_bots_from_the_table(
+    tmp_path: Path, forfeiting: list[str]
+) -> None:
+    with Store.open(tmp_path / "s.sqlite") as store:
+        with pytest.raises(StoreError, match="must be some of its seats"):
+            store.record_forfeit("g1", 1, None, NAMES, forfeiting, 1)
+        assert store.games_count() == 0
+
+
+# -- bots and settings -----------------------------------------------------------------
+
+
+def test_changed_digests_are_reported_and_stored(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as store:
+        assert store.sync_bots([("a", "run a", "d1"), ("b", "run b", "d2")]) == []
+        assert store.bot_statuses() == {"a": "ok", "b": "ok"}
+    with Store.open(path) as store:
+        bots = [("c", "run c", "d3"), ("b", "run b2", "XX"), ("a", "run a", "YY")]
+        assert store.sync_bots(bots) == ["b", "a"]
+        assert store.sync_bots(bots) == []  # the new digests are stored
+        store.set_bot_status("a", "disqualified", "5 faults in a row")
+        store.set_bot_status("z", "build_failed", "make: no rule")
+        assert store.bot_statuses() == {
+            "a": "disqualified", "b": "ok", "c": "ok", "z": "build_failed",
+        }  # fmt: skip
+        assert store.bot_notes()["a"] == "5 faults in a row"
+        # A changed digest leaves the status to the league.
+        assert store.sync_bots([("a", "run a", "ZZ")]) == ["a"]
+        assert store.bot_statuses()["a"] == "disqualified"
+
+
+def test_settings_are_json_values(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as store:
+        assert store.get_meta("league") is None
+        store.set_meta("league", {"seed": 2**64 - 1, "bots": ["a", "b"], "dup": True})
+        store.set_meta("note", "ünïcode")
+    with Store.open(path) as store:
+        assert store.get_meta("league") == {"seed": 2**64 - 1, "bots": ["a", "b"], "dup": True}
+        assert store.get_meta("note") == "ünïcode"
+        with pytest.raises(StoreError, match="belongs to the store"):
+            store.set_meta("schema", 2)
+        with pytest.raises(TypeError):
+            store.set_meta("bad", object())
+        assert store.get_meta("bad") is None
+
+
+# -- files that are not stores ----------------------------------------------------------
+
+
+def test_a_new_store_is_created_with_its_folder_and_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "league.sqlite"
+    Store.open(path).close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert tables == {"meta", "bots", "games", "seats", "replays"}
+        schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
+    assert int(schema) == SCHEMA_VERSION
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    Store.open(empty).close()  # an empty file becomes a store
+    Store.open(empty).close()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not a database at all\n" * 200, b"SQLite format 3\x00" + b"\xff" * 5000, b"\x00" * 4096],
+)
+def test_a_file_that_is_not_a_store_is_refused_and_left_alone(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "results.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(StoreError, match=r"results\.sqlite: .*(not an arena league store|damaged)"):
+        Store.open(path)
+    assert path.read_bytes() == content
+
+
+def test_another_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+        db.execute("INSERT INTO meta VALUES ('format', '\"something else\"')")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="an SQLite file, but not an arena league store"):
+        Store.open(path)
+    assert path.read_bytes() == before  # not even switched to WAL
+    with pytest.raises(StoreError, match="is a folder"):
+        Store.open(tmp_path)
+
+
+def test_a_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    Store.open(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    with pytest.raises(StoreError, match=f"store schema 99, this arena reads {SCHEMA_VERSION}"):
+        Store.open(path)
+
+
+def test_a_closed_store_says_so(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "s.sqlite")
+    store.close()
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.games_count()
+
+
+def build_store(path: Path, games: int) -> None:
+    with Store.open(path) as store:
+        store.sync_bots([(n, f"run {n}", "d") for n in NAMES])
+        for i in range(games):
+            record(store, finished(i, padding=20), i)
+
+
+def use_store(path: Path) -> None:
+    """Everything a league and the standings do with a store."""
+    with Store.open(path, check=True) as store:
+        store.get_meta("league")
+        store.bot_statuses()
+        ids = store.done_game_ids()
+        store.game_records()
+        store.seat_rows()
+        store.fault_counts()
+        for game_id in sorted(ids):
+            store.replay(game_id)
+        record(store, finished(999), 999)
+
+
+def test_a_damaged_store_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    build_store(path, 40)
+    data = bytearray(path.read_bytes())
+    assert len(data) > 8 * 4096
+    for page in range(2, len(data) // 4096):  # every page but the first: garbage inside
+        data[page * 4096 + 100 : page * 4096 + 400] = os.urandom(300)
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="damaged"):
+        use_store(path)
+    half = tmp_path / "half.sqlite"
+    build_store(half, 40)
+    half.write_bytes(half.read_bytes()[: len(data) // 2])
+    with pytest.raises(StoreError, match="damaged"):
+        use_store(half)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 2**31), st.integers(0, 255)), min_size=1, max_size=8)
+)
+def test_damage_anywhere_gives_only_store_errors(
+    pristine: bytes, flips: list[tuple[int, int]]
+) -> None:
+    data = bytearray(pristine)
+    for offset, value in flips:
+        data[offset % len(data)] = value
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.sqlite"
+        path.write_bytes(bytes(data))
+        try:
+            use_store(path)
+            error = ""
+        except StoreError as err:
+            error = str(err)
+    if error:
+        assert error.startswith(f"{path}: ")
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    path = tmp_path_factory.mktemp("pristine") / "s.sqlite"
+    build_store(path, 12)
+    return path.read_bytes()  # closed: the log is checkpointed into the file
+
+
+def test_the_store_does_not_import_the_referee_or_trio() -> None:
+    code = "import sys, arena.store; print('trio' in sys.modules, 'arena.referee' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+# -- SIGKILL at any moment -------------------------------------------------------------
+
+TOTAL = 60
+
+CHILD = """
+import sys, time
+from pathlib import Path
+from tests.league.test_store import finished, record
+from arena.store import Store
+
+path, stall = Path(sys.argv[1]), int(sys.argv[2])
+results = [finished(i, fault="crash" if i % 7 == 0 else None, padding=200) for i in range(TOTAL)]
+store = Store.open(path)
+done = store.done_game_ids()
+current = [None]
+
+def trace(statement):
+    # Stall inside the transaction of game `stall`: its game and seats rows are
+    # written, its replay is about to be.
+    if current[0] == stall and statement.startswith("INSERT INTO replays"):
+        print("stalled", flush=True)
+        time.sleep(600)
+
+store._db.set_trace_callback(trace)
+print("ready", flush=True)
+for i, result in enumerate(results):
+    if result.game_id in done:
+        continue
+    current[0] = i
+    record(store, result, i)
+    print(result.game_id, flush=True)
+""".replace("TOTAL", str(TOTAL))
+
+
+def run_until_killed(path: Path, *, after: int, stall: int = -1) -> list[str]:
+    """Record games in a child process; SIGKILL it after ``after`` games (or when it
+    stalls); the ids it reported as recorded."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), str(stall)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert child.stdout is not None
+    recorded: list[str] = []
+    try:
+        assert child.stdout.readline() == "ready\n", child.communicate()[1]
+        while len(recorded) < after:
+            line = child.stdout.readline().strip()
+            if line in ("", "stalled"):
+                break
+            recorded.append(line)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        _, err = child.communicate()
+    assert child.returncode == -signal.SIGKILL, err
+    return recorded
+
+
+def check_consistent(path: Path, reported: set[str]) -> set[str]:
+    """Every stored game is whole, and every game reported as recorded is stored."""
+    with Store.open(path, check=True) as store:
+        ids = store.done_game_ids()
+        assert reported <= ids  # nothing that finished is lost
+        assert store.games_count() == len(ids)
+        records = store.game_records()
+        assert [r.game_id for r in records] == sorted(ids)
+        for game in records:
+            i = int(game.game_id[1:])
+            expected = finished(i, fault="crash" if i % 7 == 0 else None, padding=200)
+            assert [s.player for s in game.seats] == list(NAMES)
+            assert [s.place for s in game.seats] == list(expected.outcome.places)
+            assert store.replay(game.game_id) == expected.log
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        for table in ("seats", "replays"):
+            orphans = db.execute(
+                f"SELECT count(*) FROM {table} WHERE game_id NOT IN (SELECT game_id FROM games)"
+            ).fetchone()[0]
+            assert orphans == 0, table
+        assert db.execute("SELECT count(*) FROM seats").fetchone()[0] == 3 * len(ids)
+        assert db.execute("SELECT count(*) FROM replays").fetchone()[0] == len(ids)
+    return ids
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_a_store_survives_sigkill_at_any_moment(tmp_path: Path) -> None:
+    path = tmp_path / "league.sqlite"
+    reported: set[str] = set()
+
+    # Killed in the middle of a transaction, for certain: the game is not there.
+    reported |= set(run_until_killed(path, after=TOTAL, stall=5))
+    assert reported == {f"g{i:06d}" for i in range(5)}
+    stored = check_consistent(path, reported)
+    assert stored == reported
+
+    # Killed wherever it happens to be, a few times over.
+    rng = random.Random(7)
+    for _ in range(5):
+        reported |= set(run_until_killed(path, after=rng.randint(1, 8)))
+        stored = check_consistent(path, reported)
+
+    # Finish the league in this process: every game exactly once.
+    with Store.open(path) as store:
+        for i in range(TOTAL):
+            result = finished(i, fault="crash" if i % 7 == 0 else None, padding=200)
+            if result.game_id not in stored:
+                record(store, result, i)
+        assert store.games_count() == TOTAL
+        assert len(store.seat_rows()) == 3 * TOTAL
+        assert store.fault_counts() == {"bob": {"crash": len(range(0, TOTAL, 7))}}
+    check_consistent(path, {f"g{i:06d}" for i in range(TOTAL)})
