@@ -13,8 +13,10 @@ tables as every other, give or take one. Where an exactly balanced sample (a blo
 design) exists the search aims for it; the result always has pair meetings within 1
 of each other and table counts within 1 of each other. Because that is not possible
 for every size (two tables of 3 from 4 bots always repeat one pair and miss
-another), ``max_tables`` is a maximum: if no balanced sample of that size is found,
-the largest smaller size that has one is used, and `Schedule.note` says so.
+another), ``max_tables`` is a maximum: if the search finds no balanced sample of that
+size within its budget, it drops tables until what is left is balanced (usually one
+to a few percent of them), and `Schedule.note` says so. The search is deterministic,
+so the same inputs give the same sample, found or not.
 
 Seats. A table's bots get a seeded cyclic order; game ``r`` of a deal set seats them
 rotated by ``r``, so over k games each bot sits in each seat once (and the bots keep
