@@ -38,15 +38,14 @@ import trio
 
 import protocol
 from arena.bots import MANIFEST, BotSpec, Limits, build, load_manifest, resolve_command
-from arena.errors import ArenaError, BotCrashed, BotError, ConfigError, InputError
+from arena.errors import ArenaError, BotError, ConfigError, InputError
 from arena.referee import (
     BotPool,
-    BotSession,
     Clocks,
     GameResult,
     RunSettings,
     Wrap,
-    play_game,
+    play_seated,
 )
 from arena.rules import GameConfig
 from arena.schedule import Schedule, ScheduledGame, make_schedule
@@ -352,22 +351,15 @@ async def _run_here(
         pools = {spec.name: BotPool(spec, settings, nursery) for spec in specs}
 
         async def play(game: ScheduledGame) -> Played:
-            sessions: list[BotSession] = []
-            result: GameResult | None = None
-            try:
-                for name in game.seats:
-                    sessions.append(await pools[name].acquire())
-                begin = time.time()
-                result = await play_game(
-                    sessions, config, game.seed, clocks=settings.clocks, game_id=game.game_id
-                )
-                return Played(result, begin, time.time())
-            finally:
-                with trio.CancelScope(shield=True):
-                    for name, session in zip(game.seats, sessions, strict=False):
-                        if result is None:  # abandoned (Ctrl-C): not recorded, bots killed
-                            await session.kill(BotCrashed("game abandoned"), 0.1)
-                        await pools[name].release(session)
+            started = time.time()
+            result = await play_seated(
+                [pools[name] for name in game.seats],
+                config,
+                game.seed,
+                clocks=settings.clocks,
+                game_id=game.game_id,
+            )
+            return Played(result, started, time.time())
 
         try:
             await drive(play)

@@ -10,7 +10,7 @@ from typing import Any
 import trio
 
 from arena.bots import BotSpec
-from arena.referee import BotPool, GameResult, RunSettings, play_game
+from arena.referee import BotPool, GameResult, RunSettings, play_seated
 from arena.replay import write_replay
 from arena.rules import GameConfig, derive_seed
 
@@ -34,13 +34,13 @@ async def run_match(
         try:
             for i in range(games):
                 order = [pools[(i + s) % n] for s in range(n)]
-                sessions = [await pool.acquire() for pool in order]
-                game_seed = derive_seed(seed, "match", i)
-                result = await play_game(
-                    sessions, config, game_seed, clocks=settings.clocks, game_id=f"m{i + 1:04d}"
+                result = await play_seated(
+                    order,
+                    config,
+                    derive_seed(seed, "match", i),
+                    clocks=settings.clocks,
+                    game_id=f"m{i + 1:04d}",
                 )
-                for pool, session in zip(order, sessions, strict=True):
-                    await pool.release(session)
                 if replay_dir is not None:
                     write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
                 results.append(result)

@@ -30,8 +30,7 @@ import trio
 
 import protocol
 from arena.bots import BotSpec, Limits
-from arena.errors import BotCrashed
-from arena.referee import BotPool, BotSession, Clocks, GameResult, RunSettings, play_game
+from arena.referee import BotPool, Clocks, GameResult, RunSettings, play_seated
 from arena.rules import GameConfig
 from arena.store import pack_replay
 
@@ -145,23 +144,15 @@ async def _play(
     config: GameConfig,
     settings: RunSettings,
 ) -> tuple[GameResult, float, float]:
-    sessions: list[BotSession] = []
-    result: GameResult | None = None
-    try:
-        for name in message["seats"]:
-            sessions.append(await pools[name].acquire())
-        started = time.time()
-        result = await play_game(
-            sessions, config, message["seed"], clocks=settings.clocks,
-            game_id=message["game_id"],
-        )  # fmt: skip
-        return result, started, time.time()
-    finally:
-        with trio.CancelScope(shield=True):
-            for name, session in zip(message["seats"], sessions, strict=False):
-                if result is None:  # abandoned: its bots are killed, not reused
-                    await session.kill(BotCrashed("game abandoned"), 0.1)
-                await pools[name].release(session)
+    started = time.time()
+    result = await play_seated(
+        [pools[name] for name in message["seats"]],
+        config,
+        message["seed"],
+        clocks=settings.clocks,
+        game_id=message["game_id"],
+    )
+    return result, started, time.time()
 
 
 async def _main() -> None:

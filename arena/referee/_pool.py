@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
@@ -13,7 +13,9 @@ from arena.bots import BotSpec, Limits, start_process
 from arena.errors import BotCrashed, BotFault, ManifestError
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
+from arena.referee._game import GameResult, play_game
 from arena.referee._session import BotSession
+from arena.rules import GameConfig
 
 Wrap = Callable[[list[str], Path, Path | None], list[str]]
 
@@ -116,3 +118,31 @@ class _ClosedStream(trio.abc.Stream):
 
     async def aclose(self) -> None:
         return None
+
+
+async def play_seated(
+    pools: Sequence[BotPool],
+    config: GameConfig,
+    seed: int,
+    *,
+    clocks: Clocks,
+    game_id: str,
+) -> GameResult:
+    """Play one game with a session from each pool (seat i from pools[i]).
+
+    The sessions go back to their pools afterwards; if the game is abandoned
+    (cancelled), they are killed instead of being reused.
+    """
+    sessions: list[BotSession] = []
+    result: GameResult | None = None
+    try:
+        for pool in pools:
+            sessions.append(await pool.acquire())
+        result = await play_game(sessions, config, seed, clocks=clocks, game_id=game_id)
+        return result
+    finally:
+        with trio.CancelScope(shield=True):
+            for pool, session in zip(pools, sessions, strict=False):
+                if result is None:
+                    await session.kill(BotCrashed("game abandoned"), 0.1)
+                await pool.release(session)
