@@ -60,7 +60,12 @@ def run(bots: Path, store: Path, *, concurrency: int, fresh: bool, games_per_tab
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games-per-table", type=int, default=40)
+    parser.add_argument(
+        "--games-per-table",
+        type=int,
+        default=150,
+        help="games per table (6 tables); large enough that start-up does not dominate",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
