@@ -36,14 +36,17 @@ class Connection:
         self.last_bytes = b""
         """The last bytes received (up to 64), for fault reports."""
 
+    async def _send(self, message: Mapping[str, Any]) -> None:
+        try:
+            frame = protocol.encode_frame(message if isinstance(message, dict) else dict(message))
+            await self._stream.send_all(frame)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+            raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+
     async def send(self, message: Mapping[str, Any], deadline: float) -> None:
         """Send one message by the trio time `deadline`; raises BotTimeout or BotCrashed."""
-        frame = protocol.encode_frame(dict(message))
         with trio.move_on_at(deadline) as scope:
-            try:
-                await self._stream.send_all(frame)
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-                raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+            await self._send(message)
         if scope.cancelled_caught:
             raise BotTimeout(f"did not read its {message.get('type')} message in time")
 
@@ -57,23 +60,9 @@ class Connection:
             return await self._receive(what)
         raise BotTimeout(f"no {what} in time")
 
-    async def request(self, message: dict[str, Any], deadline: float, what: str) -> dict[str, Any]:
-        """Send `message` and receive the answer, both by `deadline` (one cancel scope)."""
-        frame = protocol.encode_frame(message)
-        with trio.move_on_at(deadline):
-            try:
-                await self._stream.send_all(frame)
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-                raise BotCrashed(f"pipe closed while sending {message['type']}") from err
-            return await self._receive(what)
-        raise BotTimeout(f"no {what} in time")
-
     async def exchange(self, message: dict[str, Any], what: str) -> dict[str, Any]:
         """Send `message` and receive the answer, under the caller's cancel scope."""
-        try:
-            await self._stream.send_all(protocol.encode_frame(message))
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-            raise BotCrashed(f"pipe closed while sending {message['type']}") from err
+        await self._send(message)
         return await self._receive(what)
 
     async def _receive(self, what: str) -> dict[str, Any]:
