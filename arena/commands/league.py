@@ -169,7 +169,12 @@ class _Reporter:
 )
 @click.option("--seed", type=int, default=None, help="Seed of the schedule and every deal.")
 @click.option("--table-size", type=click.IntRange(2, 6), default=None, help="Seats per game.")
-@click.option("--games-per-table", type=click.IntRange(1), default=None)
+@click.option(
+    "--games-per-table",
+    type=click.IntRange(1),
+    default=None,
+    help="Games at each table; with duplicate deals a multiple of the table size.",
+)
 @click.option("--duplicate/--no-duplicate", default=None, help="Duplicate deals.")
 @click.option(
     "--max-tables",
