@@ -465,11 +465,7 @@ class Game:
         for _ in range(n):
             s = (s + d) % n
             if in_round[s]:
-                self._current = s
-                self._owes = owes
-                self._tens_used = False
-                if owes == 2:
-                    self.events.append(OwesTwo(s))
+                self._begin_turn(s, owes)
                 return
         raise AssertionError("no player left in the round")
 
@@ -526,7 +522,7 @@ class Game:
     def _count_play(self) -> bool:
         """Count a play; end the game if that reaches the play cap (R5.4). True if it ended."""
         self._plays += 1
-        if self._plays >= self.config.play_cap:
+        if self._plays >= self._cap:
             self._finish(EndReason.PLAY_CAP)
             return True
         return False
@@ -562,9 +558,7 @@ class Game:
             events.append(Draw(seat, 1))
         else:
             self._draw_cards(seat, 1)
-        self._plays += 1
-        if self._plays >= self._cap:
-            self._finish(EndReason.PLAY_CAP)  # R5.4
+        if self._count_play():
             return
         if first_of_two and not answered:
             self._owes = 1  # R7.1: now the second card
