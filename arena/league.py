@@ -40,11 +40,11 @@ import protocol
 from arena.bots import MANIFEST, BotSpec, Limits, build, load_manifest, resolve_command
 from arena.errors import ArenaError, BotError, ConfigError, InputError
 from arena.referee import (
-    BotPool,
     Clocks,
     GameResult,
     RunSettings,
     Wrap,
+    open_pools,
     play_seated,
 )
 from arena.rules import GameConfig
@@ -347,8 +347,7 @@ async def _run_here(
     drive: Callable[[Player], Awaitable[None]],
 ) -> None:
     """Concurrency 1: the games run in this process."""
-    async with trio.open_nursery() as nursery:
-        pools = {spec.name: BotPool(spec, settings, nursery) for spec in specs}
+    async with open_pools(specs, settings) as pools:
 
         async def play(game: ScheduledGame) -> Played:
             started = time.time()
@@ -361,13 +360,7 @@ async def _run_here(
             )
             return Played(result, started, time.time())
 
-        try:
-            await drive(play)
-        finally:
-            with trio.CancelScope(shield=True):
-                for pool in pools.values():
-                    await pool.aclose()
-        nursery.cancel_scope.cancel()
+        await drive(play)
 
 
 async def _run_in_workers(

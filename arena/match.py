@@ -7,10 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from arena.bots import BotSpec
-from arena.referee import BotPool, GameResult, RunSettings, play_seated
+from arena.referee import GameResult, RunSettings, open_pools, play_seated
 from arena.replay import write_replay
 from arena.rules import GameConfig, derive_seed
 
@@ -29,28 +27,22 @@ async def run_match(
     per bot, the number of processes started."""
     n = len(specs)
     results: list[GameResult] = []
-    async with trio.open_nursery() as nursery:
-        pools = [BotPool(spec, settings, nursery) for spec in specs]
-        try:
-            for i in range(games):
-                order = [pools[(i + s) % n] for s in range(n)]
-                result = await play_seated(
-                    order,
-                    config,
-                    derive_seed(seed, "match", i),
-                    clocks=settings.clocks,
-                    game_id=f"m{i + 1:04d}",
-                )
-                if replay_dir is not None:
-                    write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
-                results.append(result)
-                if on_result is not None:
-                    on_result(result)
-        finally:
-            with trio.CancelScope(shield=True):
-                for pool in pools:
-                    await pool.aclose()
-        nursery.cancel_scope.cancel()
+    async with open_pools(specs, settings) as by_name:
+        pools = list(by_name.values())
+        for i in range(games):
+            order = [pools[(i + s) % n] for s in range(n)]
+            result = await play_seated(
+                order,
+                config,
+                derive_seed(seed, "match", i),
+                clocks=settings.clocks,
+                game_id=f"m{i + 1:04d}",
+            )
+            if replay_dir is not None:
+                write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
     return results, {pool.spec.name: pool.started for pool in pools}
 
 

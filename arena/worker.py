@@ -30,7 +30,7 @@ import trio
 
 import protocol
 from arena.bots import BotSpec, Limits
-from arena.referee import BotPool, Clocks, GameResult, RunSettings, play_seated
+from arena.referee import BotPool, Clocks, GameResult, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.store import pack_replay
 
@@ -116,8 +116,7 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
         specs = {d["name"]: spec_from_dict(d) for d in setup["bots"]}
         settings = settings_from_dict(setup["settings"])
         config = GameConfig.from_dict(setup["config"])
-        pools = {name: BotPool(spec, settings, nursery) for name, spec in specs.items()}
-        try:
+        async with open_pools(list(specs.values()), settings) as pools:
             async for message in receive:
                 result, started, finished = await _play(message, pools, config, settings)
                 data = result.to_dict()
@@ -131,10 +130,6 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
                     "finished_at": finished,
                 }
                 await stdout.send_all(protocol.encode_frame(reply))
-        finally:
-            with trio.CancelScope(shield=True):
-                for pool in pools.values():
-                    await pool.aclose()
         nursery.cancel_scope.cancel()
 
 

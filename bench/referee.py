@@ -20,7 +20,7 @@ import trio
 import protocol
 from arena.bots import BotSpec
 from arena.match import run_match
-from arena.referee import BotPool, Clocks, RunSettings, play_game
+from arena.referee import Clocks, RunSettings, open_pools, play_game
 from arena.rules import GameConfig
 
 from instant_bot import SOURCE as BOT
@@ -70,8 +70,8 @@ async def floor(seconds: float, act: dict[str, object], processes: int = 1) -> f
 async def decisions_per_second(seconds: float) -> tuple[float, int]:
     """Decisions/s of 4-seat games between 4 instant bots, their start-up excluded."""
     settings = RunSettings(clocks=Clocks(decision_ms=5000))
-    async with trio.open_nursery() as nursery:
-        pools = [BotPool(bot(f"b{i}"), settings, nursery) for i in range(4)]
+    async with open_pools([bot(f"b{i}") for i in range(4)], settings) as by_name:
+        pools = list(by_name.values())
         sessions = [await pool.acquire() for pool in pools]
         decisions = games = 0
         start = time.perf_counter()
@@ -85,8 +85,6 @@ async def decisions_per_second(seconds: float) -> tuple[float, int]:
         cpu = time.process_time() - cpu
         for pool, session in zip(pools, sessions, strict=True):
             await pool.release(session)
-            await pool.aclose()
-        nursery.cancel_scope.cancel()
     return decisions / elapsed, cpu / decisions
 
 

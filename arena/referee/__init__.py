@@ -5,7 +5,7 @@ from __future__ import annotations
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection, fault_from_protocol
 from arena.referee._game import FaultRecord, GameResult, play_game
-from arena.referee._pool import BotPool, RunSettings, Wrap, play_seated
+from arena.referee._pool import BotPool, RunSettings, Wrap, open_pools, play_seated
 from arena.referee._session import BotSession
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "RunSettings",
     "Wrap",
     "fault_from_protocol",
+    "open_pools",
     "play_game",
     "play_seated",
 ]

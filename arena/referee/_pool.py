@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import trio
@@ -146,3 +147,20 @@ async def play_seated(
                 if result is None:
                     await session.kill(BotCrashed("game abandoned"), 0.1)
                 await pool.release(session)
+
+
+@contextlib.asynccontextmanager
+async def open_pools(
+    specs: Sequence[BotSpec], settings: RunSettings
+) -> AsyncIterator[dict[str, BotPool]]:
+    """A BotPool per bot, by name; on the way out every one of their processes is closed
+    (bye, exit grace, kill), also when the block is cancelled."""
+    async with trio.open_nursery() as nursery:
+        pools = {spec.name: BotPool(spec, settings, nursery) for spec in specs}
+        try:
+            yield pools
+        finally:
+            with trio.CancelScope(shield=True):
+                for pool in pools.values():
+                    await pool.aclose()
+        nursery.cancel_scope.cancel()  # the stderr readers of processes now gone
