@@ -12,14 +12,15 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
 from arena.bots._manifest import BotSpec, resolve_command
+from arena.bots._spawn import Child, spawn
 
 MiB = 1024 * 1024
 
@@ -31,7 +32,10 @@ class Limits:
     memory_mb: int | None = 4096
     """Address space (RLIMIT_AS), in MiB."""
     cpu_seconds: int | None = 3600
-    """CPU time of one process (RLIMIT_CPU), in seconds; a reused process keeps counting."""
+    """CPU time a bot may use in one game, in seconds. RLIMIT_CPU counts over a process's
+    whole life, so it is set to twice this, and a reused process that could have used
+    this much already (its age times the cores) is replaced between games: a game always
+    starts with at least this much CPU time left (see `BotProcess.cpu_worn`)."""
     processes: int | None = 256
     """Processes of the bot's user (RLIMIT_NPROC); not enforced for root without a sandbox."""
     file_size_mb: int | None = 64
@@ -45,7 +49,7 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     if limits.memory_mb is not None:
         out.append((resource.RLIMIT_AS, limits.memory_mb * MiB))
     if limits.cpu_seconds is not None:
-        out.append((resource.RLIMIT_CPU, limits.cpu_seconds))
+        out.append((resource.RLIMIT_CPU, 2 * limits.cpu_seconds))
     if limits.processes is not None:
         out.append((resource.RLIMIT_NPROC, limits.processes))
     if limits.file_size_mb is not None:
@@ -76,16 +80,27 @@ def clean_env(home: Path) -> dict[str, str]:
 class BotProcess:
     """A running bot process: its pipes, its stderr log and its process group."""
 
-    def __init__(self, process: trio.Process, workdir: Path, log_path: Path | None) -> None:
+    def __init__(self, process: Child, workdir: Path, log_path: Path | None) -> None:
         self.process = process
         self.workdir = workdir
         """The bot's private writable folder (its HOME and TMPDIR)."""
         self.log_path = log_path
         """Where its stderr goes, or None when it is dropped."""
-        assert process.stdin is not None
-        assert process.stdout is not None
         self.stream = trio.StapledStream(process.stdin, process.stdout)
         """Its stdin and stdout as one stream."""
+        self.started = time.monotonic()
+        """When it started (time.monotonic)."""
+
+    def cpu_worn(self, cpu_seconds: int | None) -> bool:
+        """True if the process may have used `cpu_seconds` of CPU time already.
+
+        No process can use more CPU time than its age times the machine's cores, so this
+        reads nothing of the process: a reused process is replaced once this is True, and
+        its RLIMIT_CPU (twice `cpu_seconds`) then leaves every game `cpu_seconds` at least.
+        """
+        if cpu_seconds is None:
+            return False
+        return (time.monotonic() - self.started) * (os.cpu_count() or 1) >= cpu_seconds
 
     @property
     def pid(self) -> int:
@@ -157,6 +172,8 @@ async def _drain(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:
             log.write(chunk)
     finally:
         log.close()
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
 
 
 async def start_process(
@@ -173,23 +190,19 @@ async def start_process(
     bot's private folder and its submission folder.
     """
     workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
-    command = resolve_command(spec.command, spec.folder)
-    if wrap is not None:
-        command = wrap(command, workdir, spec.folder)
-    # A bot folder is its working directory; a bare command line runs where arena runs.
-    cwd = spec.folder if spec.folder is not None else Path.cwd()
-    if log_path is not None:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-    process = await trio.lowlevel.open_process(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(cwd),
-        env=clean_env(workdir),
-        start_new_session=True,
-        preexec_fn=_preexec(_rlimits(limits)),
-    )
-    assert process.stderr is not None
+    try:
+        command = resolve_command(spec.command, spec.folder)
+        if wrap is not None:
+            command = wrap(command, workdir, spec.folder)
+        # A bot folder is its working directory; a bare command line runs where arena runs.
+        cwd = spec.folder if spec.folder is not None else Path.cwd()
+        if log_path is not None:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+        process = await spawn(
+            command, cwd=str(cwd), env=clean_env(workdir), preexec_fn=_preexec(_rlimits(limits))
+        )
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     nursery.start_soon(_drain, process.stderr, _CappedLog(log_path, limits.stderr_kb * 1024))
     return BotProcess(process, workdir, log_path)

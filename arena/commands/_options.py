@@ -67,7 +67,7 @@ _RUN_OPTIONS = [
         help="New bot processes for every game. [default: reuse]",
     ),
     click.option("--memory-mb", type=click.IntRange(16), default=None, help="Address space."),
-    click.option("--cpu-seconds", type=click.IntRange(1), default=None, help="CPU time/process."),
+    click.option("--cpu-seconds", type=click.IntRange(1), default=None, help="CPU time per game."),
     click.option("--processes", type=click.IntRange(1), default=None, help="Process limit."),
     click.option("--file-size-mb", type=click.IntRange(0), default=None, help="File size limit."),
     click.option(

@@ -57,7 +57,12 @@ class BotPool:
         """
         while self._idle:
             session = self._idle.pop()
-            if not session.broken:
+            if session.process is not None and session.process.cpu_worn(
+                self.settings.limits.cpu_seconds
+            ):  # replaced before its CPU limit could cut a game short
+                await session.close(self.settings.clocks)
+                self._forget(session)
+            elif not session.broken:
                 return session
         return await self._start()
 

@@ -227,6 +227,26 @@ def limits() -> Report:
     }
 
 
+THINK = [0.0]
+"""Seconds to think before each action (the `slow` bot)."""
+
+
+def slow(ms: str) -> Report:
+    """No attack: a legal bot that thinks `ms` milliseconds per decision."""
+    THINK[0] = int(ms) / 1000
+    return {"pid": os.getpid()}
+
+
+BURN = [0.0]
+"""CPU seconds to burn at the start of each game (the `burn` bot)."""
+
+
+def burn(ms: str) -> Report:
+    """No attack: a legal bot that computes `ms` milliseconds of CPU time every game."""
+    BURN[0] = int(ms) / 1000
+    return {"pid": os.getpid()}
+
+
 ATTACKS: dict[str, Callable[..., Report]] = {
     "none": none,
     "read_other": read_other,
@@ -239,6 +259,8 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "fill_disk": fill_disk,
     "memory": memory,
     "limits": limits,
+    "slow": slow,
+    "burn": burn,
 }
 
 
@@ -258,7 +280,12 @@ def play() -> None:
         kind = message["type"]
         if kind == "hello":
             send({"type": "hello", "name": "hostile", "version": "1", "protocol": 1})
+        elif kind == "game_start":
+            end = time.process_time() + BURN[0]
+            while time.process_time() < end:
+                pass
         elif kind == "act":
+            time.sleep(THINK[0])
             send({"type": "action", "request_id": message["request_id"], "choice": 0})
         elif kind == "bye":
             return
