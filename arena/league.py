@@ -73,7 +73,7 @@ class LeagueConfig:
     fault_limit: int = 5
     fresh_process: bool = False
     log_dir: Path | None = None
-    max_frame: int = 1 << 20
+    max_frame: int = protocol.DEFAULT_MAX_FRAME
     sandbox: str = "none"
     """"bwrap" runs every bot under bubblewrap (arena.sandbox), "none" unconfined."""
 

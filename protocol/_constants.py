@@ -21,8 +21,9 @@ MAX_NAME_LENGTH: Final = 64
 
 # -- Limits and their defaults (SPEC.md §8) -------------------------------------------
 
-DEFAULT_MAX_FRAME: Final = 1_048_576
-"""Default largest frame body the referee accepts from a bot, in bytes (1 MiB)."""
+DEFAULT_MAX_FRAME: Final = 4_096
+"""Default largest frame body the referee accepts from a bot, in bytes (4 KiB): a bot's
+messages are a few dozen bytes, and a small limit bounds what decoding one can cost."""
 
 MAX_REFEREE_FRAME: Final = 16_777_216
 """The largest frame body the referee ever sends, in bytes (16 MiB)."""

@@ -277,13 +277,17 @@ class _Runner:
                 )
             except protocol.ProtocolError as err:
                 raise fault_from_protocol(err, "action") from err
+            # One measurement is both judged and recorded: a reply read within the
+            # deadline but measured past it (the referee was busy) is late all the same.
+            used_ms = (trio.current_time() - start) * 1000
+            if used_ms > allowed + clocks.grace_ms:
+                raise BotTimeout(f"action after {used_ms:.1f} ms (limit {allowed} ms)")
         except BotFault as fault:
             scope.deadline = math.inf
             await self._fault(seat, fault)
             return
         scope.deadline = math.inf
         self.waiting_for = None
-        used_ms = (trio.current_time() - start) * 1000
         self.think[seat] += used_ms
         if bank is not None:
             self.bank[seat] = max(0, bank - round(used_ms)) + clocks.increment_ms

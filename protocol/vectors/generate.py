@@ -122,7 +122,7 @@ def build_session() -> Session:
             "game": "ono99",
             "arena": "0.1.0",
             "limits": {
-                "max_frame": 1048576,
+                "max_frame": 4096,
                 "startup_ms": 10000,
                 "decision_ms": 1000,
                 "exit_grace_ms": 2000,

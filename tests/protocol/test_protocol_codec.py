@@ -211,13 +211,13 @@ def test_oversize_prefix_is_refused_before_the_body_arrives() -> None:
         decoder.next_message()
 
 
-def test_default_limit_is_one_mebibyte() -> None:
+def test_default_limit_for_bot_frames_is_4_kib() -> None:
     decoder = FrameDecoder()
-    assert decoder.max_frame == DEFAULT_MAX_FRAME == 1048576
-    decoder.feed((1048576).to_bytes(4, "big"))
+    assert decoder.max_frame == DEFAULT_MAX_FRAME == 4096
+    decoder.feed((4096).to_bytes(4, "big"))
     assert decoder.next_message() is None
     decoder = FrameDecoder()
-    decoder.feed((1048577).to_bytes(4, "big"))
+    decoder.feed((4097).to_bytes(4, "big"))
     with pytest.raises(FrameTooLarge):
         decoder.next_message()
 

@@ -138,6 +138,17 @@ async def test_oversize_length_prefix_refused_before_the_body() -> None:
     assert "exceeds the limit" in result.faults[0].message
 
 
+async def test_a_bot_frame_past_4_kib_is_refused_by_default() -> None:
+    """Issue 10.11: 1 MiB of tiny nested containers cost the referee 0.5 s of CPU to
+    decode; by default a bot's frame may be 4 KiB (SPEC §3.3), refused from its prefix."""
+    nested = b"\x91" * 5000 + b"\xc0"  # 5,000 nested one-element arrays
+    frame = len(nested).to_bytes(4, "big") + nested
+    result, _ = await run_game([after(0, frame), first_legal])
+    assert protocol.DEFAULT_MAX_FRAME == 4096
+    assert result.faults[0].cause == "malformed"
+    assert "exceeds the limit" in result.faults[0].message
+
+
 async def test_wrong_request_id_is_malformed() -> None:
     def wrong(act: dict[str, Any]) -> Any:
         return {"type": "action", "request_id": act["request_id"] + 7, "choice": 0}
@@ -246,3 +257,49 @@ async def test_each_act_carries_only_the_seats_own_hand() -> None:
                 "round",
                 "plays",
             }
+
+
+class _LateReader(trio.abc.Stream):
+    """A referee end that reads each reply in time, but is then held up for `delay`
+    seconds before the referee measures it (a busy referee, as seen in issue 10.12)."""
+
+    def __init__(self, inner: trio.abc.Stream, clock: trio.testing.MockClock, delay: float):
+        self.inner, self.clock, self.delay = inner, clock, delay
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        data = await self.inner.receive_some(max_bytes)
+        if data and b"action" in data:
+            self.clock.jump(self.delay)  # no checkpoint after this: the scope never fires
+        return data
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.mark.parametrize(("delay", "late"), [(1.049, False), (1.051, True)])
+async def test_the_time_judged_is_the_time_recorded(
+    autojump_clock: trio.testing.MockClock, delay: float, late: bool
+) -> None:
+    """Issue 10.12: a decision measured over decision + grace is a timeout, even when its
+    bytes arrived before the deadline; an accepted decision never shows more."""
+    async with trio.open_nursery() as nursery:
+        sessions = []
+        for name in ("late", "ok"):
+            session, _ = await connect(nursery, name)
+            sessions.append(session)
+        inner = sessions[0].connection._stream
+        sessions[0].connection._stream = _LateReader(inner, autojump_clock, delay)
+        for session in sessions:
+            await session.handshake(CLOCKS, protocol.DEFAULT_MAX_FRAME)
+        result = await play_game(sessions, GameConfig(players=2), 1, clocks=CLOCKS, game_id="g")
+        nursery.cancel_scope.cancel()
+    limit = CLOCKS.decision_ms + CLOCKS.grace_ms
+    decisions = [r for r in result.log if r["type"] == "decision"]
+    assert all(r["ms"] <= limit for r in decisions)
+    assert [f.cause for f in result.faults if f.seat == 0] == (["timeout"] if late else [])
