@@ -5,7 +5,8 @@ A league file (TOML) fixes everything; command-line options override it:
     [league]
     bots = "submissions"        # folder searched for bot folders (with bot.toml)
     store = "league.sqlite"     # the results; relative paths are relative to this file
-    seed = 1
+    seed = "..."                # optional: anyone who knows the seed knows every deal;
+                                # without one a 128-bit secret is drawn and stored
     table_size = 4              # seats per game, 2..6
     games_per_table = 8         # with duplicate deals, a multiple of table_size
     duplicate = true
@@ -49,6 +50,7 @@ from arena.referee import (
 )
 from arena.rules import GameConfig
 from arena.schedule import Schedule, ScheduledGame, make_schedule
+from arena.seeds import new_secret, seed_key
 from arena.store import Store
 from arena.worker import MAX_MESSAGE, settings_to_dict, spec_to_dict
 
@@ -64,7 +66,9 @@ class LeagueConfig:
     game: GameConfig
     clocks: Clocks = Clocks()
     limits: Limits = Limits()
-    seed: int = 0
+    seed: int | str | None = None
+    """The seed of the schedule and every deal; None: a secret drawn for a new league
+    (kept in the store) or the stored one on resume (see `arena.seeds`)."""
     table_size: int = 4
     games_per_table: int = 8
     duplicate: bool = True
@@ -214,24 +218,26 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
         raise ConfigError(
             f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
         )
+    stored = store.get_meta("league")
+    seed = _league_seed(config, stored, store.path)
     schedule = make_schedule(
         names,
         table_size=config.table_size,
         games_per_table=config.games_per_table,
-        seed=config.seed,
+        seed=seed,
         duplicate=config.duplicate,
         max_tables=config.max_tables,
     )
     identity = {
         "bots": sorted(names),
-        "seed": config.seed,
+        "seed": seed,
+        "deals": DEALS,
         "table_size": config.table_size,
         "games_per_table": config.games_per_table,
         "duplicate": config.duplicate,
         "max_tables": config.max_tables,
         "game": dataclasses.replace(config.game, players=config.table_size).to_dict(),
     }
-    stored = store.get_meta("league")
     if stored is not None and stored != identity:
         differ = sorted(k for k in identity if stored.get(k) != identity[k])
         raise ConfigError(
@@ -330,6 +336,25 @@ class Played:
 
 
 Player = Callable[[ScheduledGame], Awaitable[Played]]
+
+
+DEALS = "hmac-sha256"
+"""How deal seeds derive from the league seed (`arena.rules.keyed_seed`); stores made
+before it (with predictable deals) are refused for resuming."""
+
+
+def _league_seed(config: LeagueConfig, stored: dict[str, Any] | None, path: Path) -> str:
+    """The seed to play with: the one given, else the stored one, else a new secret."""
+    if stored is not None and stored.get("deals") != DEALS:
+        raise ConfigError(
+            f"{path} was made by an older arena whose deals a bot could predict; its"
+            " results can still be read (arena standings), but start a new store to play on"
+        )
+    if config.seed is not None:
+        return seed_key(config.seed)
+    if stored is not None:
+        return str(stored["seed"])
+    return new_secret()
 
 
 def _wrap(sandbox: str) -> Wrap | None:

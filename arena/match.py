@@ -10,7 +10,7 @@ from typing import Any
 from arena.bots import BotSpec
 from arena.referee import GameResult, RunSettings, open_pools, play_seated
 from arena.replay import write_replay
-from arena.rules import GameConfig, derive_seed
+from arena.rules import GameConfig, keyed_seed
 
 
 async def run_match(
@@ -18,13 +18,14 @@ async def run_match(
     config: GameConfig,
     *,
     games: int,
-    seed: int,
+    seed: int | str,
     settings: RunSettings,
     replay_dir: Path | None = None,
     on_result: Callable[[GameResult], None] | None = None,
 ) -> tuple[list[GameResult], dict[str, int]]:
-    """Play `games` games; game i seats the bots rotated by i. Returns the results and,
-    per bot, the number of processes started."""
+    """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
+    function of `seed` and i (`arena.seeds`). Returns the results and, per bot, the
+    number of processes started."""
     n = len(specs)
     results: list[GameResult] = []
     async with open_pools(specs, settings) as by_name:
@@ -34,7 +35,7 @@ async def run_match(
             result = await play_seated(
                 order,
                 config,
-                derive_seed(seed, "match", i),
+                keyed_seed(str(seed), "match", i),
                 clocks=settings.clocks,
                 game_id=f"m{i + 1:04d}",
             )

@@ -22,6 +22,12 @@ Seats. A table's bots get a seeded cyclic order; game ``r`` of a deal set seats 
 rotated by ``r``, so over k games each bot sits in each seat once (and the bots keep
 their neighbours, whom a seat order is mostly about).
 
+Secrecy. Every deal seed, and the seeded orders above, come from a keyed function
+(HMAC-SHA256) of the league's seed and public parts (table, deal): a bot that knows
+the game ids, the schedule and its own hand learns nothing about other deals unless
+it knows the seed. A seed of 1 is as reproducible as it is guessable; leagues draw a
+128-bit secret when none is given (`arena.seeds`).
+
 Deals. With duplicate deals, each deal (one seed) is played k times, once in every
 rotation, and those k games share a group id (``"t12-d3"``): the luck of the cards
 cancels out within the group. Without duplicates every game has its own deal, its own
@@ -42,7 +48,7 @@ from typing import TypeVar
 import numpy as np
 
 from arena.errors import ConfigError
-from arena.rules import Rng, derive_seed
+from arena.rules import Rng, keyed_seed
 
 _T = TypeVar("_T")
 
@@ -95,7 +101,7 @@ def make_schedule(
     *,
     table_size: int,
     games_per_table: int,
-    seed: int,
+    seed: int | str,
     duplicate: bool,
     max_tables: int | None = None,
 ) -> Schedule:
@@ -113,7 +119,8 @@ def make_schedule(
     names = _check(bots, table_size, games_per_table, seed, duplicate, max_tables)
     n, k = len(names), table_size
     total = math.comb(n, k)
-    rng = Rng(derive_seed("arena.schedule", seed))
+    key = str(seed)
+    rng = Rng(keyed_seed(key, "arena.schedule"))
 
     full = max_tables is None or total <= max_tables
     if full:
@@ -138,7 +145,7 @@ def make_schedule(
     rotations = k if duplicate else 1
     for deal in range(deals):
         for table, base in enumerate(tables):
-            deal_seed = derive_seed("deal", seed, table, deal)
+            deal_seed = keyed_seed(key, "deal", table, deal)
             group = f"t{table}-d{deal}" if duplicate else None
             for r in range(rotations):
                 rotation = r if duplicate else deal % k
@@ -184,7 +191,7 @@ def _check(
     bots: Sequence[str],
     k: int,
     games_per_table: int,
-    seed: int,
+    seed: int | str,
     duplicate: bool,
     max_tables: int | None,
 ) -> list[str]:
@@ -211,8 +218,8 @@ def _check(
             f"{k} (each deal is played once in each of the {k} seat rotations); "
             f"{games_per_table} is not: use {options}, or turn duplicate deals off"
         )
-    if not _is_int(seed):
-        raise ConfigError(f"the seed must be a whole number, not {seed!r}")
+    if not (_is_int(seed) or (isinstance(seed, str) and seed)):
+        raise ConfigError(f"the seed must be a whole number or a non-empty string, not {seed!r}")
     if max_tables is not None and (not _is_int(max_tables) or max_tables < 1):
         raise ConfigError(f"max tables must be a whole number >= 1, not {max_tables!r}")
     return sorted(names)

@@ -167,7 +167,13 @@ class _Reporter:
     default=None,
     help="The league's SQLite file.",
 )
-@click.option("--seed", type=int, default=None, help="Seed of the schedule and every deal.")
+@click.option(
+    "--seed",
+    default=None,
+    help="Seed of the schedule and every deal: reproducible, and anyone who knows it knows"
+    " every hand. Without it a new league draws a 128-bit secret (kept in the store) and a"
+    " resumed one uses its stored seed.",
+)
 @click.option("--table-size", type=click.IntRange(2, 6), default=None, help="Seats per game.")
 @click.option(
     "--games-per-table",

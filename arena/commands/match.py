@@ -24,6 +24,7 @@ from arena.commands._options import (
 from arena.errors import ConfigError
 from arena.match import result_to_json, run_match, summarize
 from arena.referee import GameResult, RunSettings
+from arena.seeds import new_secret, seed_key
 
 CAUSES = ["timeout", "crash", "malformed", "illegal"]
 
@@ -31,7 +32,12 @@ CAUSES = ["timeout", "crash", "malformed", "illegal"]
 @click.command()
 @click.argument("bots", nargs=-1, required=True)
 @click.option("-n", "--games", type=click.IntRange(1), default=10, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every deal.")
+@click.option(
+    "--seed",
+    default=None,
+    help="Seed of every deal: reproducible, and anyone who knows it knows every hand."
+    " Without it a 128-bit secret is drawn; --json and the replay files keep it.",
+)
 @game_options
 @run_options
 @click.option(
@@ -45,7 +51,7 @@ CAUSES = ["timeout", "crash", "malformed", "illegal"]
 def match(
     bots: tuple[str, ...],
     games: int,
-    seed: int,
+    seed: str | None,
     replays: Path | None,
     as_json: bool,
     quiet: bool,
@@ -64,6 +70,8 @@ def match(
         resolve_command(spec.command, spec.folder)  # fails early on a missing program
         check_sandboxed(spec, wrap)
     config = build_config(len(specs), {}, opts)
+    drawn = seed is None
+    seed = seed_key(seed) if seed is not None else new_secret()
     settings = RunSettings(
         clocks=build_clocks({}, opts),
         limits=build_limits({}, opts),
@@ -93,6 +101,8 @@ def match(
     )
     names = [s.name for s in specs]
     rows = summarize(names, results)
+    if not as_json and not quiet and drawn:
+        click.echo(f"deals from the secret seed {seed} (--seed {seed} deals them again)", err=True)
     if as_json:
         summary = {
             "config": config.to_dict(),

@@ -40,7 +40,7 @@ from arena.rules._game import (
     Observation,
     Outcome,
 )
-from arena.rules._rng import Rng, derive_seed
+from arena.rules._rng import Rng, derive_seed, keyed_seed
 
 __all__ = [
     "CODES",
@@ -82,4 +82,5 @@ __all__ = [
     "derive_seed",
     "event_from_dict",
     "event_to_dict",
+    "keyed_seed",
 ]

@@ -11,6 +11,7 @@ them by rejection sampling.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import struct
 from typing import TypeVar
 
@@ -77,6 +78,16 @@ class Rng:
             j = w % n
             items[i], items[j] = items[j], items[i]
         self._pos = pos
+
+
+def keyed_seed(key: str, *parts: int | str) -> int:
+    """A 64-bit seed from a secret `key` and public `parts`: HMAC-SHA256, truncated.
+
+    Whoever does not know `key` learns nothing from the parts (a game id, a table
+    number) about the seed, nor from one game's seed about another's.
+    """
+    message = b"".join(repr(part).encode() + b"\x00" for part in parts)
+    return int.from_bytes(hmac.digest(key.encode(), message, "sha256")[:8], "big")
 
 
 def derive_seed(*parts: int | str) -> int:

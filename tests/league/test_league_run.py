@@ -260,3 +260,36 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert code == 2
     assert "holds a league with other settings (seed)" in err
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
+
+
+def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Path) -> None:
+    """Issue 10.1: no seed given, a 128-bit secret is drawn and stored; the same command
+    resumes with it; another seed, or a store from before secret deals, is refused."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, seed=None, concurrency=1, games_per_table=3)
+    text = path.read_text().replace("seed = null\n", "")
+    path.write_text(text)
+    store = tmp_path / "league.sqlite"
+    args = ("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert run_cli(*args)[0] == 0
+    with sqlite3.connect(store) as db:
+        (meta,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+    secret = json.loads(meta)["seed"]
+    assert len(secret) == 32
+    first = results(store)
+    code, _, err = run_cli(*args)
+    assert code == 0, err
+    assert results(store) == first
+    code, _, err = run_cli(*args, "--seed", "1")
+    assert code != 0
+    assert "other settings (seed)" in err
+    code, _, err = run_cli(*args, "--seed", secret)  # the organiser may name it
+    assert code == 0, err
+    with sqlite3.connect(store) as db:
+        old = json.loads(meta)
+        del old["deals"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'league'", (json.dumps(old),))
+    code, _, err = run_cli(*args)
+    assert code != 0
+    assert "older arena whose deals a bot could predict" in err
+    assert results(store) == first  # nothing lost

@@ -247,6 +247,16 @@ def burn(ms: str) -> Report:
     return {"pid": os.getpid()}
 
 
+SPY = [False]
+"""Report every game_start (the `spy` bot): what a cheat sees of each deal."""
+
+
+def spy() -> Report:
+    """Report the public facts of every game: its id, the seat and the hand dealt."""
+    SPY[0] = True
+    return {}
+
+
 ATTACKS: dict[str, Callable[..., Report]] = {
     "none": none,
     "read_other": read_other,
@@ -261,6 +271,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "limits": limits,
     "slow": slow,
     "burn": burn,
+    "spy": spy,
 }
 
 
@@ -281,6 +292,10 @@ def play() -> None:
         if kind == "hello":
             send({"type": "hello", "name": "hostile", "version": "1", "protocol": 1})
         elif kind == "game_start":
+            if SPY[0]:
+                seen = {k: message[k] for k in ("game_id", "seat", "hand")}
+                sys.stderr.write("REPORT " + json.dumps(seen) + "\n")
+                sys.stderr.flush()
             end = time.process_time() + BURN[0]
             while time.process_time() < end:
                 pass
