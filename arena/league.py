@@ -382,6 +382,7 @@ async def _run_here(
                 game.seed,
                 clocks=settings.clocks,
                 game_id=game.game_id,
+                group=game.group,
             )
             return Played(result, started, time.time())
 
@@ -438,7 +439,7 @@ class _Worker:
 
     async def play(self, game: ScheduledGame) -> Played:
         message = {"type": "game", "game_id": game.game_id, "seats": list(game.seats),
-                   "seed": game.seed}  # fmt: skip
+                   "seed": game.seed, "group": game.group}  # fmt: skip
         try:
             await self._stdin.send_all(protocol.encode_frame(message))
             while (reply := self._decoder.next_message()) is None:

@@ -7,7 +7,7 @@ over the worker's stdin and stdout in the framing of the bot protocol (a 4-byte 
 and a msgpack map):
 
     coordinator -> worker   {"type": "setup", "bots": [...], "settings": {...}}
-                            {"type": "game", "game_id", "seats", "seed", "config"}
+                            {"type": "game", "game_id", "seats", "seed", "group"}
     worker -> coordinator   {"type": "result", "game_id", "result", "replay",
                              "started_at", "finished_at"}
 
@@ -146,6 +146,7 @@ async def _play(
         message["seed"],
         clocks=settings.clocks,
         game_id=message["game_id"],
+        group=message["group"],
     )
     return result, started, time.time()
 

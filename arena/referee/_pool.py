@@ -49,22 +49,33 @@ class BotPool:
         self.started = 0
         """Processes started so far."""
 
-    async def acquire(self) -> BotSession:
-        """A session ready for a game: an idle healthy one, or a new process.
+    async def acquire(self, group: str | None = None) -> BotSession:
+        """A session ready for a game of duplicate `group`: an idle healthy one that has
+        played no game of that group, or a new process.
 
-        A process that fails to start or to say hello gives a broken session (its
-        `fault` says why): the referee then seats it out of the game at once.
+        A process never plays two games of one duplicate group: they replay one deal with
+        the seats rotated, and a process would remember its earlier hand as an
+        opponent's. A process that fails to start or to say hello gives a broken session
+        (its `fault` says why): the referee then seats it out of the game at once.
         """
-        while self._idle:
-            session = self._idle.pop()
-            if session.process is not None and session.process.cpu_worn(
-                self.settings.limits.cpu_seconds
+        for session in reversed(list(self._idle)):  # the most recently used first
+            if session not in self._idle:
+                continue  # taken while this task waited
+            if session.broken or (
+                session.process is not None
+                and session.process.cpu_worn(self.settings.limits.cpu_seconds)
             ):  # replaced before its CPU limit could cut a game short
+                self._idle.remove(session)
                 await session.close(self.settings.clocks)
                 self._forget(session)
-            elif not session.broken:
-                return session
-        return await self._start()
+            elif group is None or group not in session.groups:
+                self._idle.remove(session)
+                break
+        else:
+            session = await self._start()
+        if group is not None:
+            session.groups.add(group)
+        return session
 
     async def release(self, session: BotSession) -> None:
         """Give a session back after a game: kept for reuse, or closed."""
@@ -133,8 +144,10 @@ async def play_seated(
     *,
     clocks: Clocks,
     game_id: str,
+    group: str | None = None,
 ) -> GameResult:
-    """Play one game with a session from each pool (seat i from pools[i]).
+    """Play one game with a session from each pool (seat i from pools[i]); with a
+    duplicate `group`, no session that played a game of that group (see `acquire`).
 
     The sessions go back to their pools afterwards; if the game is abandoned
     (cancelled), they are killed instead of being reused.
@@ -143,7 +156,7 @@ async def play_seated(
     result: GameResult | None = None
     try:
         for pool in pools:
-            sessions.append(await pool.acquire())
+            sessions.append(await pool.acquire(group))
         result = await play_game(sessions, config, seed, clocks=clocks, game_id=game_id)
         return result
     finally:

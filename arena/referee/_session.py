@@ -36,6 +36,8 @@ class BotSession:
         """The fault that broke this session, if one did."""
         self.games = 0
         """Games started with this session."""
+        self.groups: set[str] = set()
+        """The duplicate groups it has played a game of (it plays no other game of them)."""
         self._request_id = 0
         self._closed = False
 

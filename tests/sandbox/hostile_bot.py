@@ -247,6 +247,9 @@ def burn(ms: str) -> Report:
     return {"pid": os.getpid()}
 
 
+PROCESS = os.urandom(8).hex()
+"""Names this process in reports (a pid repeats across sandboxes' PID namespaces)."""
+
 SPY = [False]
 """Report every game_start (the `spy` bot): what a cheat sees of each deal."""
 
@@ -294,6 +297,7 @@ def play() -> None:
         elif kind == "game_start":
             if SPY[0]:
                 seen = {k: message[k] for k in ("game_id", "seat", "hand")}
+                seen["process"] = PROCESS
                 sys.stderr.write("REPORT " + json.dumps(seen) + "\n")
                 sys.stderr.flush()
             end = time.process_time() + BURN[0]

@@ -1,0 +1,59 @@
+"""Issue 10.2: no bot process plays two games of one duplicate group.
+
+A duplicate group replays one deal with the seats rotated; a process that played the
+first game would know its earlier hand as an opponent's hand in the next (24 of 24
+predictions were exact at concurrency 1). Spy bots report their process id with every
+game they are dealt; no process may have seen two games of a group, whatever the
+concurrency, with or without the sandbox (whose private /tmp dies with the process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+from .helpers import BOTH, make_bot, reports
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
+NAMES = ["spy-a", "spy-b", "spy-c", "spy-d"]
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_no_process_plays_two_games_of_a_duplicate_group(
+    tmp_path: Path, concurrency: int, sandboxed: bool
+) -> None:
+    for name in NAMES:
+        make_bot(tmp_path / "bots", name, "spy", token="arena-duplicate-memory")
+    lines = [
+        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
+        "games_per_table = 6", "duplicate = true", f"concurrency = {concurrency}",
+        'log_dir = "logs"', "[clocks]", "startup_ms = 15000",
+    ]  # fmt: skip
+    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
+    sandbox = "bwrap" if sandboxed else "none"
+    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", sandbox]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    with contextlib.closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
+        group = dict(db.execute("SELECT game_id, grp FROM games"))
+    assert len(group) == 4 * 6  # C(4, 3) tables x 6 games, in groups of 3
+    assert len(set(group.values())) == 4 * 2
+    seen: dict[str, list[str]] = defaultdict(list)
+    dealt = 0
+    for name in NAMES:
+        for report in reports(tmp_path / "logs" / f"{name}.log"):
+            if "game_id" in report:
+                seen[report["process"]].append(group[report["game_id"]])
+                dealt += 1
+    assert dealt == 4 * 6 * 3
+    for pid, groups in seen.items():
+        assert len(groups) == len(set(groups)), f"process {pid} played {groups}"
