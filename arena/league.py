@@ -212,6 +212,8 @@ def prepare(
 async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
     """Play every game of the league not yet in the store; record each as it finishes."""
     started = time.monotonic()
+    if store.games_count():  # a resume: refuse a damaged store before playing on
+        store.verify()
     specs, excluded, changed = prepare(config, store, progress.on_message)
     names = [s.name for s in specs]
     if len(names) < config.table_size:
@@ -263,7 +265,7 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
     )
     statuses = store.bot_statuses()
     disqualified = {n for n in names if statuses.get(n) == "disqualified"}
-    streak = {n: 0 for n in names}
+    streak = {n: 0 for n in names} | store.fault_streaks()
     count = report.skipped
 
     def forfeit(game: ScheduledGame) -> bool:
@@ -282,25 +284,33 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
         """Store a finished game and disqualify bots with too many faults in a row."""
         nonlocal count
         result = played.result
-        store.record_game(
-            result, index=game.index, group=game.group, started_at=played.started,
-            finished_at=played.finished, replay=played.replay,
-        )  # fmt: skip
-        report.played += 1
-        count += 1
         faulted = {result.names[f.seat] for f in result.faults}
         for name in game.seats:
             streak[name] = streak[name] + 1 if name in faulted else 0
-            limit = config.fault_limit
-            if limit and streak[name] >= limit and name not in disqualified:
-                disqualified.add(name)
-                report.disqualified.append(name)
-                store.set_bot_status(name, "disqualified", f"{streak[name]} faults in a row")
-                progress.on_message(
-                    f"{name} is disqualified after {streak[name]} faults in a row;"
-                    " its remaining games are forfeits"
-                )
+        store.record_game(
+            result, index=game.index, group=game.group, started_at=played.started,
+            finished_at=played.finished, replay=played.replay, streaks=streak,
+        )  # fmt: skip
+        report.played += 1
+        count += 1
+        for name in game.seats:
+            check_streak(name)
         progress.on_game(result, game, count, total)
+
+    def check_streak(name: str) -> None:
+        """Disqualify `name` if its faults in a row reached the limit."""
+        limit = config.fault_limit
+        if limit and streak[name] >= limit and name not in disqualified:
+            disqualified.add(name)
+            report.disqualified.append(name)
+            store.set_bot_status(name, "disqualified", f"{streak[name]} faults in a row")
+            progress.on_message(
+                f"{name} is disqualified after {streak[name]} faults in a row;"
+                " its remaining games are forfeits"
+            )
+
+    for name in names:  # a league killed between a game and the disqualification
+        check_streak(name)
 
     queue = iter(todo)
 

@@ -51,7 +51,9 @@ SCHEMA_VERSION = 1
 """The version of the tables below; a store of another version is refused."""
 FORMAT = "arena-league-store"
 """The value of the meta key "format" in every arena store."""
-RESERVED_KEYS = frozenset({"format", "schema"})
+STREAKS = "fault_streaks"
+"""The meta key of the bots' fault streaks, written with each game."""
+RESERVED_KEYS = frozenset({"format", "schema", STREAKS})
 """Meta keys the store keeps for itself."""
 FORFEIT = "forfeit"
 """The cause of a seat that forfeited its game."""
@@ -163,14 +165,20 @@ class Store:
     def open(cls, path: Path, *, check: bool = False) -> Store:
         """Open the store at ``path``, creating it (and its folder) if there is none.
 
-        An empty file becomes a new store. A file that is not an arena store, a store
-        of another schema version, or a damaged one raises `StoreError`, and is left as
-        it was. ``check`` also reads every page of the file (``PRAGMA quick_check``),
-        which finds damage anywhere at the cost of reading the whole file.
+        A file that is not an arena store (an empty one included: a store is never
+        empty), a store of another schema version, or a damaged one raises
+        `StoreError`, and is left as it was. ``check`` also reads every page of the
+        file (``PRAGMA quick_check``); `verify` checks the replays' content as well.
         """
         path = Path(path)
         if path.is_dir():
             raise StoreError(f"{path} is a folder, not a league store")
+        with contextlib.suppress(OSError):
+            if path.stat().st_size == 0:
+                raise StoreError(
+                    f"{path} is an empty file, not an arena league store (a store is never"
+                    " empty: remove the file to start a new store there)"
+                )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
@@ -213,10 +221,29 @@ class Store:
                     self._set("format", FORMAT)
                     self._set("schema", SCHEMA_VERSION)
         if check:
-            problems = [str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()]
-            if problems != ["ok"]:
-                first = " ".join(problems[0].replace("*** in database main ***", "").split())
-                raise StoreError(f"{self.path}: the store is damaged ({first})")
+            self._quick_check()
+
+    def _quick_check(self) -> None:
+        problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            first = " ".join(problems[0].replace("*** in database main ***", "").split())
+            raise StoreError(f"{self.path}: the store is damaged ({first})")
+
+    def verify(self) -> None:
+        """Read the whole store and raise `StoreError` at the first damage found: every
+        page's structure (``PRAGMA quick_check``) and every replay's checksum (each is a
+        zlib stream with an Adler-32 of its content, so a damaged byte inside a replay,
+        which quick_check cannot see, is found too)."""
+        with self._guard("cannot check"):
+            self._quick_check()
+            for game_id, blob in self._db.execute("SELECT game_id, log FROM replays"):
+                try:
+                    zlib.decompress(blob)
+                except (zlib.error, TypeError):
+                    raise StoreError(
+                        f"{self.path}: the store is damaged (the replay of {game_id!r} does"
+                        " not match its checksum)"
+                    ) from None
 
     def _check_identity(self, tables: set[str]) -> None:
         if "meta" not in tables or self._get("format") != FORMAT:
@@ -351,6 +378,18 @@ class Store:
         with self._guard("cannot read the games"):
             return {_typed(r, str)[0] for r in self._db.execute("SELECT game_id FROM games")}
 
+    def fault_streaks(self) -> dict[str, int]:
+        """Each bot's faults in a row as of the last recorded game (empty if none)."""
+        with self._guard("cannot read the fault streaks"):
+            value = self._get(STREAKS)
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and type(v) is int and v >= 0 for k, v in value.items()
+        ):
+            raise StoreError(f"{self.path}: the store is damaged (fault streaks {value!r})")
+        return value
+
     def games_count(self) -> int:
         """How many games are stored, played or forfeited."""
         with self._guard("cannot read the games"):
@@ -365,8 +404,13 @@ class Store:
         started_at: float,
         finished_at: float,
         replay: bytes | None = None,
+        streaks: dict[str, int] | None = None,
     ) -> None:
         """Store a played game, its seats and its replay, in one transaction.
+
+        ``streaks`` (each bot's faults in a row after this game) are stored in the same
+        transaction, so a resumed league disqualifies exactly as an uninterrupted one
+        (`fault_streaks`).
 
         Each seat's cause is the cause of its elimination in the outcome, None if it
         was never eliminated. ``replay`` is the replay already packed by `pack_replay`
@@ -393,6 +437,8 @@ class Store:
         ]  # fmt: skip
         with self._guard(f"cannot record game {result.game_id}"), self._transaction():
             self._check_new(result.game_id)
+            if streaks is not None:
+                self._set(STREAKS, streaks)
             self._db.execute(
                 "INSERT INTO games(game_id, idx, seed, grp, status, started_at, finished_at,"
                 " seconds, decisions, plays, rounds, reason, config)"

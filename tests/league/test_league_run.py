@@ -293,3 +293,77 @@ def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Pa
     assert code != 0
     assert "older arena whose deals a bot could predict" in err
     assert results(store) == first  # nothing lost
+
+
+def test_a_damaged_or_empty_store_is_refused_on_resume(tmp_path: Path) -> None:
+    """Issue 10.10: an empty file is not taken as a new league, and a resume reads the
+    whole store first (page structure and every replay's checksum)."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    store.write_bytes(b"")
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code != 0
+    assert "is an empty file" in err
+    assert store.read_bytes() == b""
+    store.unlink()
+    assert run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")[0] == 0
+    with sqlite3.connect(store) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        blob = db.execute("SELECT log FROM replays ORDER BY game_id LIMIT 1").fetchone()[0]
+    data = bytearray(store.read_bytes())
+    at = data.find(bytes(blob[10:40]))
+    data[at : at + 30] = bytes(30)
+    store.write_bytes(bytes(data))
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code != 0
+    assert "the store is damaged" in err
+    assert "Traceback" not in err
+
+
+COUNTING_CRASHER = """
+import pathlib, sys, time
+counter = pathlib.Path(sys.argv[1])
+starts = int(counter.read_text()) + 1 if counter.exists() else 1
+counter.write_text(str(starts))
+if starts == 4:
+    time.sleep(3)  # the test kills the league here, after the third fault was stored
+sys.exit(3)
+"""
+
+
+def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -> None:
+    """Issue 10.9: a league killed after a bot's third fault in a row (limit 5) and
+    resumed records 5 crashes and the rest forfeits, as without the interruption (the
+    streaks are stored with each game), not 3 + 5 crashes."""
+    stores = []
+    for run in ("killed", "whole"):
+        root = tmp_path / run
+        four_bots(root)
+        folder = root / "bots" / "crasher"
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(COUNTING_CRASHER)
+        (folder / "bot.toml").write_text(
+            f'name = "crasher"\nrun = "python3 bot.py {root / "starts"}"\n'
+        )
+        path = league_file(root, fault_limit=5, concurrency=1, games_per_table=6)
+        if run == "killed":
+            proc = _start(path, "--sandbox", "none")
+            deadline = time.monotonic() + 60
+            while not ((root / "starts").exists() and (root / "starts").read_text() == "4"):
+                assert proc.poll() is None
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate()
+            partial = results(root / "league.sqlite")
+            crashes = sum(c == "crash" for s in partial.values() for b, _, c in s if b == "crasher")
+            assert crashes == 3
+        code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+        assert code == 0, err
+        stores.append(results(root / "league.sqlite"))
+    killed, whole = stores
+    causes = [c for s in whole.values() for b, _, c in s if b == "crasher"]
+    assert causes.count("crash") == 5
+    assert causes.count("forfeit") == len(causes) - 5
+    assert killed == whole
