@@ -330,7 +330,8 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
             "settings": settings_to_dict(settings, config.sandbox),
             "config": game_config.to_dict(),
         }
-        await _run_in_workers(config.concurrency, setup, drive)
+        # No more workers than games to play.
+        await _run_in_workers(min(config.concurrency, max(1, len(todo))), setup, drive)
     report.seconds = time.monotonic() - started
     return report
 
@@ -414,8 +415,12 @@ async def _run_in_workers(
         finished = True
     finally:
         with trio.CancelScope(shield=True):
-            for worker in workers:
-                await worker.aclose(abandon=not finished)
+            if not finished:  # all told at once, so that they stop together
+                for worker in workers:
+                    worker.terminate()
+            async with trio.open_nursery() as nursery:
+                for worker in workers:
+                    nursery.start_soon(worker.aclose)
 
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -462,11 +467,13 @@ class _Worker:
         result = GameResult.from_dict(reply["result"])
         return Played(result, reply["started_at"], reply["finished_at"], reply["replay"])
 
-    async def aclose(self, *, abandon: bool) -> None:
-        """Let the worker finish (close its input) or, with `abandon`, stop it now."""
-        if abandon:
-            with contextlib.suppress(ProcessLookupError):
-                self._process.send_signal(signal.SIGTERM)
+    def terminate(self) -> None:
+        """Tell the worker to stop now (it abandons its game and kills its bots)."""
+        with contextlib.suppress(ProcessLookupError):
+            self._process.send_signal(signal.SIGTERM)
+
+    async def aclose(self) -> None:
+        """Close the worker's input (it ends after its game) and wait for it to exit."""
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             await self._stdin.aclose()
         with trio.move_on_after(30):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from arena.bots import BotSpec, Limits, resolve_command
-from arena.errors import ConfigError
+from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
 from arena.rules import Edition, Ending, Format, GameConfig
 from arena.sandbox import SANDBOXES, Wrap, bwrap_wrap, resolve_sandbox
@@ -81,6 +82,62 @@ _RUN_OPTIONS = [
     ),
     sandbox_option,
 ]
+
+
+_FILE_ONLY = {"kill_grace_ms": click.IntRange(0), "stderr_kb": click.IntRange(0)}
+"""Settings a league file may hold that have no command-line option, and their types."""
+
+_FILE_NAMES = {"format": "fmt"}
+"""League-file keys whose option has another parameter name."""
+
+
+def check_file_values(path: Path, data: dict[str, Any], command: click.Command) -> None:
+    """Give every value of a league file the checks of its command-line option.
+
+    A value of the wrong kind (a string for a number, "yes" for true) or out of the
+    option's range raises InputError naming the file, the section, the key and what
+    is allowed, exactly as the option would have refused it.
+    """
+    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    for section, values in data.items():
+        for key, value in values.items():
+            param = params.get(_FILE_NAMES.get(key, key))
+            kind = _FILE_ONLY.get(key) or (param.type if param is not None else None)
+            if kind is None or key == "seed":
+                continue  # paths are checked when read, the seed by arena.seeds
+            problem = _problem(value, kind, param)
+            if problem is not None:
+                raise InputError(f"{path}: [{section}] {key} = {_toml(value)}: {problem}")
+
+
+def _problem(value: Any, kind: click.ParamType[Any], param: click.Option | None) -> str | None:
+    """Why `value` is no value for an option of type `kind`, or None if it is one."""
+    if isinstance(kind, click.types.BoolParamType) or (param is not None and param.is_flag):
+        return None if isinstance(value, bool) else "must be true or false"
+    if isinstance(kind, click.IntRange | click.types.IntParamType):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number{_range(kind)}"
+    elif isinstance(kind, click.Choice) and not isinstance(value, str):
+        return f"must be one of {', '.join(map(_toml, kind.choices))}"
+    try:
+        kind.convert(value, param, None)
+    except click.BadParameter as err:
+        return err.message.rstrip(".")
+    return None
+
+
+def _range(kind: click.ParamType[Any]) -> str:
+    if not isinstance(kind, click.IntRange):
+        return ""
+    if kind.max is None:
+        return f" >= {kind.min}"
+    return f" from {kind.min} to {kind.max}"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
 def _apply(options: list[Any], func: F) -> F:

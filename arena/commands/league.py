@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -15,13 +17,18 @@ from arena.commands._options import (
     build_clocks,
     build_config,
     build_limits,
+    check_file_values,
     game_options,
     run_options,
 )
 from arena.errors import ConfigError
 
+MAX_CONCURRENCY = 4 * max(1, os.cpu_count() or 1)
+"""The most games at once: each is a worker process with a bot process per seat, and
+bots that share a core think slower than their clock allows for."""
+
 if TYPE_CHECKING:  # the league pulls in the ratings (numpy): imported when it runs
-    from arena.league import LeagueConfig
+    from arena.league import LeagueConfig, LeagueReport, Progress
     from arena.referee import GameResult
     from arena.schedule import ScheduledGame
     from arena.store import Store
@@ -31,6 +38,8 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     from arena.league import LeagueConfig, read_league_file
 
     data = read_league_file(file) if file is not None else {}
+    if file is not None:
+        check_file_values(file, data, click.get_current_context().command)
     league = dict(data.get("league", {}))
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
@@ -153,6 +162,29 @@ class _Reporter:
         click.echo(prefix + "\n".join(text[:7]), err=True)
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived: the league stops as on Ctrl-C."""
+
+
+async def _run_until_terminated(
+    config: LeagueConfig, store: Store, progress: Progress
+) -> LeagueReport:
+    """`run_league`, stopped by SIGTERM as promptly and cleanly as by Ctrl-C."""
+    from arena.league import run_league
+
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for _ in signals:
+                    raise _Terminated
+
+            nursery.start_soon(watch)
+            report = await run_league(config, store, progress)
+            nursery.cancel_scope.cancel()
+    return report
+
+
 @click.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -191,9 +223,10 @@ class _Reporter:
 @click.option(
     "-j",
     "--concurrency",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_CONCURRENCY),
     default=None,
-    help="Games at once. [default: the number of cores]",
+    help=f"Games at once, at most {MAX_CONCURRENCY} (four per core). [default: the number of"
+    " cores]",
 )
 @click.option(
     "--fault-limit",
@@ -225,7 +258,7 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     an interruption plays only the rest. Ctrl-C stops cleanly: games in progress are
     abandoned (not recorded) and every bot process is killed.
     """
-    from arena.league import Progress, run_league
+    from arena.league import Progress
     from arena.store import Store
 
     config = _league_config(file, opts)
@@ -237,16 +270,21 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
             on_start=reporter.started, on_game=reporter.game, on_message=reporter.message
         )
         try:
-            report = trio.run(run_league, config, store, progress)
-        except (KeyboardInterrupt, BaseExceptionGroup) as err:
-            if isinstance(err, BaseExceptionGroup) and not err.subgroup(KeyboardInterrupt):
+            report = trio.run(_run_until_terminated, config, store, progress)
+        except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
+            stops = (KeyboardInterrupt, _Terminated)
+            if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
                 raise
+            terminated = isinstance(err, _Terminated) or (
+                isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
+            )
             click.echo(
-                f"\ninterrupted: {len(store.done_game_ids())} games are stored in"
-                f" {config.store}; run the same command to resume",
+                f"\n{'terminated' if terminated else 'interrupted'}:"
+                f" {len(store.done_game_ids())} games are stored in {config.store};"
+                " run the same command to resume",
                 err=True,
             )
-            sys.exit(130)
+            sys.exit(143 if terminated else 130)
         if reporter.tty and mode == "terminal":
             click.echo("", err=True)
         summary = (

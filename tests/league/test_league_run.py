@@ -201,17 +201,26 @@ def running_with(text: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("sandbox", ["none", "default"])
-def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(tmp_path: Path, sandbox: str) -> None:
+@pytest.mark.parametrize(
+    ("sandbox", "stop", "code"),
+    [
+        ("none", signal.SIGINT, 130),
+        ("default", signal.SIGINT, 130),
+        ("none", signal.SIGTERM, 143),  # issue 10.8: SIGTERM stops as promptly as Ctrl-C
+    ],
+)
+def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(
+    tmp_path: Path, sandbox: str, stop: signal.Signals, code: int
+) -> None:
     for name in ("ann", "bob", "cat"):
         make_bot(tmp_path, name, "slow")
     path = league_file(tmp_path, games_per_table=30, table_size=3)
     # Unconfined, the bots can leave their pids; in the sandbox they cannot.
     proc = _start(path, "--sandbox", "none") if sandbox == "none" else _start(path)
     _wait_for_games(tmp_path / "league.sqlite", 1, proc)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert b"run the same command to resume" in err
     if sandbox == "none":
         assert len(pids(tmp_path / "pids")) >= 3
@@ -367,3 +376,40 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
     assert causes.count("crash") == 5
     assert causes.count("forfeit") == len(causes) - 5
     assert killed == whole
+
+
+@pytest.mark.parametrize(
+    ("section", "line", "message"),
+    [
+        ("league", "fault_limit = -1", "[league] fault_limit = -1: -1 is not in the range x>=0"),
+        ("league", "concurrency = 0", "[league] concurrency = 0: 0 is not in the range"),
+        ("league", "concurrency = 1000", "[league] concurrency = 1000: 1000 is not in the range"),
+        ("league", "max_tables = -5", "[league] max_tables = -5: -5 is not in the range x>=0"),
+        ("league", 'duplicate = "yes"', '[league] duplicate = "yes": must be true or false'),
+        ("league", 'table_size = "3"', '[league] table_size = "3": must be a whole number from 2'),
+        ("game", 'edition = "2023"', "[game] edition = \"2023\": '2023' is not one of"),
+        ("game", "edition = 2022", '[game] edition = 2022: must be one of "2022", "1980"'),
+        ("clocks", 'decision_ms = "1000"', '[clocks] decision_ms = "1000": must be a whole number'),
+        ("clocks", "kill_grace_ms = -3", "[clocks] kill_grace_ms = -3: -3 is not in the range"),
+        ("limits", "stderr_kb = 1.5", "[limits] stderr_kb = 1.5: must be a whole number >= 0"),
+    ],
+)
+def test_league_file_values_get_the_checks_of_their_options(
+    tmp_path: Path, section: str, line: str, message: str
+) -> None:
+    """Issue 10.8: a league-file value is checked as its command-line option is, and the
+    message names the file, the section and the key."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    key = line.split(" =")[0]
+    text = "".join(
+        old for old in path.read_text().splitlines(keepends=True) if not old.startswith(key + " =")
+    )
+    header = f"[{section}]\n"
+    text = text.replace(header, header + line + "\n") if header in text else text + header + line
+    path.write_text(text + "\n")
+    code, _, err = run_cli("league", str(path), "--progress", "quiet")
+    assert code == 2
+    assert f"{path}: {message}" in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "league.sqlite").exists()
