@@ -41,7 +41,8 @@ class Limits:
     file_size_mb: int | None = 64
     """Largest file the bot may write (RLIMIT_FSIZE), in MiB."""
     stderr_kb: int = 1024
-    """Bytes of stderr kept in the bot's log, in KiB; the rest is read and dropped."""
+    """Size of a bot's log (its stderr, and its build's output), in KiB, over all its
+    processes in a league; the rest is read and dropped."""
 
 
 def _rlimits(limits: Limits) -> list[tuple[int, int]]:
@@ -137,21 +138,31 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-class _CappedLog:
-    """A log file that keeps the first `cap` bytes written to it."""
+TRUNCATED = b"\n[arena: stderr log truncated]\n"
+
+
+class CappedLog:
+    """Appends to a bot's log file until the *file* holds `cap` bytes.
+
+    The cap is the file's size, not what one process wrote: every process of the bot
+    (restarted after each crash, or in other worker processes) appends to the same
+    file, so a bot's log stays within the cap over the whole league (a few writes
+    racing at the end may pass it by at most one chunk each).
+    """
 
     def __init__(self, path: Path | None, cap: int) -> None:
         self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
-        self._room = cap
+        self._cap = cap
 
     def write(self, data: bytes | bytearray) -> None:
-        if self._file is None or self._room <= 0:
+        if self._file is None:
             return
-        part = data[: self._room]
-        self._file.write(part)
-        self._room -= len(part)
-        if self._room <= 0:
-            self._file.write(b"\n[arena: stderr log truncated]\n")
+        room = self._cap - os.fstat(self._file.fileno()).st_size
+        if room <= 0:
+            return
+        self._file.write(data[:room])
+        if len(data) >= room:
+            self._file.write(TRUNCATED)
         self._file.flush()
 
     def close(self) -> None:
@@ -159,7 +170,7 @@ class _CappedLog:
             self._file.close()
 
 
-async def _drain(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:
+async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog) -> None:
     """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`."""
     try:
         while True:
@@ -204,5 +215,5 @@ async def start_process(
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    nursery.start_soon(_drain, process.stderr, _CappedLog(log_path, limits.stderr_kb * 1024))
+    nursery.start_soon(_drain, process.stderr, CappedLog(log_path, limits.stderr_kb * 1024))
     return BotProcess(process, workdir, log_path)

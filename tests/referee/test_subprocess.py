@@ -106,6 +106,20 @@ async def test_stderr_flood_is_drained_and_capped(tmp_path: Path) -> None:
     assert log.endswith(b"[arena: stderr log truncated]\n")
 
 
+async def test_the_log_cap_is_per_bot_not_per_process(tmp_path: Path) -> None:
+    """Issue 10.5: a bot that writes 40 KB to stderr and crashes, game after game, gets a
+    new process each time; its log stays within its 64 KiB over all of them (it used
+    to be 64 KiB per process: 20 MB of log in 40 games)."""
+    results, started, _ = await play(
+        tmp_path, "stderr_then_crash", limits=Limits(stderr_kb=64), games=6
+    )
+    assert bad_faults(results) == ["crash"] * 6
+    assert started["bad"] == 6
+    log = (tmp_path / "logs" / "bad.log").read_bytes()
+    assert 64 * 1024 <= len(log) <= 64 * 1024 + 100
+    assert log.endswith(b"[arena: stderr log truncated]\n")
+
+
 async def test_forked_child_is_killed_with_its_parent(tmp_path: Path) -> None:
     results, _, bad = await play(tmp_path, "fork_child", games=1)
     assert len(bad) == 2  # the bot and its child, both gone (checked in play)
