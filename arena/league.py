@@ -38,7 +38,15 @@ from typing import Any
 import trio
 
 import protocol
-from arena.bots import MANIFEST, BotSpec, Limits, build, load_manifest, resolve_command
+from arena.bots import (
+    BUILD_TIMEOUT,
+    MANIFEST,
+    BotSpec,
+    Limits,
+    build,
+    load_manifest,
+    resolve_command,
+)
 from arena.errors import ArenaError, BotError, ConfigError, InputError
 from arena.referee import (
     Clocks,
@@ -79,12 +87,17 @@ class LeagueConfig:
     log_dir: Path | None = None
     max_frame: int = protocol.DEFAULT_MAX_FRAME
     sandbox: str = "none"
-    """"bwrap" runs every bot under bubblewrap (arena.sandbox), "none" unconfined."""
+    """"bwrap" runs every bot and build under bubblewrap (arena.sandbox), "none" unconfined."""
+    build_timeout: float = BUILD_TIMEOUT
+    """Seconds a bot's build may take."""
+    build_network: bool = False
+    """Builds may use the network (in the sandbox they have none otherwise)."""
 
 
 _LEAGUE_KEYS = {
     "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
-    "concurrency", "fault_limit", "fresh_process", "log_dir", "max_frame",
+    "concurrency", "fault_limit", "fresh_process", "log_dir", "max_frame", "build_timeout",
+    "build_network",
 }  # fmt: skip
 
 
@@ -185,11 +198,20 @@ def prepare(
         say(f"left out: {problem}")
     excluded = [p.split(":")[0] for p in problems]
     ready = []
+    digests = {}
     for spec in specs:
         try:
+            digests[spec.name] = spec.digest()  # the submission as given, before its build
             if spec.build is not None:
                 say(f"building {spec.name}: {' '.join(spec.build)}")
-            build(spec)
+            build(
+                spec,
+                sandbox=config.sandbox,
+                network=config.build_network,
+                timeout=config.build_timeout,
+                log_path=config.log_dir / f"{spec.name}.log" if config.log_dir else None,
+                log_kb=config.limits.stderr_kb,
+            )
             command = resolve_command(spec.command, spec.folder)
             wrap = _wrap(config.sandbox)
             if wrap is not None:  # fails if the sandbox would hide the program
@@ -200,7 +222,7 @@ def prepare(
             excluded.append(spec.name)
             continue
         ready.append(spec)
-    changed = store.sync_bots([(s.name, " ".join(s.command), s.digest()) for s in ready])
+    changed = store.sync_bots([(s.name, " ".join(s.command), digests[s.name]) for s in ready])
     for name in changed:
         say(f"warning: the submission of {name} changed since its stored games were played")
     for spec in ready:

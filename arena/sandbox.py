@@ -37,8 +37,10 @@ when bwrap goes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import resource
 import secrets
 import shutil
 import subprocess
@@ -77,7 +79,11 @@ _ETC = (
     "alternatives",
     "localtime",
 )
-"""What of /etc the dynamic loader and interpreters read; nothing else of /etc is seen."""
+"""What of /etc the dynamic loader and interpreters read; nothing else of /etc is seen
+(but the JDK's /etc/java-*, which Debian's Java links its settings into)."""
+
+_ETC_NETWORK = ("resolv.conf", "hosts", "nsswitch.conf", "ssl", "ca-certificates")
+"""What of /etc a build with network access needs: name resolution and TLS roots."""
 
 
 def _is_root() -> bool:
@@ -118,7 +124,7 @@ def _named_paths(command: Sequence[str], cwd: Path) -> list[Path]:
     return out
 
 
-def _runtime_args() -> tuple[list[str], list[Path]]:
+def _runtime_args(*, network: bool = False) -> tuple[list[str], list[Path]]:
     """bwrap arguments for the system runtime, and the paths they make visible."""
     args = ["--ro-bind", "/usr", "/usr"]
     visible = [Path("/usr")]
@@ -131,7 +137,10 @@ def _runtime_args() -> tuple[list[str], list[Path]]:
             args += ["--ro-bind", str(path), str(path)]
             visible.append(path)
     args += ["--perms", "0755", "--dir", "/etc"]
-    for name in _ETC:
+    names = [*_ETC, *(p.name for p in Path("/etc").glob("java-*"))]  # the JDK's config
+    if network:
+        names += _ETC_NETWORK
+    for name in names:
         path = Path("/etc") / name
         args += ["--ro-bind-try", str(path), str(path)]
         visible.append(path)
@@ -175,20 +184,58 @@ def _drop_privileges(uid: int) -> list[str]:
     ]
 
 
-def bwrap_wrap(extra_ro: Sequence[Path] = (), *, tmp_mb: int = TMP_MB) -> Wrap:
+def toolchain_paths() -> list[Path]:
+    """Folders of the build toolchains outside /usr, found from the PATH (the folder
+    around each `bin` on it, e.g. ~/.cargo for ~/.cargo/bin) and rustup's home."""
+    paths = []
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if entry and os.path.isabs(entry) and os.path.isdir(entry):
+            path = Path(entry)
+            paths.append(path.parent if path.name in {"bin", "shims"} else path)
+    rustup = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
+    if os.path.isdir(rustup):
+        paths.append(Path(rustup))
+    return [p for p in paths if p != Path("/")]
+
+
+def build_env() -> dict[str, str]:
+    """What of arena's environment a build sees besides PATH, HOME and TMPDIR: where the
+    toolchains are (rustup's home, Java's and Go's roots), never secrets."""
+    env = {}
+    for name in ("RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "GOROOT"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    rustup = os.path.expanduser("~/.rustup")
+    if "RUSTUP_HOME" not in env and os.path.isdir(rustup):
+        env["RUSTUP_HOME"] = rustup
+    return env
+
+
+def bwrap_wrap(
+    extra_ro: Sequence[Path] = (),
+    *,
+    tmp_mb: int = TMP_MB,
+    build: bool = False,
+    network: bool = False,
+) -> Wrap:
     """A `Wrap` that runs each bot under bubblewrap (see the module docstring).
 
     `extra_ro` are more folders the bots may read (an interpreter installed outside
     /usr, say); `tmp_mb` bounds the private temporary folder. The wrap raises
     ManifestError for a program the sandbox would not see.
+
+    With `build`, the wrap is for a bot's build command: its folder is writable and
+    the toolchains (`toolchain_paths`) are visible read-only; `network` keeps the
+    host's network (for a build that downloads), with what name resolution and TLS
+    need of /etc.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise ConfigError("bubblewrap (bwrap) is not installed")
     if tmp_mb < 1:
         raise ConfigError(f"the sandbox's temporary folder needs at least 1 MiB, not {tmp_mb}")
-    runtime, visible = _runtime_args()
-    shared = _outermost([*runtime_paths(), *extra_ro])
+    runtime, visible = _runtime_args(network=network)
+    shared = _outermost([*runtime_paths(), *extra_ro, *(toolchain_paths() if build else [])])
     root = _is_root()
 
     def wrap(command: list[str], workdir: Path, folder: Path | None) -> list[str]:
@@ -204,7 +251,7 @@ def bwrap_wrap(extra_ro: Sequence[Path] = (), *, tmp_mb: int = TMP_MB) -> Wrap:
                     f"program {program} is outside the sandbox (it sees /usr, arena's Python"
                     " and the bot's folder); install it under /usr or use --sandbox none"
                 )
-        if root and folder is not None and folder.stat().st_mode & 0o005 != 0o005:
+        if root and not build and folder is not None and folder.stat().st_mode & 0o005 != 0o005:
             raise ManifestError(
                 f"{folder}: the sandbox runs bots as an anonymous user, so a submission"
                 f" folder must be readable by all (chmod -R a+rX {folder})"
@@ -212,7 +259,7 @@ def bwrap_wrap(extra_ro: Sequence[Path] = (), *, tmp_mb: int = TMP_MB) -> Wrap:
         args = [
             bwrap,
             "--unshare-pid",
-            "--unshare-net",
+            *([] if network else ["--unshare-net"]),
             "--unshare-ipc",
             "--unshare-uts",
             "--unshare-cgroup-try",
@@ -235,7 +282,8 @@ def bwrap_wrap(extra_ro: Sequence[Path] = (), *, tmp_mb: int = TMP_MB) -> Wrap:
         # After /tmp, so that folders under /tmp show through it.
         for path in binds:
             args += dirs.parents_of(path)
-            args += ["--ro-bind", str(path), str(path)]
+            writable = build and folder is not None and path == folder
+            args += ["--bind" if writable else "--ro-bind", str(path), str(path)]
         if not _under(cwd, seen):
             args += dirs.make(cwd)
         # Nothing else is writable: not the root, /etc or /dev (tmpfs without a size).
@@ -243,7 +291,8 @@ def bwrap_wrap(extra_ro: Sequence[Path] = (), *, tmp_mb: int = TMP_MB) -> Wrap:
         args += ["--setenv", "HOME", str(workdir), "--setenv", "TMPDIR", str(workdir)]
         args += ["--chdir", str(cwd), "--"]
         if root:
-            args += _drop_privileges(UID_BASE + secrets.randbelow(UID_SPAN))
+            uid = folder.stat().st_uid if build and folder is not None else None
+            args += _drop_privileges(uid if uid else UID_BASE + secrets.randbelow(UID_SPAN))
         return args + command
 
     return wrap
@@ -301,3 +350,55 @@ def resolve_sandbox(requested: str | None) -> tuple[str, str | None]:
         f"warning: bots run WITHOUT a sandbox ({problem}); they can read and write"
         " whatever arena can. Install bubblewrap or pass --sandbox none to silence this."
     )
+
+
+BUILD_TMP_MB = 512
+"""Size of a sandboxed build's private temporary folder, in MiB."""
+
+BUILD_LIMITS = ((resource.RLIMIT_NPROC, 1024), (resource.RLIMIT_FSIZE, 1 << 30))
+"""A build's resource limits: processes of its user (compilers run many), largest file;
+its time is bounded by the build timeout."""
+
+
+def sandboxed_build(
+    command: list[str], folder: Path, *, network: bool, timeout: float
+) -> tuple[int | None, bytes]:
+    """Run a bot's build command under bubblewrap; (exit status or None on timeout, output).
+
+    The build sees what the bot will see, its folder writable and the toolchains
+    read-only (`bwrap_wrap(build=True)`), and no network unless `network`. Run by root,
+    it runs as a uid of its own: the folder is handed to that uid for the build and
+    given back to its owner afterwards (links are never followed), so a build can
+    read nothing of the host that the bot could not, /etc/shadow and other bots
+    included.
+    """
+    from arena.bots._manifest import run_build
+
+    wrap = bwrap_wrap(tmp_mb=BUILD_TMP_MB, build=True, network=network)
+    owner = folder.stat()
+    uid = UID_BASE + secrets.randbelow(UID_SPAN) if _is_root() else None
+    with tempfile.TemporaryDirectory(prefix="arena-build-") as home:
+        try:
+            if uid is not None:
+                _chown_tree(folder, uid, uid)
+            wrapped = wrap(command, Path(home), folder)
+            env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", **build_env()}
+            env |= {"HOME": home, "TMPDIR": home}
+
+            def limits() -> None:
+                for which, value in BUILD_LIMITS:
+                    resource.setrlimit(which, (value, value))
+
+            return run_build(wrapped, folder, timeout=timeout, env=env, preexec_fn=limits)
+        finally:
+            if uid is not None:
+                _chown_tree(folder, owner.st_uid, owner.st_gid)
+
+
+def _chown_tree(folder: Path, uid: int, gid: int) -> None:
+    """Give `folder` and everything in it to uid:gid, never following a link."""
+    os.chown(folder, uid, gid, follow_symlinks=False)
+    for top, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(os.path.join(top, name), uid, gid, follow_symlinks=False)

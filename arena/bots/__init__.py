@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from arena.bots._manifest import (
+    BUILD_TIMEOUT,
     MANIFEST,
+    MAX_SUBMISSION_MB,
     BotSpec,
     build,
     check_name,
@@ -15,7 +17,9 @@ from arena.bots._manifest import (
 from arena.bots._process import BotProcess, Limits, clean_env, start_process
 
 __all__ = [
+    "BUILD_TIMEOUT",
     "MANIFEST",
+    "MAX_SUBMISSION_MB",
     "BotProcess",
     "BotSpec",
     "Limits",

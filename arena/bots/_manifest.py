@@ -12,22 +12,35 @@ is looked up on the PATH, or taken relative to the bot's folder when it holds a 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import re
 import shlex
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.errors import BuildError, ManifestError
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+
+
+MAX_SUBMISSION_MB = 512
+"""The largest submission, in MiB, counted without `IGNORED` folders."""
+
+IGNORED = frozenset(
+    {".git", "__pycache__", "node_modules", ".cache", ".cargo-home", ".m2", "target", "out"}
+)
+"""Folders that are build outputs, caches or version control, not the submission: a
+digest neither reads nor counts them (nor files ending in .log)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -43,24 +56,64 @@ class BotSpec:
     build: tuple[str, ...] | None = None
     """The build command, run in `folder`, or None."""
 
-    def digest(self) -> str:
-        """A hash of the submission: the manifest and every file in the folder."""
+    def digest(self, max_mb: int = MAX_SUBMISSION_MB) -> str:
+        """A hash of the submission: the manifest and every file of the folder but build
+        outputs and caches (`IGNORED`), read in chunks.
+
+        Raises ManifestError, naming the bot, for a submission over `max_mb` MiB (by
+        the files' sizes, before anything is read: a sparse 20 GB file is refused, not
+        read), a special file (a FIFO would block the read forever, a device is no
+        part of a bot) or a symbolic link that leads out of the folder.
+        """
         h = hashlib.sha256()
         h.update(repr((self.name, self.command, self.build)).encode())
-        if self.folder is not None:
-            for path in sorted(self.folder.rglob("*")):
-                rel = path.relative_to(self.folder)
-                if path.is_file() and not _ignored(rel):
-                    h.update(str(rel).encode() + b"\0")
-                    h.update(path.read_bytes())
+        if self.folder is None:
+            return h.hexdigest()[:16]
+        files = _submission_files(self.name, self.folder)
+        total = sum(size for _, _, size in files)
+        if total > max_mb * 1024 * 1024:
+            raise ManifestError(
+                f"{self.name}: the submission holds {total / 1024 / 1024:.0f} MiB of files,"
+                f" more than the {max_mb} MiB allowed ({self.folder})"
+            )
+        for rel, path, _ in files:
+            h.update(rel.encode() + b"\0")
+            if path.is_symlink():
+                h.update(b"link\0" + os.readlink(path).encode())
+                continue
+            with open(path, "rb") as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
         return h.hexdigest()[:16]
 
 
-def _ignored(rel: Path) -> bool:
-    return any(
-        part in {"__pycache__", "node_modules", ".git"} or part.endswith(".log")
-        for part in rel.parts
-    )
+def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
+    """(relative path, path, size) of every file and link to hash, sorted; raises
+    ManifestError for special files and for links that lead out of the folder."""
+    out = []
+    root = os.path.realpath(folder)
+    for top, dirs, files in os.walk(folder):  # links to folders are listed, not walked
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED)
+        for entry in [*dirs, *files]:
+            path = Path(top) / entry
+            rel = str(path.relative_to(folder))
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                target = os.path.realpath(path)
+                if target != root and not target.startswith(root + os.sep):
+                    raise ManifestError(
+                        f"{name}: {rel} is a link out of the submission (to {os.readlink(path)})"
+                    )
+                out.append((rel, path, 0))
+            elif stat.S_ISREG(info.st_mode):
+                if not entry.endswith(".log"):
+                    out.append((rel, path, info.st_size))
+            elif not stat.S_ISDIR(info.st_mode):
+                raise ManifestError(
+                    f"{name}: {rel} is a special file (FIFO, socket or device), which a"
+                    " submission may not hold"
+                )
+    return sorted(out)
 
 
 def _split(text: object, field: str, where: Path) -> tuple[str, ...]:
@@ -169,23 +222,84 @@ def resolve_command(words: Sequence[str], folder: Path | None) -> list[str]:
     return [found, *rest]
 
 
-def build(spec: BotSpec, *, timeout: float = 600.0) -> str:
-    """Run the bot's build command in its folder; returns its output, raises BuildError."""
+BUILD_TIMEOUT = 600.0
+"""Seconds a build may take by default."""
+
+
+def build(
+    spec: BotSpec,
+    *,
+    sandbox: str = "none",
+    network: bool = False,
+    timeout: float = BUILD_TIMEOUT,
+    log_path: Path | None = None,
+    log_kb: int = 1024,
+) -> str:
+    """Run the bot's build command in its folder; returns its output, raises BuildError.
+
+    With `sandbox` "bwrap" the build runs under bubblewrap as the bot will (see
+    `arena.sandbox.sandboxed_build`): its own folder writable, the toolchains visible
+    read-only, no network unless `network`. It is killed after `timeout` seconds. Its
+    output goes to the bot's log at `log_path` too (within the log's cap of `log_kb`).
+    """
     if spec.build is None or spec.folder is None:
         return ""
     command = resolve_command(spec.build, spec.folder)
     try:
-        done = subprocess.run(
-            command,
-            cwd=spec.folder,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
+        if sandbox == "bwrap":
+            from arena.sandbox import sandboxed_build
+
+            code, data = sandboxed_build(command, spec.folder, network=network, timeout=timeout)
+        else:
+            code, data = run_build(command, spec.folder, timeout=timeout)
+    except OSError as err:
         raise BuildError(f"{spec.name}: build failed: {err}") from None
-    output = (done.stdout + done.stderr).decode(errors="replace")
-    if done.returncode != 0:
+    output: str = data.decode(errors="replace")
+    if log_path is not None:
+        _log_build(log_path, log_kb, command, code, data)
+    if code is None:
+        raise BuildError(f"{spec.name}: build did not finish in {timeout:g} s")
+    if code != 0:
         tail = "\n".join(output.strip().splitlines()[-5:])
-        raise BuildError(f"{spec.name}: build exited with status {done.returncode}: {tail}")
+        raise BuildError(f"{spec.name}: build exited with status {code}: {tail}")
     return output
+
+
+def run_build(
+    command: Sequence[str],
+    cwd: Path,
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> tuple[int | None, bytes]:
+    """Run a build command in its own process group; (exit status or None if it timed
+    out and was killed with its whole group, output and errors together)."""
+    with subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+        preexec_fn=preexec_fn,
+    ) as proc:
+        try:
+            data, _ = proc.communicate(timeout=timeout)
+            return proc.returncode, data
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            data, _ = proc.communicate()
+            return None, data
+
+
+def _log_build(path: Path, kb: int, command: Sequence[str], code: int | None, data: bytes) -> None:
+    from arena.bots._process import CappedLog
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    log = CappedLog(path, kb * 1024)
+    status = "timed out" if code is None else f"exit status {code}"
+    log.write(f"[arena: build {shlex.join(command)}: {status}]\n".encode() + data + b"\n")
+    log.close()

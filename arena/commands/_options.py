@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from arena.bots import BotSpec, Limits, resolve_command
+from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, build, resolve_command
 from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
 from arena.rules import Edition, Ending, Format, GameConfig
@@ -82,6 +82,23 @@ _RUN_OPTIONS = [
     ),
     sandbox_option,
 ]
+
+build_options = [
+    click.option(
+        "--build-timeout",
+        type=click.FloatRange(1),
+        default=None,
+        help="Seconds a bot's build may take. [default: 600]",
+    ),
+    click.option(
+        "--build-network/--no-build-network",
+        default=None,
+        help="Let builds use the network (sandboxed builds have none otherwise).",
+    ),
+]
+"""How bots are built (part of `run_options`; check-bot adds them alone)."""
+
+_RUN_OPTIONS += build_options
 
 
 _FILE_ONLY = {"kill_grace_ms": click.IntRange(0), "stderr_kb": click.IntRange(0)}
@@ -206,10 +223,30 @@ def build_wrap(opts: dict[str, Any], extra_ro: Sequence[Path] = ()) -> Wrap | No
     Without --sandbox, bots run under bubblewrap where it works; otherwise a warning
     goes to stderr. An explicit `--sandbox bwrap` that cannot work is a ConfigError.
     """
-    mode, warning = resolve_sandbox(opts.get("sandbox"))
-    if warning is not None:
-        click.echo(f"arena: {warning}", err=True)
-    return bwrap_wrap(extra_ro) if mode == "bwrap" else None
+    return bwrap_wrap(extra_ro) if sandbox_mode(opts) == "bwrap" else None
+
+
+def sandbox_mode(opts: dict[str, Any]) -> str:
+    """The sandbox `--sandbox` asks for ("bwrap" or "none"), resolved once per command:
+    a warning that bots run unconfined is shown once."""
+    if "_sandbox_mode" not in opts:
+        mode, warning = resolve_sandbox(opts.get("sandbox"))
+        if warning is not None:
+            click.echo(f"arena: {warning}", err=True)
+        opts["_sandbox_mode"] = mode
+    return str(opts["_sandbox_mode"])
+
+
+def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> None:
+    """Build `spec` as the options say (`arena.bots.build`), its output in its log."""
+    log_dir = opts.get("log_dir")
+    build(
+        spec,
+        sandbox=sandbox,
+        network=bool(opts.get("build_network")),
+        timeout=opts.get("build_timeout") or BUILD_TIMEOUT,
+        log_path=log_dir / f"{spec.name}.log" if log_dir is not None else None,
+    )
 
 
 def check_sandboxed(spec: BotSpec, wrap: Wrap | None) -> None:

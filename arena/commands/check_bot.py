@@ -12,9 +12,12 @@ import trio
 from arena.bots import BotSpec, load_manifest, resolve_command
 from arena.checker import check_bot, conforms, report
 from arena.commands._options import (
+    build_bot,
     build_clocks,
     build_limits,
+    build_options,
     build_wrap,
+    sandbox_mode,
     sandbox_option,
     sandboxed_spec,
 )
@@ -27,6 +30,14 @@ from arena.commands._options import (
 @click.option("--exit-grace-ms", type=click.IntRange(0), default=None, help="Exit time.")
 @click.option("--memory-mb", type=click.IntRange(16), default=None, help="Address space.")
 @sandbox_option
+@build_options[0]
+@build_options[1]
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the bot's log (its build's output).",
+)
 @click.option(
     "--rounds",
     type=click.IntRange(1),
@@ -42,6 +53,7 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     """
     if len(command) == 1 and Path(command[0]).is_dir():
         spec = load_manifest(Path(command[0]))
+        build_bot(spec, opts, sandbox_mode(opts))  # as match and league do
     else:
         spec = BotSpec(name="bot-under-test", command=command, folder=None)
     resolve_command(spec.command, spec.folder)  # a missing program is a usage error

@@ -11,8 +11,9 @@ import tabulate
 import trio
 
 import protocol
-from arena.bots import build, load_bot, resolve_command, unique_names
+from arena.bots import load_bot, resolve_command, unique_names
 from arena.commands._options import (
+    build_bot,
     build_clocks,
     build_config,
     build_limits,
@@ -20,6 +21,7 @@ from arena.commands._options import (
     check_sandboxed,
     game_options,
     run_options,
+    sandbox_mode,
 )
 from arena.errors import ConfigError
 from arena.match import result_to_json, run_match, summarize
@@ -66,7 +68,7 @@ def match(
     specs = unique_names([load_bot(b) for b in bots])
     wrap = build_wrap(opts)
     for spec in specs:
-        build(spec)
+        build_bot(spec, opts, sandbox_mode(opts))
         resolve_command(spec.command, spec.folder)  # fails early on a missing program
         check_sandboxed(spec, wrap)
     config = build_config(len(specs), {}, opts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -413,3 +414,26 @@ def test_league_file_values_get_the_checks_of_their_options(
     assert f"{path}: {message}" in err, err
     assert "Traceback" not in err
     assert not (tmp_path / "league.sqlite").exists()
+
+
+def test_hostile_submission_files_are_refused_and_the_league_goes_on(tmp_path: Path) -> None:
+    """Issue 10.6: a 20 GB sparse file (which a whole-file read turned into a MemoryError
+    traceback), a FIFO (which a read would wait on forever) and a link out of the
+    folder each leave their bot out with a message naming it; the others play."""
+    four_bots(tmp_path)
+    bots = tmp_path / "bots"
+    for name in ("sparse", "fifo", "escape"):
+        make_bot(tmp_path, name)
+    with open(bots / "sparse" / "data.bin", "wb") as f:
+        f.truncate(20 * 1024**3)
+    os.mkfifo(bots / "fifo" / "pipe")
+    (bots / "escape" / "passwd").symlink_to("/etc/passwd")
+    (bots / "ann" / "inside").symlink_to("bot.py")  # a link inside is fine
+    path = league_file(tmp_path, concurrency=1)
+    code, _, err = run_cli("league", str(path), "--sandbox", "none")
+    assert code == 0, err
+    assert "left out: sparse: the submission holds 20480 MiB of files, more than the 512" in err
+    assert "left out: fifo: pipe is a special file" in err
+    assert "left out: escape: passwd is a link out of the submission (to /etc/passwd)" in err
+    players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
+    assert players == {"ann", "bob", "cat", "dan"}

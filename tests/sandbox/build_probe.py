@@ -1,0 +1,38 @@
+"""A hostile build step: what it can read, write and reach, written to report.json.
+
+python3 build.py OTHER_FILE MARKER PORT
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+
+def attempt(action) -> str:  # type: ignore[no-untyped-def]
+    try:
+        action()
+        return "ok"
+    except OSError as err:
+        return errno.errorcode.get(err.errno or 0, str(err))
+
+
+def main() -> None:
+    other, marker, port = sys.argv[1:4]
+    report = {
+        "shadow": attempt(lambda: Path("/etc/shadow").read_bytes()),
+        "other_bot": attempt(lambda: Path(other).read_bytes()),
+        "write_outside": attempt(lambda: Path(marker).write_text("built by hostile")),
+        "network": attempt(lambda: socket.create_connection(("127.0.0.1", int(port)), 2).close()),
+        "uid": os.getuid(),
+    }
+    Path("report.json").write_text(json.dumps(report))  # its own folder is writable
+    print("probe done")
+
+
+if __name__ == "__main__":
+    main()

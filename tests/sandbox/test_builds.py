@@ -1,0 +1,105 @@
+"""Issue 10.7: builds run in the sandbox, with a time limit, their output in the log.
+
+A submission's build step used to run as the user running arena, unconfined: it read
+/etc/shadow and another bot's folder. Under `--sandbox bwrap` a build now sees what
+its bot sees, with its own folder writable, the toolchains read-only and no network
+unless the organiser allows it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.bots import build, load_manifest
+from arena.cli import main
+from arena.errors import BuildError
+
+from .helpers import BOTH, HOSTILE, gone_sync, needs_bwrap
+
+pytestmark = pytest.mark.subprocess
+
+PROBE = Path(__file__).with_name("build_probe.py")
+
+
+def probe_bot(root: Path, port: int) -> Path:
+    (root / "victim").mkdir(parents=True)
+    (root / "victim" / "secret.txt").write_text("the victim's secret")
+    folder = root / "prober"
+    folder.mkdir()
+    shutil.copy(PROBE, folder / "build.py")
+    shutil.copy(HOSTILE, folder / "bot.py")
+    args = f"{root / 'victim' / 'secret.txt'} {root / 'outside.txt'} {port}"
+    (folder / "bot.toml").write_text(
+        f'name = "prober"\nrun = "python3 bot.py none x"\nbuild = "python3 build.py {args}"\n'
+    )
+    os.chmod(root, 0o755)
+    return folder
+
+
+@needs_bwrap
+@pytest.mark.parametrize("network", [False, True])
+def test_a_sandboxed_build_reads_and_reaches_nothing_of_the_host(
+    tmp_path: Path, network: bool
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        folder = probe_bot(tmp_path, server.getsockname()[1])
+        owner = folder.stat().st_uid
+        log = tmp_path / "logs" / "prober.log"
+        output = build(load_manifest(folder), sandbox="bwrap", network=network, log_path=log)
+        server.setblocking(False)
+        if not network:  # its own loopback, in a network namespace of its own
+            with pytest.raises(BlockingIOError):
+                server.accept()
+    assert "probe done" in output
+    report = json.loads((folder / "report.json").read_text())
+    assert report["shadow"] == "ENOENT"
+    assert report["other_bot"] == "ENOENT"
+    assert report["write_outside"] in {"EACCES", "EROFS", "ENOENT"}
+    assert report["network"] == ("ok" if network else "ECONNREFUSED")
+    assert not (tmp_path / "outside.txt").exists()
+    if os.geteuid() == 0:  # root builds as a uid of its own, then gets the folder back
+        assert report["uid"] != 0
+        assert {p.stat().st_uid for p in [folder, *folder.rglob("*")]} == {owner}
+    assert "[arena: build " in log.read_text()
+    assert "probe done" in log.read_text()
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_a_build_that_runs_too_long_is_killed(tmp_path: Path, sandboxed: bool) -> None:
+    token = f"arena-build-{uuid.uuid4().hex}"
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f'name = "slow"\nrun = "python3 bot.py"\nbuild = "sh -c \\"sleep 60; : {token}\\""\n'
+    )
+    with pytest.raises(BuildError, match="slow: build did not finish in 1 s"):
+        build(load_manifest(folder), sandbox="bwrap" if sandboxed else "none", timeout=1)
+    assert gone_sync(token)
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_check_bot_runs_the_build_of_a_folder(tmp_path: Path, sandboxed: bool) -> None:
+    folder = tmp_path / "built"
+    folder.mkdir()
+    shutil.copy(HOSTILE, folder / "source.py")
+    (folder / "bot.toml").write_text(
+        'name = "built"\nrun = "python3 bot.py none x"\nbuild = "cp source.py bot.py"\n'
+    )
+    sandbox = "bwrap" if sandboxed else "none"
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", sandbox, str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (folder / "bot.py").exists()
+    (folder / "bot.toml").write_text(
+        'name = "built"\nrun = "python3 bot.py none x"\nbuild = "false"\n'
+    )
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", sandbox, str(folder)])
+    assert result.exit_code == 2
+    assert "built: build exited with status 1" in result.output
