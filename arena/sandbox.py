@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
+from arena._seccomp import userns_filter
 from arena.errors import ConfigError, ManifestError
 
 Wrap = Callable[[list[str], Path, Path | None], list[str]]
@@ -295,7 +296,19 @@ def bwrap_wrap(
             args += _drop_privileges(uid if uid else UID_BASE + secrets.randbelow(UID_SPAN))
         return args + command
 
-    return wrap
+    return _Wrapper(wrap, userns_filter() if root else None)
+
+
+class _Wrapper:
+    """A `Wrap` with what the child process must do before it runs bwrap: as root,
+    install the filter that denies new user namespaces (`arena._seccomp`)."""
+
+    def __init__(self, wrap: Wrap, preexec: Callable[[], None] | None) -> None:
+        self._wrap = wrap
+        self.preexec = preexec
+
+    def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
+        return self._wrap(command, workdir, folder)
 
 
 @functools.cache
@@ -385,9 +398,13 @@ def sandboxed_build(
             env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", **build_env()}
             env |= {"HOME": home, "TMPDIR": home}
 
+            deny_userns = getattr(wrap, "preexec", None)
+
             def limits() -> None:
                 for which, value in BUILD_LIMITS:
                     resource.setrlimit(which, (value, value))
+                if deny_userns is not None:
+                    deny_userns()
 
             return run_build(wrapped, folder, timeout=timeout, env=env, preexec_fn=limits)
         finally:

@@ -58,11 +58,15 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     return out
 
 
-def _preexec(rlimits: list[tuple[int, int]]) -> Callable[[], None]:
+def _preexec(
+    rlimits: list[tuple[int, int]], then: Callable[[], None] | None = None
+) -> Callable[[], None]:
     def apply() -> None:  # runs in the child between fork and exec
         for which, value in rlimits:
             resource.setrlimit(which, (value, value))
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        if then is not None:
+            then()
 
     return apply
 
@@ -209,8 +213,13 @@ async def start_process(
         cwd = spec.folder if spec.folder is not None else Path.cwd()
         if log_path is not None:
             log_path.parent.mkdir(parents=True, exist_ok=True)
+        # The sandbox may have more to do in the child (arena.sandbox: a seccomp filter).
+        then = getattr(wrap, "preexec", None)
         process = await spawn(
-            command, cwd=str(cwd), env=clean_env(workdir), preexec_fn=_preexec(_rlimits(limits))
+            command,
+            cwd=str(cwd),
+            env=clean_env(workdir),
+            preexec_fn=_preexec(_rlimits(limits), then),
         )
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)

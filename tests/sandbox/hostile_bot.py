@@ -227,6 +227,30 @@ def limits() -> Report:
     }
 
 
+def userns_tmpfs(mb: str) -> Report:
+    """A user namespace of its own, a tmpfs mounted in it with no size limit, and `mb`
+    MiB written there: past the sandbox's 64 MiB /tmp and into the host's memory."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newuser, clone_newns = 0x10000000, 0x00020000
+    if libc.unshare(clone_newuser | clone_newns) != 0:
+        return {"unshare": errno.errorcode.get(ctypes.get_errno(), "?")}
+    target = Path(os.environ["HOME"]) / "mnt"
+    target.mkdir(exist_ok=True)
+    if libc.mount(b"none", str(target).encode(), b"tmpfs", 0, None) != 0:
+        return {"unshare": "ok", "mount": errno.errorcode.get(ctypes.get_errno(), "?")}
+    written = 0
+    try:
+        with open(target / "fill", "wb") as f:
+            while written < int(mb):
+                f.write(b"x" * (1 << 20))
+                written += 1
+    except OSError as err:
+        return {"unshare": "ok", "mount": "ok", "written_mb": written, "error": _error(err)}
+    return {"unshare": "ok", "mount": "ok", "written_mb": written}
+
+
 THINK = [0.0]
 """Seconds to think before each action (the `slow` bot)."""
 
@@ -275,6 +299,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "slow": slow,
     "burn": burn,
     "spy": spy,
+    "userns_tmpfs": userns_tmpfs,
 }
 
 

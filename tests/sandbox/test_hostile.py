@@ -335,3 +335,16 @@ async def test_a_memory_hog_fails_inside_the_sandbox(scene: Scene) -> None:
     results = await scene.play(scene.hostile("memory", 2048), sandboxed=True)
     assert scene.report()["error"] == "MemoryError"
     assert all(faults == [] for _, _, faults in outcomes(results))
+
+
+@needs_bwrap
+async def test_a_user_namespace_of_its_own_is_denied(scene: Scene) -> None:
+    """Issue 10.4: as root, a sandboxed bot could unshare a user and mount namespace,
+    mount a tmpfs with no size limit and fill the host's memory past its 8 MiB /tmp and
+    its address-space limit. New user namespaces are denied inside the sandbox (a
+    seccomp filter as root, bubblewrap's --disable-userns otherwise)."""
+    results = await scene.play(scene.hostile("userns_tmpfs", 3 * TMP_MB), sandboxed=True)
+    report = scene.report()
+    assert report["unshare"] in {"EPERM", "ENOSPC", "EINVAL"}, report
+    assert "written_mb" not in report
+    assert all(faults == [] for _, _, faults in outcomes(results))
