@@ -6,6 +6,13 @@ need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 command -v cc >/dev/null 2>&1 || need+=(gcc make)
+command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+# Go (1.22 or later) and Rust (1.85 or later) are newer than Debian 12 ships: they come
+# from go.dev and rustup. Their kits are skipped, and say so, where they are missing.
+export PATH="$PATH:/usr/local/go/bin:$HOME/.cargo/bin"
+command -v go >/dev/null 2>&1 || echo "note: Go is not installed (https://go.dev/doc/install); the Go kit is skipped" >&2
+command -v cargo >/dev/null 2>&1 || echo "note: Rust is not installed (rustup); the Rust kit is skipped" >&2
 [[ ${#need[@]} -eq 0 ]] && exit 0
 if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
     echo "installing: ${need[*]}"

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from arena.bots import build, load_manifest
+from arena.cli import main
 from arena.match import run_match, summarize
 from arena.referee import Clocks, RunSettings
 from arena.rules import Edition, Format, GameConfig
+from arena.sandbox import bwrap_problem
 
 pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 KITS = ROOT / "example_bots"
 BOTS = [KITS / "python" / "random", KITS / "python" / "heuristic", KITS / "js", KITS / "c"]
+NEW_KITS = ["go", "rust", "java"]
+"""Kits built and tested by their own fetch.sh, build.sh and test.sh."""
+
+TOOLCHAIN_PATH = os.pathsep.join(
+    [os.environ.get("PATH", ""), "/usr/local/go/bin", str(Path.home() / ".cargo" / "bin")]
+)
 
 
 def _missing() -> str | None:
@@ -28,7 +40,38 @@ def _missing() -> str | None:
     return None
 
 
+def _kit_missing(kit: str) -> str | None:
+    tools = {"go": ["go"], "rust": ["cargo"], "java": ["javac", "mvn", "java"]}[kit]
+    absent = [t for t in tools if shutil.which(t, path=TOOLCHAIN_PATH) is None]
+    if absent:
+        return f"the {kit} kit needs {', '.join(absent)} (see example_bots/{kit}/README.md)"
+    if not (KITS / kit / ("lib" if kit == "java" else "vendor")).exists():
+        return f"example_bots/{kit}/fetch.sh has not run (make test runs it)"
+    return None
+
+
 needs_toolchains = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=str(bwrap_problem()))
+
+ALL_KITS = BOTS + [KITS / kit for kit in NEW_KITS if _kit_missing(kit) is None]
+"""Every kit whose toolchain is here: all seven where `make test` runs."""
+
+
+@pytest.mark.parametrize("kit", NEW_KITS)
+def test_kit_suite_passes(kit: str) -> None:
+    """The Go, Rust and Java kits' own suites (go test, cargo test, JUnit via Maven)."""
+    missing = _kit_missing(kit)
+    if missing is not None:
+        pytest.skip(missing)
+    done = subprocess.run(
+        ["./test.sh"],
+        cwd=KITS / kit,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": TOOLCHAIN_PATH},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 @needs_toolchains
@@ -76,7 +119,7 @@ async def test_every_kit_plays_with_every_other_without_a_fault(config: GameConf
 async def test_heuristic_bots_beat_random() -> None:
     """Each kit's heuristic wins more two-player games against the random bot than it loses."""
     random_bot = load_manifest(KITS / "python" / "random")
-    for path in BOTS[1:]:
+    for path in ALL_KITS[1:]:
         spec = load_manifest(path)
         build(spec)
         results, _ = await run_match(
@@ -85,3 +128,27 @@ async def test_heuristic_bots_beat_random() -> None:
         )  # fmt: skip
         wins = sum(r.outcome.places[r.names.index(spec.name)] == 1 for r in results)
         assert wins > 30, f"{spec.name} won only {wins} of 60 against random"
+
+
+@needs_toolchains
+@needs_bwrap
+def test_a_league_of_every_kit_in_the_sandbox_has_no_fault(tmp_path: Path) -> None:
+    """Every kit against every other, at tables of 4 with duplicate deals, two games at
+    once, builds and bots under bwrap: not one fault (issue 10.3: sandboxed bots used to
+    be killed 10 s after they started; issue 11.3: all kits play each other)."""
+    store = tmp_path / "league.sqlite"
+    result = CliRunner().invoke(
+        main,
+        ["league", "--bots", str(KITS), "--store", str(store), "--table-size", "4",
+         "--games-per-table", "4", "--max-tables", "12", "-j", "2", "--sandbox", "bwrap",
+         "--startup-ms", "20000", "--decision-ms", "2000", "--log-dir", str(tmp_path / "logs"),
+         "--progress", "quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        bots = {b for (b,) in db.execute("SELECT DISTINCT bot FROM seats")}
+        causes = [c for (c,) in db.execute("SELECT cause FROM seats WHERE cause IS NOT NULL")]
+        games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert bots == {load_manifest(path).name for path in ALL_KITS}
+    assert games >= 40
+    assert not set(causes) & {"timeout", "crash", "malformed", "illegal", "forfeit"}, causes
