@@ -3,19 +3,28 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
 
-.PHONY: demo test setup system-deps bots lint typecheck pytest bench clean
+.PHONY: demo test setup runtime system-deps bots lint typecheck pytest bench clean
 
-demo: setup system-deps bots
+# The demo needs arena and its runtime dependencies only (no linters, type checker or
+# test tools): `make test` adds those to the same virtual environment.
+demo: runtime system-deps bots
 	$(BIN)/arena league demo/league.toml
 
 test: setup system-deps bots lint typecheck pytest
 
+runtime: $(RUNTIME)
+
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -25,7 +34,7 @@ system-deps:
 	scripts/system-deps.sh
 
 # Build every starter kit that has a build step.
-bots: setup
+bots: runtime
 	scripts/build-bots.sh
 
 lint: setup

@@ -42,8 +42,17 @@ def read_replay(path: Path) -> list[Record]:
     """Read a replay file; raises InputError naming the line that is wrong."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read: {err}") from None
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: a folder, not a replay file") from None
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{path}: not a replay file (replays are JSON lines, as written by"
+            " arena match --replays)"
+        ) from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read: {err.strerror or err}") from None
     records = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -51,6 +60,11 @@ def read_replay(path: Path) -> list[Record]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
+            if number == 1:
+                raise InputError(
+                    f"{path}: not a replay file (line 1 is not JSON: {err.msg}; replays are"
+                    " JSON lines, as written by arena match --replays)"
+                ) from None
             raise InputError(f"{path}:{number}: not JSON: {err.msg}") from None
         if not isinstance(record, dict) or "type" not in record:
             raise InputError(f"{path}:{number}: not a replay record")

@@ -728,6 +728,11 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
         raise InputError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from err
     if not seats:
         raise InputError(f"{name}: no results, only a header")
+    for game, players in seats.items():
+        if len(players) < 2:
+            raise InputError(
+                f"{name}: game {game} has one player ({players[0].player}); a game has 2 to 6"
+            )
     return [GameRecord(game, groups[game], tuple(s)) for game, s in seats.items()]
 
 

@@ -149,7 +149,15 @@ def load_manifest(folder: Path) -> BotSpec:
         raise ManifestError(f"{path}: not valid TOML: {err}") from None
     unknown = set(data) - {"name", "run", "build", "description", "author", "version"}
     if unknown:
-        raise ManifestError(f"{path}: unknown key(s): {', '.join(sorted(unknown))}")
+        missing = [k for k in ("name", "run") if k not in data]
+        also = f"; and {' and '.join(repr(k) for k in missing)} is missing" if missing else ""
+        raise ManifestError(
+            f"{path}: unknown key(s): {', '.join(sorted(unknown))}{also} (the keys are name,"
+            " run, build, description, author, version)"
+        )
+    for key in ("name", "run"):
+        if key not in data:
+            raise ManifestError(f"{path}: {key!r} is missing")
     name = data.get("name")
     if not isinstance(name, str):
         raise ManifestError(f"{path}: 'name' must be a string")
@@ -164,6 +172,10 @@ def load_bot(arg: str) -> BotSpec:
     path = Path(arg)
     if path.is_dir():
         return load_manifest(path)
+    if path.name == MANIFEST and path.is_file():  # the manifest itself: its folder
+        return load_manifest(path.parent)
+    if " " not in arg.strip() and not path.exists() and ("/" in arg or arg.endswith(".toml")):
+        raise ManifestError(f"{arg}: no such bot folder (a bot is a folder with a {MANIFEST})")
     name = None
     if "=" in arg.split(" ", 1)[0]:
         name, arg = arg.split("=", 1)

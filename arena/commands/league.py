@@ -56,7 +56,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     if "bots" not in league:
         raise ConfigError("no bots folder: give a league file or --bots DIR")
     if "store" not in league:
-        league["store"] = Path(league["bots"]).parent / "league.sqlite"
+        league["store"] = Path("league.sqlite")  # in the current folder
     table_size = league.get("table_size", 4)
     if league.get("max_tables", 1) is not None and league.get("max_tables", 1) <= 0:
         league["max_tables"] = None
@@ -197,7 +197,8 @@ async def _run_until_terminated(
     "--store",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The league's SQLite file.",
+    help="The league's SQLite file. [default: the league file's store, else"
+    " league.sqlite in the current folder]",
 )
 @click.option(
     "--seed",

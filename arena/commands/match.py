@@ -68,6 +68,8 @@ def match(
     specs = unique_names([load_bot(b) for b in bots])
     wrap = build_wrap(opts)
     for spec in specs:
+        if spec.build is not None and spec.folder is not None:
+            click.echo(f"building {spec.name}: {' '.join(spec.build)}", err=True)
         build_bot(spec, opts, sandbox_mode(opts))
         resolve_command(spec.command, spec.folder)  # fails early on a missing program
         check_sandboxed(spec, wrap)
@@ -103,6 +105,14 @@ def match(
     )
     names = [s.name for s in specs]
     rows = summarize(names, results)
+    for bot in rows:
+        if bot.games and sum(bot.faults.values()) == bot.games:
+            where = (
+                f"its stderr is in {opts['log_dir'] / (bot.name + '.log')}"
+                if opts["log_dir"] is not None
+                else "run again with --log-dir DIR to keep its stderr"
+            )
+            click.echo(f"{bot.name} faulted in every game ({where})", err=True)
     if not as_json and not quiet and drawn:
         click.echo(f"deals from the secret seed {seed} (--seed {seed} deals them again)", err=True)
     if as_json:

@@ -110,8 +110,8 @@ def test_replay_of_an_edited_file_is_refused(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["match", "only-one"], "2 to 6 bots"),
-        (["match", "/nonexistent/folder", "/nonexistent/other"], "not found"),
-        (["replay", "/nonexistent.jsonl"], "cannot read"),
+        (["match", "/nonexistent/folder", "/nonexistent/other"], "no such bot folder"),
+        (["replay", "/nonexistent.jsonl"], "no such file"),  # issue 11.4
     ],
 )
 def test_bad_input_gives_one_line_and_exit_2(args: list[str], message: str) -> None:
