@@ -42,7 +42,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import StoreError
-from arena.standings import FAULT_CAUSES, GameRecord, SeatRecord
+from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, SeatRecord
 
 if TYPE_CHECKING:
     from arena.referee import GameResult
@@ -55,8 +55,6 @@ STREAKS = "fault_streaks"
 """The meta key of the bots' fault streaks, written with each game."""
 RESERVED_KEYS = frozenset({"format", "schema", STREAKS})
 """Meta keys the store keeps for itself."""
-FORFEIT = "forfeit"
-"""The cause of a seat that forfeited its game."""
 
 _TABLES = ("meta", "bots", "games", "seats", "replays")
 
@@ -162,15 +160,22 @@ class Store:
     # ------------------------------------------------------------------ open, close
 
     @classmethod
-    def open(cls, path: Path, *, check: bool = False) -> Store:
+    def open(cls, path: Path, *, check: bool = False, readonly: bool = False) -> Store:
         """Open the store at ``path``, creating it (and its folder) if there is none.
 
         A file that is not an arena store (an empty one included: a store is never
         empty), a store of another schema version, or a damaged one raises
         `StoreError`, and is left as it was. ``check`` also reads every page of the
         file (``PRAGMA quick_check``); `verify` checks the replays' content as well.
+
+        ``readonly`` opens an existing store for reading only: nothing in it is
+        written, not even the journal mode, and it reads while a league writes the
+        same file (the write-ahead log lets readers and one writer work at once).
+        SQLite may create the log's side files (-wal, -shm) beside it to read.
         """
         path = Path(path)
+        if readonly:
+            return cls._open_readonly(path, check)
         if path.is_dir():
             raise StoreError(f"{path} is a folder, not a league store")
         with contextlib.suppress(OSError):
@@ -192,6 +197,31 @@ class Store:
         try:
             with store._guard("cannot open"):
                 store._init(check)
+            opened = True
+        finally:
+            if not opened:
+                db.close()
+        return store
+
+    @classmethod
+    def _open_readonly(cls, path: Path, check: bool) -> Store:
+        if not path.is_file():
+            raise StoreError(f"{path}: no such league store")
+        try:
+            uri = path.resolve().as_uri() + "?mode=ro"
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+        except sqlite3.Error as err:
+            raise _store_error(path, "cannot open", err) from None
+        store = cls(db, path)
+        opened = False
+        try:
+            with store._guard("cannot open"):
+                tables = {
+                    r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                }
+                store._check_identity(tables)
+                if check:
+                    store._quick_check()
             opened = True
         finally:
             if not opened:

@@ -33,3 +33,10 @@ def test_rules_public_names_are_exported() -> None:
         assert hasattr(arena.rules, name), name
     public = {n for n in dir(arena.rules) if not n.startswith("_")}
     assert public - set(arena.rules.__all__) <= {"annotations"}
+
+
+@pytest.mark.parametrize("module", ["arena.store", "arena.records"])
+@pytest.mark.parametrize("forbidden", ["numpy", "tabulate", "trio", "click"])
+def test_the_store_and_its_records_import_no_ratings(module: str, forbidden: str) -> None:
+    """Issue 16.4: anything (a web server) can read a store without the ratings' weight."""
+    assert forbidden not in imported_after(module)

@@ -26,7 +26,7 @@ def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
 
     if not db.exists():
         raise InputError(f"{db}: no such league store")
-    with Store.open(db) as store:
+    with Store.open(db, readonly=True) as store:
         records = store.game_records()
     if not records:
         raise InputError(f"{db}: no game has finished yet")

@@ -10,6 +10,7 @@ from arena.rules._cards import CODES, DECK_COUNTS, NAMES, Card, Edition, deck
 from arena.rules._config import Ending, Format, GameConfig
 from arena.rules._events import (
     EVENT_TYPES,
+    FAULT_ORDER,
     FAULTS,
     Bust,
     Cause,
@@ -47,6 +48,7 @@ __all__ = [
     "DECK_COUNTS",
     "EVENT_TYPES",
     "FAULTS",
+    "FAULT_ORDER",
     "HAND_SIZE",
     "MAX_TOTAL",
     "NAMES",

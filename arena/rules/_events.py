@@ -32,7 +32,11 @@ class Cause(enum.Enum):
         return self in FAULTS
 
 
-FAULTS = frozenset({Cause.TIMEOUT, Cause.CRASH, Cause.MALFORMED, Cause.ILLEGAL})
+FAULT_ORDER = (Cause.TIMEOUT, Cause.CRASH, Cause.MALFORMED, Cause.ILLEGAL)
+"""The causes that are a bot's fault, in the order tables show them: the one place
+they are defined (the referee, the league, the store and the tables use these)."""
+
+FAULTS = frozenset(FAULT_ORDER)
 
 
 class RoundStart(NamedTuple):

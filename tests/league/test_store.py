@@ -492,3 +492,37 @@ def test_verify_finds_damage_inside_the_replays(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match=f"damaged .*replay of '{ids[7]}'"):
             store.verify()
         assert store.games_count() == 30
+
+
+def test_a_read_only_store_writes_nothing_and_reads_while_a_league_writes(
+    tmp_path: Path,
+) -> None:
+    """Issue 16.4: `Store.open(path, readonly=True)` creates and changes nothing (not even
+    the journal mode), refuses what is not a store, and sees games a writer commits."""
+    missing = tmp_path / "missing.sqlite"
+    with pytest.raises(StoreError, match="no such league store"):
+        Store.open(missing, readonly=True)
+    assert not missing.exists()
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    before = other.read_bytes()
+    with pytest.raises(StoreError, match="not an arena league store"):
+        Store.open(other, readonly=True)
+    assert other.read_bytes() == before
+    path = tmp_path / "s.sqlite"
+    writer = Store.open(path)
+    writer.sync_bots([(n, f"run {n}", "d") for n in NAMES])
+    record(writer, finished(0), 0)
+    with Store.open(path, readonly=True) as reader:
+        assert reader.games_count() == 1
+        record(writer, finished(1), 1)  # the league goes on while the reader is open
+        assert reader.games_count() == 2
+        assert len(reader.game_records()) == 2
+        with pytest.raises(StoreError):
+            reader.set_meta("x", 1)
+    writer.close()
+    content = path.read_bytes()
+    with Store.open(path, readonly=True) as reader:  # after the writer closed
+        assert reader.games_count() == 2
+    assert path.read_bytes() == content
