@@ -21,17 +21,13 @@ A league file (TOML) fixes everything; command-line options override it:
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import os
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,22 +43,17 @@ from arena.bots import (
     load_manifest,
     resolve_command,
 )
-from arena.errors import ArenaError, BotError, ConfigError, InputError
-from arena.referee import (
-    Clocks,
-    GameResult,
-    RunSettings,
-    Wrap,
-    open_pools,
-    play_seated,
-)
-from arena.rules import GameConfig
+from arena.errors import BotError, ConfigError, InputError
+from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.referee import Clocks, GameResult, RunSettings, Wrap
+from arena.rules import FAULT_ORDER, GameConfig
+from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.schedule import Schedule, ScheduledGame, make_schedule
 from arena.seeds import new_secret, seed_key
 from arena.store import Store
-from arena.worker import MAX_MESSAGE, settings_to_dict, spec_to_dict
 
-FAULTS = frozenset({"timeout", "crash", "malformed", "illegal"})
+FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
+"""The causes of a bot's faults, by name."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,11 +85,11 @@ class LeagueConfig:
     """Builds may use the network (in the sandbox they have none otherwise)."""
 
 
-_LEAGUE_KEYS = {
-    "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
-    "concurrency", "fault_limit", "fresh_process", "log_dir", "max_frame", "build_timeout",
-    "build_network",
+_LEAGUE_KEYS = {f.name for f in dataclasses.fields(LeagueConfig)} - {
+    "game", "clocks", "limits", "sandbox",
 }  # fmt: skip
+"""The keys of a league file's [league] section: the settings of `LeagueConfig` that
+are not a section of their own or chosen on the command line only."""
 
 
 def read_league_file(path: Path) -> dict[str, Any]:
@@ -164,15 +155,22 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
     return unique, problems
 
 
-@dataclasses.dataclass
 class Progress:
-    """What the league reports while it runs (called from the trio thread)."""
+    """Hears what a league does while it runs (called from the trio thread). This base
+    class says nothing (quiet); the command line's terminal and JSON-lines reporters
+    override what they show."""
 
-    on_start: Callable[[int, int, str], None] = lambda total, todo, note: None
-    on_game: Callable[[GameResult | None, ScheduledGame, int, int], None] = (
-        lambda result, game, done, total: None
-    )
-    on_message: Callable[[str], None] = lambda text: None
+    def started(self, total: int, todo: int, note: str) -> None:
+        """The schedule holds `total` games, `todo` of them still to play."""
+
+    def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
+        """`game` is stored: played (`result`) or forfeited (None); `done` of `total`."""
+
+    def message(self, text: str) -> None:
+        """Something for people: a bot left out, a build, a disqualification."""
+
+    def finished(self, report: LeagueReport) -> None:
+        """The league has played every game it had to."""
 
 
 @dataclasses.dataclass
@@ -231,13 +229,54 @@ def prepare(
     return ready, excluded, changed
 
 
-async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
-    """Play every game of the league not yet in the store; record each as it finishes."""
+async def run_league(
+    config: LeagueConfig,
+    store: Store,
+    progress: Progress,
+    runner: GameRunner | None = None,
+) -> LeagueReport:
+    """Play every game of the league not yet in the store; record each as it finishes.
+
+    `runner` plays the games (`arena.runners`); by default the games run here at a
+    concurrency of 1 and in that many worker processes above it.
+    """
     started = time.monotonic()
     if store.games_count():  # a resume: refuse a damaged store before playing on
         store.verify()
-    specs, excluded, changed = prepare(config, store, progress.on_message)
-    names = [s.name for s in specs]
+    specs, excluded, changed = prepare(config, store, progress.message)
+    schedule = _schedule(config, [s.name for s in specs], store)
+    report = LeagueReport(schedule, excluded=excluded, changed=changed)
+    done = store.done_game_ids()
+    todo = [g for g in schedule.games if g.game_id not in done]
+    report.skipped = len(schedule.games) - len(todo)
+    progress.started(len(schedule.games), len(todo), schedule.note)
+    book = _Book(config, store, progress, report, [s.name for s in specs])
+    settings = RunSettings(
+        clocks=config.clocks,
+        limits=config.limits,
+        max_frame=config.max_frame,
+        fresh_process=config.fresh_process,
+        log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+    )
+    setup = Setup(
+        bots=tuple(specs),
+        settings=WorkerSettings.of(settings, config.sandbox),
+        config=dataclasses.replace(config.game, players=config.table_size),
+    )
+    if runner is None:  # no more workers than games to play
+        count = min(config.concurrency, max(1, len(todo)))
+        runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(count)
+    queue = iter(todo)
+    async with runner.players(setup) as players, trio.open_nursery() as nursery:
+        for player in players:
+            nursery.start_soon(book.drive, queue, player)
+    report.seconds = time.monotonic() - started
+    progress.finished(report)
+    return report
+
+
+def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
+    """The league's schedule; its settings are stored, and a resume must match them."""
     if len(names) < config.table_size:
         raise ConfigError(
             f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
@@ -270,105 +309,76 @@ async def run_league(config: LeagueConfig, store: Store, progress: Progress) -> 
         )
     store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
-    report = LeagueReport(schedule, excluded=excluded, changed=changed)
-    done = store.done_game_ids()
-    todo = [g for g in schedule.games if g.game_id not in done]
-    report.skipped = len(schedule.games) - len(todo)
-    total = len(schedule.games)
-    progress.on_start(total, len(todo), schedule.note)
-    game_config = dataclasses.replace(config.game, players=config.table_size)
-    settings = RunSettings(
-        clocks=config.clocks,
-        limits=config.limits,
-        max_frame=config.max_frame,
-        fresh_process=config.fresh_process,
-        log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
-        wrap=_wrap(config.sandbox),
-    )
-    statuses = store.bot_statuses()
-    disqualified = {n for n in names if statuses.get(n) == "disqualified"}
-    streak = {n: 0 for n in names} | store.fault_streaks()
-    count = report.skipped
+    return schedule
 
-    def forfeit(game: ScheduledGame) -> bool:
+
+class _Book:
+    """The league's bookkeeping: forfeits, records, fault streaks, disqualifications."""
+
+    def __init__(
+        self,
+        config: LeagueConfig,
+        store: Store,
+        progress: Progress,
+        report: LeagueReport,
+        names: list[str],
+    ) -> None:
+        self.config, self.store, self.progress, self.report = config, store, progress, report
+        self.total = len(report.schedule.games)
+        self.count = report.skipped
+        statuses = store.bot_statuses()
+        self.disqualified = {n for n in names if statuses.get(n) == "disqualified"}
+        self.streak = {n: 0 for n in names} | store.fault_streaks()
+        for name in names:  # a league killed between a game and the disqualification
+            self._check_streak(name)
+
+    async def drive(self, queue: Iterator[ScheduledGame], player: Player) -> None:
+        """Give `player` the next game of the schedule until none is left (a slow game
+        holds up only its own player); a game a disqualified bot sits at is forfeited."""
+        for game in queue:
+            if not self._forfeit(game):
+                play = Play(game.game_id, game.seats, game.seed, game.group)
+                self._record(game, await player(play))
+
+    def _forfeit(self, game: ScheduledGame) -> bool:
         """Record `game` as a forfeit if a disqualified bot sits at it."""
-        nonlocal count
-        out = sorted(disqualified.intersection(game.seats))
+        out = sorted(self.disqualified.intersection(game.seats))
         if not out:
             return False
-        store.record_forfeit(game.game_id, game.index, game.group, game.seats, out, game.seed)
-        report.forfeits += 1
-        count += 1
-        progress.on_game(None, game, count, total)
+        self.store.record_forfeit(game.game_id, game.index, game.group, game.seats, out, game.seed)
+        self.report.forfeits += 1
+        self.count += 1
+        self.progress.game(None, game, self.count, self.total)
         return True
 
-    def record(game: ScheduledGame, played: Played) -> None:
-        """Store a finished game and disqualify bots with too many faults in a row."""
-        nonlocal count
+    def _record(self, game: ScheduledGame, played: Played) -> None:
+        """Store a finished game with the bots' fault streaks after it, then disqualify
+        bots with too many faults in a row."""
         result = played.result
         faulted = {result.names[f.seat] for f in result.faults}
         for name in game.seats:
-            streak[name] = streak[name] + 1 if name in faulted else 0
-        store.record_game(
+            self.streak[name] = self.streak[name] + 1 if name in faulted else 0
+        self.store.record_game(
             result, index=game.index, group=game.group, started_at=played.started,
-            finished_at=played.finished, replay=played.replay, streaks=streak,
+            finished_at=played.finished, replay=played.replay, streaks=self.streak,
         )  # fmt: skip
-        report.played += 1
-        count += 1
+        self.report.played += 1
+        self.count += 1
         for name in game.seats:
-            check_streak(name)
-        progress.on_game(result, game, count, total)
+            self._check_streak(name)
+        self.progress.game(result, game, self.count, self.total)
 
-    def check_streak(name: str) -> None:
+    def _check_streak(self, name: str) -> None:
         """Disqualify `name` if its faults in a row reached the limit."""
-        limit = config.fault_limit
-        if limit and streak[name] >= limit and name not in disqualified:
-            disqualified.add(name)
-            report.disqualified.append(name)
-            store.set_bot_status(name, "disqualified", f"{streak[name]} faults in a row")
-            progress.on_message(
-                f"{name} is disqualified after {streak[name]} faults in a row;"
+        limit, streak = self.config.fault_limit, self.streak[name]
+        if limit and streak >= limit and name not in self.disqualified:
+            self.disqualified.add(name)
+            self.report.disqualified.append(name)
+            self.store.set_bot_status(name, "disqualified", f"{streak} faults in a row")
+            self.progress.message(
+                f"{name} is disqualified after {streak} faults in a row;"
                 " its remaining games are forfeits"
             )
-
-    for name in names:  # a league killed between a game and the disqualification
-        check_streak(name)
-
-    queue = iter(todo)
-
-    async def drive(player: Player) -> None:
-        # Each player takes the next game in schedule order; a slow game holds up only
-        # its own player.
-        for game in queue:
-            if not forfeit(game):
-                record(game, await player(game))
-
-    if config.concurrency <= 1:
-        await _run_here(specs, settings, game_config, drive)
-    else:
-        setup = {
-            "type": "setup",
-            "bots": [spec_to_dict(spec) for spec in specs],
-            "settings": settings_to_dict(settings, config.sandbox),
-            "config": game_config.to_dict(),
-        }
-        # No more workers than games to play.
-        await _run_in_workers(min(config.concurrency, max(1, len(todo))), setup, drive)
-    report.seconds = time.monotonic() - started
-    return report
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Played:
-    """A game as a player hands it back: its result, when it ran, its packed replay."""
-
-    result: GameResult
-    started: float
-    finished: float
-    replay: bytes | None = None
-
-
-Player = Callable[[ScheduledGame], Awaitable[Played]]
 
 
 DEALS = "hmac-sha256"
@@ -396,113 +406,6 @@ def _wrap(sandbox: str) -> Wrap | None:
 
         return bwrap_wrap()
     return None
-
-
-async def _run_here(
-    specs: list[BotSpec],
-    settings: RunSettings,
-    config: GameConfig,
-    drive: Callable[[Player], Awaitable[None]],
-) -> None:
-    """Concurrency 1: the games run in this process."""
-    async with open_pools(specs, settings) as pools:
-
-        async def play(game: ScheduledGame) -> Played:
-            started = time.time()
-            result = await play_seated(
-                [pools[name] for name in game.seats],
-                config,
-                game.seed,
-                clocks=settings.clocks,
-                game_id=game.game_id,
-                group=game.group,
-            )
-            return Played(result, started, time.time())
-
-        await drive(play)
-
-
-async def _run_in_workers(
-    count: int, setup: dict[str, Any], drive: Callable[[Player], Awaitable[None]]
-) -> None:
-    """Concurrency N: N worker processes (arena.worker), one game at a time each."""
-    workers: list[_Worker] = []
-    finished = False
-    try:
-        for _ in range(count):
-            workers.append(await _Worker.start(setup))
-        async with trio.open_nursery() as nursery:
-            for worker in workers:
-                nursery.start_soon(drive, worker.play)
-        finished = True
-    finally:
-        with trio.CancelScope(shield=True):
-            if not finished:  # all told at once, so that they stop together
-                for worker in workers:
-                    worker.terminate()
-            async with trio.open_nursery() as nursery:
-                for worker in workers:
-                    nursery.start_soon(worker.aclose)
-
-
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-class _Worker:
-    """The coordinator's end of one worker process."""
-
-    def __init__(self, process: trio.Process) -> None:
-        self._process = process
-        assert process.stdin is not None
-        assert process.stdout is not None
-        self._stdin = process.stdin
-        self._stdout = process.stdout
-        self._decoder = protocol.FrameDecoder(MAX_MESSAGE)
-
-    @classmethod
-    async def start(cls, setup: dict[str, Any]) -> _Worker:
-        env = dict(os.environ)
-        root = _PACKAGE_ROOT
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "arena.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-        )
-        worker = cls(process)
-        await worker._stdin.send_all(protocol.encode_frame(setup))
-        return worker
-
-    async def play(self, game: ScheduledGame) -> Played:
-        message = {"type": "game", "game_id": game.game_id, "seats": list(game.seats),
-                   "seed": game.seed, "group": game.group}  # fmt: skip
-        try:
-            await self._stdin.send_all(protocol.encode_frame(message))
-            while (reply := self._decoder.next_message()) is None:
-                data = await self._stdout.receive_some(1 << 16)
-                if not data:
-                    raise ArenaError(f"a worker process died while playing {game.game_id}")
-                self._decoder.feed(data)
-        except (trio.BrokenResourceError, protocol.ProtocolError) as err:
-            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
-        result = GameResult.from_dict(reply["result"])
-        return Played(result, reply["started_at"], reply["finished_at"], reply["replay"])
-
-    def terminate(self) -> None:
-        """Tell the worker to stop now (it abandons its game and kills its bots)."""
-        with contextlib.suppress(ProcessLookupError):
-            self._process.send_signal(signal.SIGTERM)
-
-    async def aclose(self) -> None:
-        """Close the worker's input (it ends after its game) and wait for it to exit."""
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._stdin.aclose()
-        with trio.move_on_after(30):
-            await self._process.wait()
-            return
-        self._process.kill()
-        await self._process.wait()
 
 
 def eta(done: int, total: int, rate: float) -> str:

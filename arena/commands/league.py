@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +27,6 @@ bots that share a core think slower than their clock allows for."""
 
 if TYPE_CHECKING:  # the league pulls in the ratings (numpy): imported when it runs
     from arena.league import LeagueConfig, LeagueReport, Progress
-    from arena.referee import GameResult
-    from arena.schedule import ScheduledGame
     from arena.store import Store
 
 
@@ -82,84 +78,6 @@ def _sandbox(opts: dict[str, Any]) -> str:
     if warning is not None:
         click.echo(f"arena: {warning}", err=True)
     return mode
-
-
-class _Reporter:
-    """Progress on a terminal, quiet, or JSON lines."""
-
-    def __init__(self, mode: str, every: int, store: Store) -> None:
-        self.mode = mode
-        self.every = every
-        self.store = store
-        self.start = time.monotonic()
-        self.first = 0
-        self.tty = sys.stderr.isatty()
-        self.line_every = 1
-
-    def message(self, text: str) -> None:
-        if self.mode == "jsonl":
-            click.echo(json.dumps({"event": "message", "text": text}))
-        elif self.mode != "quiet":
-            click.echo(text, err=True)
-
-    def started(self, total: int, todo: int, note: str) -> None:
-        self.first = total - todo
-        self.line_every = max(1, todo // 10)  # progress lines when stderr is no terminal
-        if self.every == 0 and todo > 50:  # small leagues: the final table is enough
-            self.every = max(10, todo // 10)
-        self.start = time.monotonic()
-        if self.mode == "jsonl":
-            click.echo(json.dumps({"event": "start", "total": total, "todo": todo, "note": note}))
-        elif self.mode != "quiet":
-            click.echo(f"schedule: {note}", err=True)
-            done = total - todo
-            if done:
-                click.echo(f"resuming: {done} of {total} games already played", err=True)
-
-    def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
-        from arena.league import eta
-
-        elapsed = time.monotonic() - self.start
-        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
-        if self.mode == "jsonl":
-            record: dict[str, Any] = {
-                "event": "game",
-                "game_id": game.game_id,
-                "done": done,
-                "total": total,
-                "seats": list(game.seats),
-                "forfeit": result is None,
-            }
-            if result is not None:
-                record["order"] = [[result.names[s] for s in g] for g in result.outcome.order()]
-                record["faults"] = [
-                    {"bot": result.names[f.seat], "cause": f.cause} for f in result.faults
-                ]
-            click.echo(json.dumps(record))
-            return
-        if self.mode == "quiet":
-            return
-        line = (
-            f"[{done:>{len(str(total))}}/{total}] {done / total:6.1%}  {rate:6.1f} games/s"
-            f"  left {eta(done, total, rate)}"
-        )
-        if self.tty:
-            click.echo("\r" + line + "   ", err=True, nl=False)
-        elif done == total or (done - self.first) % self.line_every == 0:
-            click.echo(line, err=True)
-        if self.every and (done - self.first) % self.every == 0 and done < total:
-            self._top()
-
-    def _top(self) -> None:
-        from arena.standings import compute_standings, render
-
-        records = self.store.game_records()
-        if not records:
-            return
-        standings = compute_standings(records, intervals=False)
-        text = render(standings, "simple", notes=False).splitlines()
-        prefix = "\n" if self.tty else ""
-        click.echo(prefix + "\n".join(text[:7]), err=True)
 
 
 class _Terminated(Exception):
@@ -259,51 +177,36 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     an interruption plays only the rest. Ctrl-C stops cleanly: games in progress are
     abandoned (not recorded) and every bot process is killed.
     """
-    from arena.league import Progress
+    from arena.commands._progress import make_progress
     from arena.store import Store
 
     config = _league_config(file, opts)
     if quiet:
         mode = "quiet"
     with Store.open(config.store) as store:
-        reporter = _Reporter(mode, every, store)
-        progress = Progress(
-            on_start=reporter.started, on_game=reporter.game, on_message=reporter.message
-        )
-        try:
-            report = trio.run(_run_until_terminated, config, store, progress)
-        except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
-            stops = (KeyboardInterrupt, _Terminated)
-            if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
-                raise
-            terminated = isinstance(err, _Terminated) or (
-                isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
-            )
-            click.echo(
-                f"\n{'terminated' if terminated else 'interrupted'}:"
-                f" {len(store.done_game_ids())} games are stored in {config.store};"
-                " run the same command to resume",
-                err=True,
-            )
-            sys.exit(143 if terminated else 130)
-        if reporter.tty and mode == "terminal":
-            click.echo("", err=True)
-        summary = (
-            f"{report.played} games played, {report.forfeits} forfeits,"
-            f" {report.skipped} already stored, in {report.seconds:.1f} s"
-        )
-        if report.disqualified:
-            summary += f"; disqualified: {', '.join(report.disqualified)}"
-        if mode == "jsonl":
-            click.echo(json.dumps({
-                "event": "done", "played": report.played, "forfeits": report.forfeits,
-                "skipped": report.skipped, "disqualified": report.disqualified,
-                "excluded": report.excluded, "changed": report.changed,
-                "seconds": round(report.seconds, 3),
-            }))  # fmt: skip
-            return
-        if mode != "quiet":
-            click.echo(summary, err=True)
-        from arena.standings import compute_standings, render
+        progress = make_progress(mode, every, store)
+        _play(config, store, progress)
+        if mode != "jsonl":
+            from arena.standings import compute_standings, render
 
-        click.echo(render(compute_standings(store.game_records()), "simple"), nl=False)
+            click.echo(render(compute_standings(store.game_records()), "simple"), nl=False)
+
+
+def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
+    """Run the league; on Ctrl-C (exit 130) or SIGTERM (143) say what is stored."""
+    try:
+        return trio.run(_run_until_terminated, config, store, progress)
+    except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
+        stops = (KeyboardInterrupt, _Terminated)
+        if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
+            raise
+        terminated = isinstance(err, _Terminated) or (
+            isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
+        )
+        click.echo(
+            f"\n{'terminated' if terminated else 'interrupted'}:"
+            f" {len(store.done_game_ids())} games are stored in {config.store};"
+            " run the same command to resume",
+            err=True,
+        )
+        sys.exit(143 if terminated else 130)

@@ -24,11 +24,12 @@ from arena.commands._options import (
     sandbox_mode,
 )
 from arena.errors import ConfigError
-from arena.match import result_to_json, run_match, summarize
+from arena.match import BotSummary, result_to_json, run_match, summarize
 from arena.referee import GameResult, RunSettings
+from arena.rules import FAULT_ORDER, GameConfig
 from arena.seeds import new_secret, seed_key
 
-CAUSES = ["timeout", "crash", "malformed", "illegal"]
+CAUSES = [cause.value for cause in FAULT_ORDER]
 
 
 @click.command()
@@ -84,56 +85,67 @@ def match(
         log_dir=opts["log_dir"],
         wrap=wrap,
     )
-
-    def progress(result: GameResult) -> None:
-        if as_json or quiet:
-            return
-        order = " > ".join("=".join(result.names[s] for s in g) for g in result.outcome.order())
-        faults = "".join(f"  [{result.names[f.seat]}: {f.cause}]" for f in result.faults)
-        click.echo(f"{result.game_id}  {order}{faults}", err=True)
-
     results, started = trio.run(
         lambda: run_match(
-            specs,
-            config,
-            games=games,
-            seed=seed,
-            settings=settings,
-            replay_dir=replays,
-            on_result=progress,
+            specs, config, games=games, seed=seed, settings=settings, replay_dir=replays,
+            on_result=None if as_json or quiet else _print_game,
         )
-    )
-    names = [s.name for s in specs]
-    rows = summarize(names, results)
+    )  # fmt: skip
+    rows = summarize([s.name for s in specs], results)
+    _point_at_logs(rows, opts["log_dir"])
+    if as_json:
+        _print_json(config, seed, rows, started, results)
+        return
+    if not quiet and drawn:
+        click.echo(f"deals from the secret seed {seed} (--seed {seed} deals them again)", err=True)
+    _print_table(config, rows)
+
+
+def _print_game(result: GameResult) -> None:
+    order = " > ".join("=".join(result.names[s] for s in g) for g in result.outcome.order())
+    faults = "".join(f"  [{result.names[f.seat]}: {f.cause}]" for f in result.faults)
+    click.echo(f"{result.game_id}  {order}{faults}", err=True)
+
+
+def _point_at_logs(rows: list[BotSummary], log_dir: Path | None) -> None:
+    """Say where to look for a bot that faulted in every game."""
     for bot in rows:
         if bot.games and sum(bot.faults.values()) == bot.games:
             where = (
-                f"its stderr is in {opts['log_dir'] / (bot.name + '.log')}"
-                if opts["log_dir"] is not None
+                f"its stderr is in {log_dir / (bot.name + '.log')}"
+                if log_dir is not None
                 else "run again with --log-dir DIR to keep its stderr"
             )
             click.echo(f"{bot.name} faulted in every game ({where})", err=True)
-    if not as_json and not quiet and drawn:
-        click.echo(f"deals from the secret seed {seed} (--seed {seed} deals them again)", err=True)
-    if as_json:
-        summary = {
-            "config": config.to_dict(),
-            "seed": seed,
-            "bots": {
-                r.name: {
-                    "games": r.games,
-                    "wins": r.wins,
-                    "average_place": round(r.average_place, 4),
-                    "points": r.points if config.format.value == "points" else None,
-                    "faults": r.faults,
-                    "processes": started[r.name],
-                }
-                for r in rows
-            },
-            "games": [result_to_json(r) for r in results],
-        }
-        click.echo(json.dumps(summary, indent=2))
-        return
+
+
+def _print_json(
+    config: GameConfig,
+    seed: str,
+    rows: list[BotSummary],
+    started: dict[str, int],
+    results: list[GameResult],
+) -> None:
+    summary = {
+        "config": config.to_dict(),
+        "seed": seed,
+        "bots": {
+            r.name: {
+                "games": r.games,
+                "wins": r.wins,
+                "average_place": round(r.average_place, 4),
+                "points": r.points if config.format.value == "points" else None,
+                "faults": r.faults,
+                "processes": started[r.name],
+            }
+            for r in rows
+        },
+        "games": [result_to_json(r) for r in results],
+    }
+    click.echo(json.dumps(summary, indent=2))
+
+
+def _print_table(config: GameConfig, rows: list[BotSummary]) -> None:
     headers = ["bot", "games", "wins", "avg place"]
     if config.format.value == "points":
         headers.append("points")

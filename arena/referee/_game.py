@@ -16,7 +16,7 @@ from arena.referee import _wire
 from arena.referee._clocks import Clocks
 from arena.referee._connection import fault_from_protocol
 from arena.referee._session import BotSession
-from arena.rules import Cause, Elimination, EndReason, Game, GameConfig, Outcome
+from arena.rules import Cause, Game, GameConfig, Outcome
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -52,58 +52,6 @@ class GameResult:
     """Per seat, the time its decisions took, in ms."""
     log: list[dict[str, Any]]
     """The replay: JSON-ready records (game, event, decision, fault, result)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A msgpack- and JSON-ready dict; `from_dict` reads it back (worker processes)."""
-        o = self.outcome
-        return {
-            "game_id": self.game_id,
-            "seed": self.seed,
-            "config": self.config.to_dict(),
-            "names": list(self.names),
-            "outcome": {
-                "places": list(o.places),
-                "points": list(o.points) if o.points is not None else None,
-                "tokens": list(o.tokens) if o.tokens is not None else None,
-                "eliminations": [
-                    [e.seat, e.cause.value, e.place, e.round, e.plays] for e in o.eliminations
-                ],
-                "reason": o.reason.value,
-                "rounds": o.rounds,
-                "plays": o.plays,
-            },
-            "faults": [[f.seat, f.cause, f.message, f.detail, f.plays] for f in self.faults],
-            "decisions": self.decisions,
-            "think_ms": list(self.think_ms),
-            "log": self.log,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameResult:
-        """Read back `to_dict`."""
-        o = data["outcome"]
-        return cls(
-            game_id=data["game_id"],
-            seed=data["seed"],
-            config=GameConfig.from_dict(data["config"]),
-            names=tuple(data["names"]),
-            outcome=Outcome(
-                places=tuple(o["places"]),
-                points=tuple(o["points"]) if o["points"] is not None else None,
-                tokens=tuple(o["tokens"]) if o["tokens"] is not None else None,
-                eliminations=tuple(
-                    Elimination(seat, Cause(cause), place, rnd, plays)
-                    for seat, cause, place, rnd, plays in o["eliminations"]
-                ),
-                reason=EndReason(o["reason"]),
-                rounds=o["rounds"],
-                plays=o["plays"],
-            ),
-            faults=tuple(FaultRecord(*f) for f in data["faults"]),
-            decisions=data["decisions"],
-            think_ms=tuple(data["think_ms"]),
-            log=data["log"],
-        )
 
 
 _CAUSES = {c.value: c for c in Cause}

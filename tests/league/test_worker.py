@@ -1,32 +1,57 @@
-"""What crosses between the league and its worker processes survives the trip."""
+"""What crosses between the league and its worker processes survives the trip, and
+anything else is refused by name (issue 16.2, 16.3)."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from pathlib import Path
 
-import protocol
+import msgspec
+import pytest
+
 from arena.bots import BotSpec, Limits
-from arena.referee import Clocks, FaultRecord, GameResult, RunSettings
-from arena.worker import settings_from_dict, settings_to_dict, spec_from_dict, spec_to_dict
+from arena.errors import ArenaError
+from arena.messages import (
+    FromWorker,
+    MessageError,
+    Play,
+    Played,
+    Reader,
+    Setup,
+    ToWorker,
+    WorkerSettings,
+    encode,
+)
+from arena.referee import Clocks, FaultRecord, RunSettings
+from arena.rules import GameConfig
+from arena.runners import WorkerPool
 
 from .test_store_basics import finished
 
 
+def roundtrip(message: msgspec.Struct, kind: object) -> object:
+    reader = Reader(kind, "test")
+    frame = encode(message)
+    for i in range(len(frame)):  # split anywhere
+        reader.feed(frame[i : i + 1])
+    out = reader.next()
+    assert reader.next() is None
+    return out
+
+
 def test_a_game_result_survives_the_wire() -> None:
     result = finished("g7", 9)
-    result = GameResult(
-        **{f: getattr(result, f) for f in result.__dataclass_fields__}
-        | {"faults": (FaultRecord(1, "malformed", "bad bytes", b"\x00\xff", 12),)}
+    result = dataclasses.replace(
+        result, faults=(FaultRecord(1, "malformed", "bad bytes", b"\x00\xff", 12),)
     )
-    message = protocol.decode_frame(protocol.encode_frame({"result": result.to_dict()}))
-    assert GameResult.from_dict(message["result"]) == result
+    played = Played("g7", result, 1.5, 2.5, b"zlib")
+    assert roundtrip(played, FromWorker) == played
 
 
 def test_bots_and_settings_survive_the_wire() -> None:
     spec = BotSpec("ann", ("python3", "bot.py"), Path("/x/ann"), ("make",))
-    assert spec_from_dict(spec_to_dict(spec)) == spec
     bare = BotSpec("cmd", ("./bot",), None)
-    assert spec_from_dict(spec_to_dict(bare)) == bare
     settings = RunSettings(
         clocks=Clocks(decision_ms=123, bank_ms=4000, increment_ms=7),
         limits=Limits(memory_mb=512, processes=None),
@@ -34,5 +59,59 @@ def test_bots_and_settings_survive_the_wire() -> None:
         fresh_process=True,
         log_dir=Path("/tmp/logs"),
     )
-    back = settings_from_dict(settings_to_dict(settings, "none"))
-    assert back == settings
+    setup = Setup((spec, bare), WorkerSettings.of(settings, "none"), GameConfig(players=3))
+    back = roundtrip(setup, ToWorker)
+    assert back == setup
+    assert isinstance(back, Setup)
+    assert back.settings.run_settings() == settings  # data only: no wrap crossed
+    play = Play("g1", ("ann", "cmd"), 2**64 - 1, "t0-d0")
+    assert roundtrip(play, ToWorker) == play
+
+
+@pytest.mark.parametrize(
+    ("message", "kind", "match"),
+    [
+        (Play("g1", ("a",), 1, None), FromWorker, "not a message it understands"),
+        (Played("g1", finished("g1", 1), 0.0, 1.0), ToWorker, "not a message it understands"),
+        ({"type": "bogus"}, ToWorker, "Invalid value 'bogus'"),
+        ({"type": "play", "game_id": 7}, ToWorker, r"Expected `str`, got `int` - at `\$.game_id`"),
+    ],
+)
+def test_an_unknown_or_mismatched_message_is_refused_by_name(
+    message: object, kind: object, match: str
+) -> None:
+    reader = Reader(kind, "test")
+    body = msgspec.msgpack.encode(message)
+    reader.feed(len(body).to_bytes(4, "big") + body)
+    with pytest.raises(MessageError, match=match):
+        reader.next()
+
+
+async def test_a_worker_that_cannot_set_up_says_why_and_leaves_no_process(
+    tmp_path: Path,
+) -> None:
+    """A worker whose set-up fails (here: a bot folder that is not there under the
+    sandbox it names) reports it; the pool closes every worker."""
+    settings = WorkerSettings.of(RunSettings(), "no-such-sandbox")
+    bot = BotSpec("ghost", ("./bot",), tmp_path / "ghost")
+    setup = Setup((bot,), settings, GameConfig(players=2))
+    pool = WorkerPool(2)
+    with pytest.raises(ArenaError, match="a worker process failed: unknown sandbox"):
+        async with pool.players(setup) as players:
+            await players[0](Play("g1", ("ghost", "ghost"), 1, None))
+    assert workers_of(os.getpid()) == []
+
+
+def workers_of(parent: int) -> list[int]:
+    """Worker processes whose parent is `parent`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"arena.worker" in cmdline and int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(entry.name))
+    return found

@@ -1,0 +1,125 @@
+"""How `arena league` reports progress: observers of the league (`arena.league.Progress`).
+
+`Progress` itself is quiet; `TerminalProgress` writes a progress line (and now and then
+the top of the standings) to stderr; `JsonLinesProgress` writes one JSON object per
+event to stdout, for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from arena.league import LeagueReport, Progress, eta
+
+if TYPE_CHECKING:
+    from arena.referee import GameResult
+    from arena.schedule import ScheduledGame
+    from arena.store import Store
+
+
+class JsonLinesProgress(Progress):
+    """One JSON object per line on stdout: start, every game, messages."""
+
+    def message(self, text: str) -> None:
+        click.echo(json.dumps({"event": "message", "text": text}))
+
+    def started(self, total: int, todo: int, note: str) -> None:
+        click.echo(json.dumps({"event": "start", "total": total, "todo": todo, "note": note}))
+
+    def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
+        record: dict[str, Any] = {
+            "event": "game",
+            "game_id": game.game_id,
+            "done": done,
+            "total": total,
+            "seats": list(game.seats),
+            "forfeit": result is None,
+        }
+        if result is not None:
+            record["order"] = [[result.names[s] for s in g] for g in result.outcome.order()]
+            record["faults"] = [
+                {"bot": result.names[f.seat], "cause": f.cause} for f in result.faults
+            ]
+        click.echo(json.dumps(record))
+
+    def finished(self, report: LeagueReport) -> None:
+        click.echo(json.dumps({
+            "event": "done", "played": report.played, "forfeits": report.forfeits,
+            "skipped": report.skipped, "disqualified": report.disqualified,
+            "excluded": report.excluded, "changed": report.changed,
+            "seconds": round(report.seconds, 3),
+        }))  # fmt: skip
+
+
+class TerminalProgress(Progress):
+    """A progress line on stderr (redrawn on a terminal, ten lines otherwise), and the
+    top of the standings every `every` games (0: a tenth of leagues over 50 games)."""
+
+    def __init__(self, every: int, store: Store) -> None:
+        self.every = every
+        self.store = store
+        self.start = time.monotonic()
+        self.first = 0
+        self.tty = sys.stderr.isatty()
+        self.line_every = 1
+
+    def message(self, text: str) -> None:
+        click.echo(text, err=True)
+
+    def started(self, total: int, todo: int, note: str) -> None:
+        self.first = total - todo
+        self.line_every = max(1, todo // 10)  # progress lines when stderr is no terminal
+        if self.every == 0 and todo > 50:  # small leagues: the final table is enough
+            self.every = max(10, todo // 10)
+        self.start = time.monotonic()
+        click.echo(f"schedule: {note}", err=True)
+        if self.first:
+            click.echo(f"resuming: {self.first} of {total} games already played", err=True)
+
+    def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        line = (
+            f"[{done:>{len(str(total))}}/{total}] {done / total:6.1%}  {rate:6.1f} games/s"
+            f"  left {eta(done, total, rate)}"
+        )
+        if self.tty:
+            click.echo("\r" + line + "   ", err=True, nl=False)
+        elif done == total or (done - self.first) % self.line_every == 0:
+            click.echo(line, err=True)
+        if self.every and (done - self.first) % self.every == 0 and done < total:
+            self._top()
+
+    def finished(self, report: LeagueReport) -> None:
+        summary = (
+            f"{report.played} games played, {report.forfeits} forfeits,"
+            f" {report.skipped} already stored, in {report.seconds:.1f} s"
+        )
+        if report.disqualified:
+            summary += f"; disqualified: {', '.join(report.disqualified)}"
+        click.echo(("\n" if self.tty else "") + summary, err=True)
+
+    def _top(self) -> None:
+        from arena.standings import compute_standings, render
+
+        records = self.store.game_records()
+        if not records:
+            return
+        standings = compute_standings(records, intervals=False)
+        text = render(standings, "simple", notes=False).splitlines()
+        prefix = "\n" if self.tty else ""
+        click.echo(prefix + "\n".join(text[:7]), err=True)
+
+
+def make_progress(mode: str, every: int, store: Store) -> Progress:
+    """The observer for `--progress MODE`."""
+    if mode == "jsonl":
+        return JsonLinesProgress()
+    if mode == "terminal":
+        return TerminalProgress(every, store)
+    return Progress()

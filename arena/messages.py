@@ -1,0 +1,170 @@
+"""What crosses between processes: typed, data-only messages and their one codec.
+
+A league hands games to worker processes (and, later, to cluster machines); they talk
+in frames (a 4-byte big-endian length, then the body) whose bodies are msgpack
+written and read by msgspec from the definitions below, so no encoding is kept by
+hand. Every message names its type (a `type` tag); a body that is not exactly one of
+the messages expected in that direction, or holds a value of the wrong type, raises
+`MessageError`, which says what was wrong and where.
+
+    coordinator -> worker   Setup (once), then Play (one game at a time)
+    worker -> coordinator   Played (the game id of the Play it answers), or Failed
+
+Settings that cross hold data only: the sandbox travels as its name and each
+process builds its own wrap from it (`WorkerSettings.run_settings`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from arena.bots import BotSpec, Limits
+from arena.errors import ArenaError, ConfigError
+from arena.referee import Clocks, GameResult, RunSettings
+from arena.rules import GameConfig
+
+HEADER = 4
+"""Bytes of the length in front of every body."""
+
+MAX_MESSAGE = 1 << 30
+"""The largest body either side accepts."""
+
+
+class MessageError(ArenaError):
+    """A message that is not one of those expected, or does not fit its definition."""
+
+
+class WorkerSettings(msgspec.Struct, frozen=True):
+    """`RunSettings` as data: the sandbox by name instead of a wrap."""
+
+    clocks: Clocks
+    limits: Limits
+    max_frame: int
+    fresh_process: bool
+    log_dir: Path | None
+    sandbox: str
+    """"bwrap" or "none"."""
+
+    @classmethod
+    def of(cls, settings: RunSettings, sandbox: str) -> WorkerSettings:
+        return cls(
+            clocks=settings.clocks,
+            limits=settings.limits,
+            max_frame=settings.max_frame,
+            fresh_process=settings.fresh_process,
+            log_dir=settings.log_dir,
+            sandbox=sandbox,
+        )
+
+    def run_settings(self) -> RunSettings:
+        """The settings for this process, with its own sandbox wrap."""
+        wrap = None
+        if self.sandbox not in ("bwrap", "none"):
+            raise ConfigError(f"unknown sandbox {self.sandbox!r}")
+        if self.sandbox == "bwrap":
+            from arena.sandbox import bwrap_wrap
+
+            wrap = bwrap_wrap()
+        return RunSettings(
+            clocks=self.clocks,
+            limits=self.limits,
+            max_frame=self.max_frame,
+            fresh_process=self.fresh_process,
+            log_dir=self.log_dir,
+            wrap=wrap,
+        )
+
+
+class Setup(msgspec.Struct, frozen=True, tag="setup"):
+    """The bots, how to run them and the rules, once per worker."""
+
+    bots: tuple[BotSpec, ...]
+    settings: WorkerSettings
+    config: GameConfig
+
+
+class Play(msgspec.Struct, frozen=True, tag="play"):
+    """Play one game of the schedule."""
+
+    game_id: str
+    seats: tuple[str, ...]
+    """The bot in each seat, by name."""
+    seed: int
+    group: str | None
+    """The duplicate group (no process plays two games of one)."""
+
+
+class Played(msgspec.Struct, frozen=True, tag="played"):
+    """A finished game: its result (the log left out), its packed replay, when it ran."""
+
+    game_id: str
+    result: GameResult
+    started: float
+    """Unix time."""
+    finished: float
+    replay: bytes | None = None
+    """The replay, packed for the store (`arena.store.pack_replay`)."""
+
+
+class Failed(msgspec.Struct, frozen=True, tag="failed"):
+    """The worker could not go on (its set-up failed, say); it exits after this."""
+
+    message: str
+    game_id: str | None = None
+
+
+ToWorker = Setup | Play
+FromWorker = Played | Failed
+
+
+def _enc_hook(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    raise NotImplementedError(f"no message encoding for {type(value).__name__}")
+
+
+def _dec_hook(kind: type, value: Any) -> Any:
+    if kind is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError(f"no message decoding for {kind}")
+
+
+_ENCODER = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """One message as a frame."""
+    body = _ENCODER.encode(message)
+    return len(body).to_bytes(HEADER, "big") + body
+
+
+class Reader:
+    """Frames in, messages of `kind` (one of the unions above) out, however the bytes
+    are split."""
+
+    def __init__(self, kind: Any, what: str) -> None:
+        self._decoder = msgspec.msgpack.Decoder(kind, dec_hook=_dec_hook)
+        self._what = what
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes | bytearray) -> None:
+        self._buffer += data
+
+    def next(self) -> Any:
+        """The next whole message, or None until one has arrived; raises MessageError."""
+        if len(self._buffer) < HEADER:
+            return None
+        size = int.from_bytes(self._buffer[:HEADER], "big")
+        if size > MAX_MESSAGE:
+            raise MessageError(f"{self._what}: a frame of {size} bytes, over {MAX_MESSAGE}")
+        if len(self._buffer) < HEADER + size:
+            return None
+        body = bytes(self._buffer[HEADER : HEADER + size])
+        del self._buffer[: HEADER + size]
+        try:
+            return self._decoder.decode(body)
+        except (msgspec.ValidationError, msgspec.DecodeError) as err:
+            raise MessageError(f"{self._what}: not a message it understands ({err})") from None

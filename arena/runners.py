@@ -1,0 +1,163 @@
+"""How a league's games get played: game runners.
+
+`run_league` keeps the schedule and the store; a *game runner* plays the games. It is
+opened with the league's `Setup` (the bots, how to run them, the rules) and gives a
+list of players: each plays one game at a time (`Play` in, `Played` out), and the
+league keeps every player busy with the next game of the schedule. A new way to play
+games (several per process, a cluster) is one more class here; nothing else changes.
+
+- `LocalRunner`: one player, in this process.
+- `WorkerPool`: one player per worker process (`python -m arena.worker`), so that the
+  refereeing runs on every core.
+
+Tests inject a runner of their own that returns scripted results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Protocol
+
+import trio
+
+from arena.errors import ArenaError
+from arena.messages import Failed, FromWorker, Play, Played, Reader, Setup, encode
+from arena.referee import open_pools, play_seated
+from arena.store import pack_replay
+
+Player = Callable[[Play], Awaitable[Played]]
+"""Plays one game and hands back its result."""
+
+
+class GameRunner(Protocol):
+    """Something that plays a league's games (see the module docstring)."""
+
+    def players(self, setup: Setup) -> contextlib.AbstractAsyncContextManager[list[Player]]:
+        """Ready players for `setup`; on the way out everything they started is gone
+        (also when the block is cancelled: games in progress are abandoned)."""
+        ...
+
+
+class LocalRunner:
+    """Games in this process, one at a time."""
+
+    @contextlib.asynccontextmanager
+    async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
+        settings = setup.settings.run_settings()
+        async with open_pools(list(setup.bots), settings) as pools:
+
+            async def play(game: Play) -> Played:
+                started = time.time()
+                result = await play_seated(
+                    [pools[name] for name in game.seats],
+                    setup.config,
+                    game.seed,
+                    clocks=settings.clocks,
+                    game_id=game.game_id,
+                    group=game.group,
+                )
+                return Played(game.game_id, result, started, time.time(), pack_replay(result.log))
+
+            yield [play]
+
+
+class WorkerPool:
+    """Games in `count` worker processes, one game at a time each."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    @contextlib.asynccontextmanager
+    async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
+        workers: list[_Worker] = []
+        finished = False
+        try:
+            for _ in range(self.count):
+                workers.append(await _Worker.start(setup))
+            yield [worker.play for worker in workers]
+            finished = True
+        finally:
+            with trio.CancelScope(shield=True):
+                if not finished:  # all told at once, so that they stop together
+                    for worker in workers:
+                        worker.terminate()
+                async with trio.open_nursery() as nursery:
+                    for worker in workers:
+                        nursery.start_soon(worker.aclose)
+
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class _Worker:
+    """The coordinator's end of one worker process."""
+
+    def __init__(self, process: trio.Process) -> None:
+        self._process = process
+        assert process.stdin is not None
+        assert process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._reader = Reader(FromWorker, "a worker process")
+
+    @classmethod
+    async def start(cls, setup: Setup) -> _Worker:
+        """Start a worker and send it `setup`; if that fails, no process is left."""
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "arena.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        worker = cls(process)
+        try:
+            await worker._stdin.send_all(encode(setup))
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                worker.terminate()
+                await worker.aclose()
+            raise
+        return worker
+
+    async def play(self, game: Play) -> Played:
+        """Play `game` in the worker; its answer must be about that game."""
+        reply: Played | Failed | None
+        try:
+            await self._stdin.send_all(encode(game))
+            while (reply := self._reader.next()) is None:
+                data = await self._stdout.receive_some(1 << 16)
+                if not data:
+                    raise ArenaError(f"a worker process died while playing {game.game_id}")
+                self._reader.feed(data)
+        except trio.BrokenResourceError as err:
+            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
+        if isinstance(reply, Failed):
+            raise ArenaError(f"a worker process failed: {reply.message}")
+        if not isinstance(reply, Played) or reply.game_id != game.game_id:
+            raise ArenaError(
+                f"a worker process answered {game.game_id} with the result of {reply.game_id}"
+            )
+        return reply
+
+    def terminate(self) -> None:
+        """Tell the worker to stop now (it abandons its game and kills its bots)."""
+        with contextlib.suppress(ProcessLookupError):
+            self._process.send_signal(signal.SIGTERM)
+
+    async def aclose(self) -> None:
+        """Close the worker's input (it ends after its game) and wait for it to exit."""
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._stdin.aclose()
+        with trio.move_on_after(30):
+            await self._process.wait()
+            return
+        self._process.kill()
+        await self._process.wait()
