@@ -52,6 +52,7 @@ bench: setup bots
 	$(BIN)/python bench/referee.py
 	$(BIN)/python bench/league.py
 	$(BIN)/python bench/ratings.py
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

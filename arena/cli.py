@@ -6,6 +6,7 @@ and turns every `ArenaError` into a one-line message and a non-zero exit.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -17,7 +18,23 @@ from arena.errors import ArenaError
 
 
 class _Group(click.Group):
-    """A click group that reports arena errors as one line instead of a traceback."""
+    """A click group that reports arena errors as one line instead of a traceback, and
+    imports a command's module only when that command runs (`arena.commands`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attribute, _ = COMMANDS[name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """`arena --help` lists the commands from `COMMANDS`, importing none of them."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -46,10 +63,6 @@ def _fail(err: ArenaError) -> None:
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Run tournaments between bots that play ONO 99."""
-
-
-for _command in COMMANDS:
-    main.add_command(_command)
 
 
 if __name__ == "__main__":

@@ -309,6 +309,8 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
         )
     store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
+    store.set_meta("total_games", len(schedule.games))
+    store.set_meta("settings", {"clocks": config.clocks.to_dict(), "sandbox": config.sandbox})
     return schedule
 
 

@@ -122,7 +122,11 @@ def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
 def unpack_replay(blob: bytes) -> list[dict[str, Any]]:
     """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one."""
     text = zlib.decompress(blob).decode()
-    return [json.loads(line) for line in text.splitlines()]
+    # One parse for all lines (JSON escapes the newlines inside strings).
+    records = json.loads("[" + ",".join(text.splitlines()) + "]")
+    if not isinstance(records, list):
+        raise ValueError("not a replay")
+    return records
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,6 +566,25 @@ class Store:
                 )
             ]
 
+    def seat_rows_of(self, game_ids: Sequence[str]) -> list[SeatRow]:
+        """The seats of `game_ids` (any order)."""
+        kinds = (str, int, str, int, str, int, _INT_OR_NONE, _INT_OR_NONE, _STR_OR_NONE)
+        out = []
+        with self._guard("cannot read the seats"):
+            for start in range(0, len(game_ids), 500):
+                chunk = list(game_ids[start : start + 500])
+                marks = ", ".join("?" for _ in chunk)
+                out += [
+                    SeatRow(*_typed(row, *kinds))
+                    for row in self._db.execute(
+                        "SELECT g.game_id, g.idx, g.status, s.seat, s.bot, s.place, s.points,"
+                        " s.tokens, s.cause FROM seats AS s JOIN games AS g USING (game_id)"
+                        f" WHERE g.game_id IN ({marks})",
+                        chunk,
+                    )
+                ]
+        return out
+
     def fault_counts(self) -> dict[str, dict[str, int]]:
         """For each bot with any, how many games it left for each fault cause
         (timeout, crash, malformed, illegal, forfeit)."""
@@ -576,6 +599,31 @@ class Store:
                 bot, cause, n = _typed(row, str, str, int)
                 counts[bot][cause] = n
         return dict(counts)
+
+    def game_rows(self, after: int = 0) -> list[tuple[int, str, str, str | None, int | None]]:
+        """(row number, game id, status, end reason, plays) of every game recorded after
+        row number `after`, in the order they were recorded (for reports that follow a
+        running league)."""
+        with self._guard("cannot read the games"):
+            return [
+                _typed(row, int, str, str, _STR_OR_NONE, _INT_OR_NONE)
+                for row in self._db.execute(
+                    "SELECT rowid, game_id, status, reason, plays FROM games WHERE rowid > ?"
+                    " ORDER BY rowid",
+                    (after,),
+                )
+            ]
+
+    def replay_blobs(self, game_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """The packed replays of `game_ids` that have one (`unpack_replay` reads them)."""
+        with self._guard("cannot read the replays"):
+            for start in range(0, len(game_ids), 500):
+                chunk = list(game_ids[start : start + 500])
+                marks = ", ".join("?" for _ in chunk)
+                for row in self._db.execute(
+                    f"SELECT game_id, log FROM replays WHERE game_id IN ({marks})", chunk
+                ):
+                    yield _typed(row, str, bytes)
 
     def replay(self, game_id: str) -> list[dict[str, Any]]:
         """The replay log of a played game; StoreError if there is none."""

@@ -8,6 +8,7 @@ command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 command -v cc >/dev/null 2>&1 || need+=(gcc make)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
+[[ -x /usr/bin/chromium ]] || need+=(chromium)  # the report's browser tests (Playwright)
 # Go (1.22 or later) and Rust (1.85 or later) are newer than Debian 12 ships: they come
 # from go.dev and rustup. Their kits are skipped, and say so, where they are missing.
 export PATH="$PATH:/usr/local/go/bin:$HOME/.cargo/bin"

@@ -40,3 +40,37 @@ def test_rules_public_names_are_exported() -> None:
 def test_the_store_and_its_records_import_no_ratings(module: str, forbidden: str) -> None:
     """Issue 16.4: anything (a web server) can read a store without the ratings' weight."""
     assert forbidden not in imported_after(module)
+
+
+def test_arena_help_imports_no_command() -> None:
+    """Issue 14.4: `arena --help` lists the commands without importing them (nor trio,
+    numpy, or pytest through trio.testing)."""
+    code = (
+        "import sys\n"
+        "from arena.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('MODULES', ' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    modules = set(out.split("MODULES", 1)[1].split())
+    assert not modules & {"trio", "numpy", "pytest", "arena.checker", "arena.referee"}
+    assert "check-bot" in out
+
+
+def test_every_listed_command_exists() -> None:
+    import importlib
+
+    import click
+
+    from arena.commands import COMMANDS
+
+    for name, (module, attribute, short) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        assert command.name == name
+        assert short.endswith(".")

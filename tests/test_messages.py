@@ -52,8 +52,8 @@ def test_a_misspelt_run_is_said_to_be_missing(tmp_path: Path) -> None:
 
 
 def test_replay_of_a_file_that_is_not_a_replay(tmp_path: Path) -> None:
-    binary = tmp_path / "league.sqlite"
-    binary.write_bytes(b"SQLite format 3\x00\xff\xfe" * 10)
+    binary = tmp_path / "picture.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe" * 10)
     result = invoke("replay", binary)
     assert result.exit_code == 2
     assert "not a replay file" in result.output

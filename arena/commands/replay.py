@@ -3,16 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from arena.errors import InputError
 from arena.replay import read_replay, render
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def load_game(file: Path, game_id: str | None) -> list[dict[str, Any]]:
+    """A replay log: from a replay file, or game `game_id` of a league store."""
+    try:
+        with open(file, "rb") as f:
+            is_store = f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except FileNotFoundError:
+        raise InputError(f"{file}: no such file") from None
+    except OSError as err:
+        raise InputError(f"{file}: cannot read: {err.strerror or err}") from None
+    if not is_store:
+        if game_id is not None:
+            raise InputError(f"{file} is a replay file of one game: leave out {game_id}")
+        return read_replay(file)
+    if game_id is None:
+        raise InputError(f"{file} is a league store: name the game (arena replay STORE GAME_ID)")
+    from arena.store import Store
+
+    with Store.open(file, readonly=True) as store:
+        if game_id not in store.done_game_ids():
+            raise InputError(f"{file}: no played game {game_id!r} (forfeits have no replay)")
+        return store.replay(game_id)
 
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game_id", required=False)
 @click.option("--seat", type=int, default=None, help="Show the game as this seat saw it.")
-def replay(file: Path, seat: int | None) -> None:
-    """Print the game in replay FILE play by play."""
-    for line in render(read_replay(file), seat):
+def replay(file: Path, game_id: str | None, seat: int | None) -> None:
+    """Print a game play by play: a replay FILE (arena match --replays), or GAME_ID of a
+    league store FILE (a league keeps every game's replay in its store)."""
+    for line in render(load_game(file, game_id), seat):
         click.echo(line)

@@ -117,8 +117,9 @@ class BotPool:
         """Close every session of this bot (bye, exit grace, kill what is left)."""
         sessions, self._all, self._idle = self._all, [], []
         with trio.CancelScope(shield=True):
-            for session in sessions:
-                await session.close(self.settings.clocks)
+            async with trio.open_nursery() as nursery:
+                for session in sessions:
+                    nursery.start_soon(session.close, self.settings.clocks)
 
 
 class _ClosedStream(trio.abc.Stream):
@@ -149,22 +150,34 @@ async def play_seated(
     """Play one game with a session from each pool (seat i from pools[i]); with a
     duplicate `group`, no session that played a game of that group (see `acquire`).
 
-    The sessions go back to their pools afterwards; if the game is abandoned
-    (cancelled), they are killed instead of being reused.
+    The seats' processes start (when they must) at the same time. The sessions go
+    back to their pools afterwards; if the game is abandoned (cancelled), they are
+    killed instead of being reused.
     """
-    sessions: list[BotSession] = []
+    sessions: list[BotSession | None] = [None] * len(pools)
     result: GameResult | None = None
+
+    async def acquire(seat: int) -> None:
+        sessions[seat] = await pools[seat].acquire(group)
+
+    async def give_back(pool: BotPool, session: BotSession) -> None:
+        if result is None:
+            await session.kill(BotCrashed("game abandoned"), 0.1)
+        await pool.release(session)
+
     try:
-        for pool in pools:
-            sessions.append(await pool.acquire(group))
-        result = await play_game(sessions, config, seed, clocks=clocks, game_id=game_id)
+        async with trio.open_nursery() as nursery:
+            for seat in range(len(pools)):
+                nursery.start_soon(acquire, seat)
+        seated = [s for s in sessions if s is not None]
+        result = await play_game(seated, config, seed, clocks=clocks, game_id=game_id)
         return result
     finally:
         with trio.CancelScope(shield=True):
-            for pool, session in zip(pools, sessions, strict=False):
-                if result is None:
-                    await session.kill(BotCrashed("game abandoned"), 0.1)
-                await pool.release(session)
+            async with trio.open_nursery() as nursery:
+                for pool, session in zip(pools, sessions, strict=True):
+                    if session is not None:
+                        nursery.start_soon(give_back, pool, session)
 
 
 @contextlib.asynccontextmanager
@@ -179,6 +192,7 @@ async def open_pools(
             yield pools
         finally:
             with trio.CancelScope(shield=True):
-                for pool in pools.values():
-                    await pool.aclose()
+                async with trio.open_nursery() as nursery:
+                    for pool in pools.values():
+                        nursery.start_soon(pool.aclose)
         nursery.cancel_scope.cancel()  # the stderr readers of processes now gone

@@ -1,0 +1,62 @@
+"""`arena report` and `arena serve`: a league's results and games as web pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from arena.errors import InputError
+
+
+@click.command()
+@click.argument("store", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder to write the site into (its index.html opens in any browser, offline).",
+)
+@click.option(
+    "--replay",
+    "replay_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the viewer of one replay file (arena match --replays) instead of a league.",
+)
+def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
+    """Write a static web site of the league in STORE: standings with their Elo
+    intervals, head-to-head, a page per bot, the game list and a replay viewer for
+    every game. It works from disk and needs no network."""
+    from arena.report import write_replay_site, write_site
+
+    if (store is None) == (replay_file is None):
+        raise InputError("give a league STORE or --replay FILE (one of them)")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} is a file: -o names the folder to write the site into")
+    if replay_file is not None:
+        from arena.replay import read_replay
+
+        write_replay_site(read_replay(replay_file), out)
+        click.echo(f"wrote {out / 'index.html'}", err=True)
+        return
+    assert store is not None
+    from arena.store import Store
+
+    with Store.open(store, readonly=True) as db:
+        games = write_site(db, out)
+    click.echo(f"wrote {out / 'index.html'} ({games} games)", err=True)
+
+
+@click.command()
+@click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+def serve(store: Path, host: str, port: int) -> None:
+    """Serve the report of the league in STORE live, while it runs: the same pages as
+    arena report, the standings and progress refreshing by themselves. Read-only; it
+    listens on 127.0.0.1 unless told otherwise."""
+    from arena.report._serve import run
+
+    run(store, host, port)

@@ -1,0 +1,393 @@
+"""The report's data: a league store (or one replay file) as the payloads the web pages
+read (`arena/report/static/assets/app.js`), and a whole static site written to a folder.
+
+file:// pages may not fetch() files, so every payload is a script,
+`ARENA.receive(kind, {...});`, with the JSON escaped so that no text a bot chose (its
+name, a fault message) can close the script or open a tag: `<`, `>`, `&` and the
+line separators are written as \\u escapes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from arena.errors import InputError
+from arena.referee._wire import action_from_dict
+from arena.replay import describe
+from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
+from arena.store import Store, unpack_replay
+
+Record = dict[str, Any]
+
+_ESCAPES = {
+    b"<": b"\\u003c",
+    b">": b"\\u003e",
+    b"&": b"\\u0026",
+    "\u2028".encode(): b"\\u2028",
+    "\u2029".encode(): b"\\u2029",
+}
+
+_JSON = msgspec.json.Encoder()
+
+
+def script(kind: str, payload: Any) -> str:
+    """The payload as a data script for the pages (see the module docstring)."""
+    data = _JSON.encode(payload)
+    for char, escape in _ESCAPES.items():
+        if char in data:
+            data = data.replace(char, escape)
+    return f"ARENA.receive({json.dumps(kind)},{data.decode()});\n"
+
+
+# -- one game ---------------------------------------------------------------------------
+
+
+def game_payload(log: Sequence[Record]) -> dict[str, Any]:
+    """A replay as frames: the state after each step, every hand included."""
+    head = log[0]
+    names: list[str] = list(head["names"])
+    config = GameConfig.from_dict(head["config"])
+    game = Game(config, int(head["seed"]))
+    seen = 0
+    out: list[dict[str, Any]] = []  # eliminations so far
+    frames = [_frame(game, 0, None, "start", _game_text(head, config), None, None, out)]
+    for record in log:
+        kind = record["type"]
+        if kind == "decision":
+            action = action_from_dict(record["action"])
+            game.apply(action)
+            card = CODES[action.card] if action.card is not None else None
+            step, seat, ms = action.kind.value, record["seat"], record["ms"]
+        elif kind == "fault":
+            seat, step, card, ms = record["seat"], "fault", None, None
+            if not game.is_over and game.observation(seat).in_game[seat]:
+                game.eliminate(seat, Cause(record["cause"]))
+        else:
+            continue
+        events = [event_to_dict(e) for e in game.events[seen:]]
+        seen = len(game.events)
+        out += [
+            {"seat": e["seat"], "cause": e["cause"], "place": e["place"]}
+            for e in events
+            if e["type"] == "eliminated"
+        ]
+        text = "; ".join(describe(e, names).strip() for e in events)
+        if kind == "fault":
+            text = f"{names[seat]} (seat {seat}) faults: {record['cause']}" + (
+                f"; {text}" if text else ""
+            )
+        frames.append(_frame(game, len(frames), seat, step, text, card, ms, out))
+    outcome = game.outcome()
+    return {
+        "id": head.get("game_id", "game"),
+        "names": names,
+        "config": config.to_dict(),
+        "frames": frames,
+        "result": {
+            "places": list(outcome.places),
+            "points": list(outcome.points) if outcome.points is not None else None,
+            "tokens": list(outcome.tokens) if outcome.tokens is not None else None,
+            "reason": outcome.reason.value,
+            "plays": outcome.plays,
+        },
+        "faults": [
+            {"seat": r["seat"], "cause": r["cause"], "message": r["message"]}
+            for r in log
+            if r["type"] == "fault"
+        ],
+    }
+
+
+def _game_text(head: Record, config: GameConfig) -> str:
+    return (
+        f"{head.get('game_id', 'game')}: {config.edition.value} edition, {config.format.value},"
+        f" {config.players} players"
+    )
+
+
+def _frame(
+    game: Game,
+    i: int,
+    seat: int | None,
+    kind: str,
+    text: str,
+    card: str | None,
+    ms: float | None,
+    out: list[dict[str, Any]],
+) -> dict[str, Any]:
+    obs = game.observation(0)
+    n = len(obs.in_game)
+    return {
+        "i": i,
+        "seat": seat,
+        "text": text,
+        "kind": kind,
+        "card": card,
+        "ms": ms,
+        "total": obs.total,
+        "direction": obs.direction,
+        "owes": obs.owes,
+        "to_move": obs.to_move,
+        "draw": obs.draw_size,
+        "discard_top": CODES[obs.discard[-1]] if obs.discard else None,
+        "hands": [[CODES[c] for c in game.hand(s)] for s in range(n)],
+        "face_up": [[CODES[c] for c in cards] for cards in obs.face_up],
+        "in_game": list(obs.in_game),
+        "in_round": list(obs.in_round),
+        "scores": list(obs.scores) if obs.scores is not None else None,
+        "tokens": list(obs.tokens) if obs.tokens is not None else None,
+        "round": obs.round,
+        "eliminated": list(out),
+    }
+
+
+# -- a league ---------------------------------------------------------------------------
+
+
+class LeagueData:
+    """A league store's report data, brought up to date by `update` with the games
+    recorded since the last call (`arena serve` calls it on every request for the
+    league; `write_site` once)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._last = 0
+        self.games: list[dict[str, Any]] = []
+        """The game list (kind "games"), in the order the games were recorded."""
+        self._index: dict[str, int] = {}
+        self._think: dict[str, list[float]] = defaultdict(list)
+        self._seats: dict[str, list[list[int]]] = {}
+        self._versus: dict[str, dict[str, dict[str, int]]] = defaultdict(
+            lambda: defaultdict(lambda: {"games": 0, "above": 0, "below": 0})
+        )
+        self._faults: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+
+    def update(self, each: Callable[[str, list[Record]], None] | None = None) -> list[str]:
+        """Read the games recorded since the last update; returns their ids. `each` is
+        called with the id and the replay of every new played game (read once)."""
+        rows = self.store.game_rows(self._last)
+        if not rows:
+            return []
+        self._last = rows[-1][0]
+        new = {game_id: (status, reason, plays) for _, game_id, status, reason, plays in rows}
+        seats: dict[str, list[Any]] = defaultdict(list)
+        for row in self.store.seat_rows_of(list(new)):
+            seats[row.game_id].append(row)
+        for game_id, (status, reason, plays) in new.items():
+            self._add_game(game_id, status, reason, plays, seats[game_id])
+        for game_id, blob in self.store.replay_blobs([g for g, v in new.items() if v[0] == "done"]):
+            log = unpack_replay(blob)
+            names = self.games[self._index[game_id]]["seats"]
+            for record in log:
+                if record.get("type") == "decision":
+                    self._think[names[record["seat"]]].append(float(record["ms"]))
+            if each is not None:
+                each(game_id, log)
+        return list(new)
+
+    def _add_game(
+        self, game_id: str, status: str, reason: str | None, plays: int | None, rows: list[Any]
+    ) -> None:
+        rows.sort(key=lambda r: r.seat)
+        names = [r.bot for r in rows]
+        places = [r.place for r in rows]
+        faults = [[r.bot, r.cause] for r in rows if r.cause in _FAULTS]
+        self._index[game_id] = len(self.games)
+        self.games.append(
+            {"id": game_id, "seats": names, "places": places, "reason": reason,
+             "forfeit": status == "forfeit", "faults": faults, "plays": plays}
+        )  # fmt: skip
+        for row in rows:
+            counts = self._seats.setdefault(row.bot, [])
+            while len(counts) <= row.seat:
+                counts.append([0] * len(rows))
+            if len(counts[row.seat]) < len(rows):
+                counts[row.seat] += [0] * (len(rows) - len(counts[row.seat]))
+            counts[row.seat][min(row.place, len(rows)) - 1] += 1
+            if row.cause in _FAULTS:
+                self._faults[row.bot][row.cause].append(game_id)
+            for other in rows:
+                if other.bot != row.bot:
+                    versus = self._versus[row.bot][other.bot]
+                    versus["games"] += 1
+                    versus["above"] += row.place < other.place
+                    versus["below"] += row.place > other.place
+
+    def league(self, *, live: bool = False) -> dict[str, Any]:
+        """The league payload (kind "league"): settings, progress, standings, matrix, bots."""
+        from arena.standings import compute_standings, head_to_head, render, render_head_to_head
+
+        records = self.store.game_records()
+        standings = matrix = None
+        if records:
+            table = compute_standings(records)
+            standings = json.loads(render(table, "json"))
+            order = [row.player for row in table.rows]
+            matrix = json.loads(render_head_to_head(head_to_head(records, order), "json"))
+        identity = self.store.get_meta("league") or {}
+        return {
+            "title": "arena league report",
+            "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "live": live,
+            "settings": _settings(identity, self.store),
+            "progress": {
+                "done": len(self.games),
+                "total": self.store.get_meta("total_games") or len(self.games),
+                "forfeits": sum(g["forfeit"] for g in self.games),
+            },
+            "standings": standings,
+            "matrix": matrix,
+            "bots": {name: self._bot(name) for name in sorted(self._seats)},
+        }
+
+    def _bot(self, name: str) -> dict[str, Any]:
+        places = self._seats[name]
+        think = self._think.get(name, [])
+        return {
+            "games": sum(sum(seat) for seat in places),
+            "wins": sum(seat[0] for seat in places),
+            "places_by_seat": places,
+            "versus": {k: dict(v) for k, v in sorted(self._versus[name].items())},
+            "faults": {k: list(v) for k, v in self._faults[name].items()},
+            "think_ms": {
+                "median": round(statistics.median(think), 3) if think else None,
+                "max": round(max(think), 3) if think else None,
+                "decisions": len(think),
+            },
+        }
+
+
+_FAULTS = frozenset({"timeout", "crash", "malformed", "illegal", "forfeit"})
+
+
+def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
+    from arena.seeds import is_drawn
+
+    seed = str(identity.get("seed", ""))
+    extra = store.get_meta("settings") or {}
+    game = identity.get("game", {})
+    return {
+        "edition": game.get("edition"),
+        "format": game.get("format"),
+        "table_size": identity.get("table_size"),
+        "games_per_table": identity.get("games_per_table"),
+        "duplicate": identity.get("duplicate"),
+        "game": game,
+        "clocks": extra.get("clocks"),
+        "seed_note": (
+            "a secret seed drawn by arena (kept in the store, not shown here)"
+            if is_drawn(seed)
+            else f"the seed {seed!r} given by the organiser (anyone who knows it knows the deals)"
+        ),
+        "schedule_note": store.get_meta("schedule_note"),
+    }
+
+
+STATIC = resources.files("arena.report") / "static"
+"""The pages, their script and their style, shipped in the package."""
+
+
+def _copy_static(out: Path) -> None:
+    for entry in _walk(STATIC):
+        target = out / entry[0]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(entry[1].read_bytes())
+
+
+def _walk(folder: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for entry in folder.iterdir():
+        name = f"{prefix}{entry.name}"
+        if entry.is_dir():
+            yield from _walk(entry, name + "/")
+        else:
+            yield name, entry
+
+
+GAMES_PER_FILE = 16
+"""Games in one data file of a static report."""
+
+
+def write_site(store: Store, out: Path) -> int:
+    """Write the static report of `store` into the folder `out`; returns the games."""
+    out.mkdir(parents=True, exist_ok=True)
+    _copy_static(out)
+    games = out / "data" / "games"
+    if games.exists():
+        shutil.rmtree(games)
+    games.mkdir(parents=True)
+
+    # Games go 16 to a file: writing many small files costs more than their bytes.
+    pending: list[str] = []
+    ids: list[str] = []
+    files: dict[str, str] = {}
+
+    def flush() -> None:
+        name = f"c{len(set(files.values())):05d}"
+        (games / f"{name}.js").write_text("".join(pending), encoding="utf-8")
+        files.update((game_id, name) for game_id in ids)
+        pending.clear()
+        ids.clear()
+
+    def write_game(game_id: str, log: list[Record]) -> None:
+        pending.append(script("game", game_payload(log)))
+        ids.append(game_id)
+        if len(ids) == GAMES_PER_FILE:
+            flush()
+
+    data = LeagueData(store)
+    data.update(write_game)
+    if ids:
+        flush()
+    for game in data.games:
+        if game["id"] in files:
+            game["file"] = files[game["id"]]
+    _write_atomically(out / "data" / "league.js", script("league", data.league()))
+    _write_atomically(out / "data" / "games.js", script("games", data.games))
+    return len(data.games)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: a page reloading it never reads half of it."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text, encoding="utf-8")
+    os.replace(part, path)
+
+
+def write_replay_site(log: Sequence[Record], out: Path) -> None:
+    """A site of one game (a replay file of `arena match --replays`): the viewer opens on
+    it; `out` is the folder (index.html inside)."""
+    if not log or log[0].get("type") != "game":
+        raise InputError("not a replay")
+    out.mkdir(parents=True, exist_ok=True)
+    _copy_static(out)
+    payload = game_payload(log)
+    names = payload["names"]
+    result = payload["result"]
+    game = {"id": payload["id"], "seats": names, "places": result["places"],
+            "reason": result["reason"], "forfeit": False,
+            "faults": [[names[f["seat"]], f["cause"]] for f in payload["faults"]],
+            "plays": result["plays"]}  # fmt: skip
+    league = {
+        "title": f"arena replay {payload['id']}",
+        "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "live": False, "settings": {"game": payload["config"]},
+        "progress": {"done": 1, "total": 1, "forfeits": 0},
+        "standings": None, "matrix": None, "bots": {}, "start": f"#/game/{payload['id']}",
+    }  # fmt: skip
+    (out / "data" / "games").mkdir(parents=True, exist_ok=True)
+    (out / "data" / "league.js").write_text(script("league", league), encoding="utf-8")
+    (out / "data" / "games.js").write_text(script("games", [game]), encoding="utf-8")
+    (out / "data" / "games" / f"{payload['id']}.js").write_text(
+        script("game", payload), encoding="utf-8"
+    )

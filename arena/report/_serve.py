@@ -1,0 +1,98 @@
+"""`arena serve`: the report's pages served live from a league store, read-only.
+
+A Starlette app on Hypercorn's trio worker (no second event loop library). It serves
+the pages and their assets, and the data scripts made from the store at each request
+(the store opened read-only, so it reads beside the league that writes it); nothing
+else: every other path is a 404, and every response forbids inline and foreign
+scripts (Content-Security-Policy), so that no text a bot chose can run as script.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import click
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from arena.report._export import STATIC, LeagueData, _walk, game_payload, script
+from arena.store import Store
+
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+        " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+}
+
+_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
+
+
+def make_app(store: Store) -> Starlette:
+    """The app serving the league in `store` (opened read-only by the caller)."""
+    data = LeagueData(store)
+    files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
+
+    def respond(body: str | bytes, suffix: str, status: int = 200) -> Response:
+        media = _TYPES.get(suffix, "application/octet-stream") + "; charset=utf-8"
+        return Response(body, status_code=status, media_type=media, headers=HEADERS)
+
+    async def page(request: Request) -> Response:
+        path = request.url.path.lstrip("/") or "index.html"
+        if path not in files:
+            return respond("not found", ".html", 404)
+        return respond(files[path], Path(path).suffix)
+
+    async def league(request: Request) -> Response:
+        data.update()
+        return respond(script("league", data.league(live=True)), ".js")
+
+    async def games(request: Request) -> Response:
+        data.update()
+        return respond(script("games", data.games), ".js")
+
+    async def game(request: Request) -> Response:
+        data.update()
+        game_id = request.path_params["game_id"]
+        known = next((g for g in data.games if g["id"] == game_id), None)
+        if known is None or known["forfeit"]:
+            return respond("not found", ".js", 404)
+        return respond(script("game", game_payload(store.replay(game_id))), ".js")
+
+    routes = [
+        Route("/data/league.js", league),
+        Route("/data/games.js", games),
+        Route("/data/games/{game_id}.js", game),
+        Route("/{path:path}", page),
+    ]
+    return Starlette(routes=routes)
+
+
+async def serve(store_path: Path, host: str, port: int) -> None:
+    """Serve until cancelled (Ctrl-C)."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = None
+    with Store.open(store_path, readonly=True) as store:
+        app = make_app(store)
+        click.echo(f"serving {store_path} at http://{config.bind[0]}/ (Ctrl-C stops)", err=True)
+        await hypercorn_serve(app, config)  # type: ignore[arg-type]
+
+
+def run(store_path: Path, host: str, port: int) -> None:
+    """`arena serve`: serve until Ctrl-C."""
+    try:
+        trio.run(functools.partial(serve, store_path, host, port))
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)

@@ -1,0 +1,146 @@
+"""Issue 12.6: the real report in a real browser: `arena report` of a real league opened
+from disk, and `arena serve` live while a league writes to the same store.
+
+The checks are those of `test_browser` (the values come from the site's own data,
+which `test_report_data` checks against `arena standings` and the store).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.report.test_browser import (  # also skips without chromium or playwright
+    Watch,
+    browser,  # noqa: F401  (a fixture)
+    check_layout,
+    check_replay,
+    check_standings,
+    expect,
+    games_of,
+    league_of,
+    open_page,
+    replay_of,
+)
+
+from .sites import league
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.set_default_timeout(10000)
+    watch = Watch(tab)
+    yield tab
+    context.close()
+    watch.check()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("real")
+    store = league(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "report", str(store), "-o", str(root / "site")],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return root / "site"
+
+
+def test_the_static_report_of_a_real_league(page: Any, site: Path) -> None:
+    base = (site / "index.html").as_uri()
+    check_standings(page, base, league_of(site))
+    games = [g for g in games_of(site) if not g["forfeit"]]
+    faulted = next(g for g in games if g["faults"])
+    for game in (games[0], faulted):
+        check_replay(page, base, replay_of(site, game["id"]))
+    check_layout(page, base, "/", 1280, 800, "real-index-1280.png")
+    check_layout(page, base, f"/game/{faulted['id']}", 1280, 800, "real-replay-1280.png")
+    check_layout(page, base, "/", 390, 844, "real-index-390.png")
+    check_layout(page, base, f"/game/{faulted['id']}", 390, 844, "real-replay-390.png")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def running_league(tmp_path: Path) -> Iterator[Path]:
+    """A league of slow bots being played in another process: its store."""
+    from .sites import random_bot, scripted_bot
+
+    bots = tmp_path / "bots"
+    for name in ("ann", "bob"):
+        random_bot(bots, name)
+    scripted_bot(bots, "slowpoke", "slow")  # 0.6 s a decision
+    store = tmp_path / "league.sqlite"
+    log = tmp_path / "league.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "league", "--bots", str(bots), "--store", str(store),
+             "--table-size", "2", "--games-per-table", "4", "-j", "1", "--sandbox", "none",
+             "--progress", "quiet"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (store.exists() and store.stat().st_size > 0):
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        yield store
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_live_server_follows_a_running_league(page: Any, running_league: Path) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(running_league), "--port", str(port)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                assert server.poll() is None, "arena serve did not start"
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        open_page(page, base, "/")
+        progress = page.locator("#progress")
+        expect(progress).to_contain_text("of 12 games", timeout=20000)
+        first = int(progress.locator("strong").inner_text())
+        # The page refreshes by itself while the league plays on.
+        expect(progress.locator("strong")).not_to_have_text(str(first), timeout=30000)
+        assert int(progress.locator("strong").inner_text()) > first
+        expect(page.locator("#live")).to_be_visible()
+        response = page.request.get(base + "data/games/..%2F..%2Fetc%2Fpasswd.js")
+        assert response.status == 404
+        assert page.request.get(base + "../../etc/passwd").status == 404
+        headers = page.request.get(base).headers
+        assert "script-src 'self'" in headers["content-security-policy"]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

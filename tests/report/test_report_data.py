@@ -1,0 +1,143 @@
+"""Issue 12: the report's data equal what `arena standings` and the store say, every
+replay rebuilds to its stored result, bot text cannot break out of a data script, and
+`arena replay` reads a game from a league store."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.report import LeagueData, game_payload, script, write_site
+from arena.store import Store
+
+from .sites import league
+
+pytestmark = pytest.mark.subprocess
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return league(tmp_path_factory.mktemp("league"))
+
+
+def payload(path: Path) -> Any:
+    text = path.read_text()
+    match = re.fullmatch(r'ARENA\.receive\("(\w+)",(.*)\);\n', text, re.S)
+    assert match is not None
+    return json.loads(match.group(2))
+
+
+def cli(*args: str | Path) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_the_site_holds_the_standings_and_matrix_of_arena_standings(
+    store: Path, tmp_path: Path
+) -> None:
+    with Store.open(store, readonly=True) as db:
+        count = write_site(db, tmp_path / "site")
+    assert (tmp_path / "site" / "index.html").exists()
+    league_data = payload(tmp_path / "site" / "data" / "league.js")
+    standings = json.loads(cli("standings", store, "-f", "json"))
+    matrix = json.loads(cli("standings", store, "-f", "json", "--matrix"))
+    assert league_data["standings"]["rows"] == standings["rows"]
+    assert league_data["matrix"] == matrix
+    assert league_data["progress"] == {"done": count, "total": count, "forfeits": 0}
+    assert "secret seed" in league_data["settings"]["seed_note"]
+    assert league_data["settings"]["clocks"]["decision_ms"] == 2000
+
+
+def test_per_bot_numbers_equal_the_store(store: Path, tmp_path: Path) -> None:
+    with Store.open(store, readonly=True) as db:
+        data = LeagueData(db)
+        data.update()
+        bots = data.league()["bots"]
+        rows = db.seat_rows()
+        faults = db.fault_counts()
+    for name, bot in bots.items():
+        mine = [r for r in rows if r.bot == name]
+        assert bot["games"] == len(mine)
+        assert bot["wins"] == sum(r.place == 1 for r in mine)
+        for seat, counts in enumerate(bot["places_by_seat"]):
+            assert sum(counts) == sum(r.seat == seat for r in mine)
+        assert {c: len(ids) for c, ids in bot["faults"].items()} == faults.get(name, {})
+        for cause, ids in bot["faults"].items():
+            assert {r.game_id for r in mine if r.cause == cause} == set(ids)
+        assert bot["think_ms"]["decisions"] > 0
+        assert bot["think_ms"]["median"] <= bot["think_ms"]["max"]
+    assert bots["crashy"]["faults"]["crash"]  # the crasher's games are listed
+
+
+def test_the_static_site_packs_every_game_once(store: Path, tmp_path: Path) -> None:
+    """The games go 16 to a data file (fewer files to write), each named by the list."""
+    from tests.report.test_browser import games_of, read_calls
+
+    with Store.open(store, readonly=True) as db:
+        write_site(db, tmp_path / "site")
+        played = db.done_game_ids()
+    listed = games_of(tmp_path / "site")
+    found = {}
+    for path in (tmp_path / "site" / "data" / "games").glob("*.js"):
+        for kind, game in read_calls(path):
+            assert kind == "game"
+            found[game["id"]] = path.stem
+    assert set(found) == played
+    assert all(found[g["id"]] == g["file"] for g in listed if not g["forfeit"])
+    assert max(list(found.values()).count(f) for f in set(found.values())) <= 16
+
+
+def test_every_replay_ends_with_its_stored_result(store: Path) -> None:
+    with Store.open(store, readonly=True) as db:
+        records = {r.game_id: r for r in db.game_records()}
+        for game_id, record in records.items():
+            game = game_payload(db.replay(game_id))
+            last = game["frames"][-1]
+            assert game["result"]["places"] == [s.place for s in record.seats]
+            assert last["hands"]
+            assert len(last["hands"]) == len(record.seats)
+            assert [f["i"] for f in game["frames"]] == list(range(len(game["frames"])))
+            for frame in game["frames"]:  # cards are conserved within the hands shown
+                assert all(len(hand) <= 4 for hand in frame["hands"])
+
+
+def test_bot_text_cannot_break_out_of_a_data_script() -> None:
+    hostile = {"bot": "</script><script>alert(1)</script>", "note": "<!-- \u2028 & -->"}
+    text = script("league", hostile)
+    assert "<" not in text
+    assert ">" not in text
+    assert "\u2028" not in text
+    assert json.loads(text[len('ARENA.receive("league",') : -3]) == hostile
+
+
+def test_replay_reads_a_game_from_a_league_store(store: Path) -> None:
+    with Store.open(store, readonly=True) as db:
+        game_id = sorted(db.done_game_ids())[0]
+    out = cli("replay", store, game_id, "--seat", "1")
+    assert f"== {game_id}:" in out
+    assert "you are seat 1" in out
+    result = CliRunner().invoke(main, ["replay", str(store)])
+    assert result.exit_code == 2
+    assert "name the game" in result.output
+    result = CliRunner().invoke(main, ["replay", str(store), "nope"])
+    assert "no played game 'nope'" in result.output
+
+
+def test_report_of_one_replay_file(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    root.mkdir()
+    bots = Path(__file__).resolve().parents[2] / "example_bots" / "python"
+    cli("match", bots / "random", bots / "heuristic", "-n", "1", "--sandbox", "none",
+        "--replays", root / "replays")  # fmt: skip
+    (replay,) = (root / "replays").glob("*.jsonl")
+    cli("report", "--replay", replay, "-o", root / "site")
+    game = next((root / "site" / "data" / "games").glob("*.js"))
+    assert payload(game)["names"] == ["random", "heuristic"]
+    assert payload(root / "site" / "data" / "league.js")["start"] == "#/game/m0001"
