@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,9 @@ def run(*args: str | Path, cwd: Path | None = None) -> str:
 def test_a_wheel_installs_and_runs_in_a_fresh_environment(tmp_path: Path) -> None:
     run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", tmp_path, ROOT)
     (wheel,) = tmp_path.glob("arena-*.whl")
+    with zipfile.ZipFile(wheel) as packed:  # the report's pages ship inside the package
+        names = set(packed.namelist())
+    assert {"arena/report/static/index.html", "arena/report/static/assets/app.js"} <= names
     env = tmp_path / "venv"
     run(sys.executable, "-m", "venv", env)
     run(env / "bin" / "python", "-m", "pip", "install", "--quiet", wheel)
