@@ -174,8 +174,10 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     """Run the league in FILE (TOML), or one given by --bots; resume where it stopped.
 
     Games already in the store are skipped, so running the same command again after
-    an interruption plays only the rest. Ctrl-C stops cleanly: games in progress are
-    abandoned (not recorded) and every bot process is killed.
+    an interruption plays only the rest. Every game's replay is kept in the store:
+    arena replay STORE GAME_ID shows one, arena report and arena serve all of them.
+    Ctrl-C (or SIGTERM) stops cleanly: games in progress are abandoned (not recorded)
+    and every bot process is killed.
     """
     from arena.commands._progress import make_progress
     from arena.store import Store

@@ -39,73 +39,74 @@ def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> f
     return value
 
 
+_RATING_OPTIONS = [
+    click.option(
+        "--prior",
+        type=click.FloatRange(min=0.0),
+        default=_DEFAULT_PRIOR,
+        show_default=True,
+        callback=_check_finite,
+        help="Pseudo-wins and as many pseudo-losses per bot against an average bot; "
+        "0 gives the plain maximum-likelihood fit.",
+    ),
+    click.option(
+        "--mean",
+        type=float,
+        default=1500.0,
+        show_default=True,
+        callback=_check_finite,
+        help="The Elo the bots average to.",
+    ),
+    click.option(
+        "-f",
+        "--format",
+        "fmt",
+        default="simple",
+        show_default=True,
+        callback=_check_format,
+        help="Any tabulate format (simple, github, grid, ...), csv or json.",
+    ),
+    click.option(
+        "--matrix",
+        is_flag=True,
+        help="Print the head-to-head table (share of shared games in which the row "
+        "bot finished above the column bot) instead of the standings.",
+    ),
+    click.option(
+        "--bootstrap",
+        type=click.IntRange(min=0),
+        default=0,
+        metavar="N",
+        help="Error bars from N resamples of whole games (whole duplicate groups "
+        "when the games have them) instead of the Fisher information.",
+    ),
+    click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap."),
+    click.option(
+        "--no-intervals",
+        is_flag=True,
+        help="Leave out the error bars and the likelihood of superiority.",
+    ),
+    click.option(
+        "--sequential",
+        is_flag=True,
+        help="Classic sequential Elo in the order the games are given instead of the "
+        "fit; it depends on that order.",
+    ),
+    click.option(
+        "--k-factor",
+        type=click.FloatRange(min=0.0, min_open=True),
+        default=_DEFAULT_K_FACTOR,
+        show_default=True,
+        callback=_check_finite,
+        help="K-factor of --sequential.",
+    ),
+]
+"""The options that choose how standings are rated and printed."""
+
+
 def rating_options(command: F) -> F:
     """The options that choose how standings are rated and printed."""
-    options = [
-        click.option(
-            "--prior",
-            type=click.FloatRange(min=0.0),
-            default=_DEFAULT_PRIOR,
-            show_default=True,
-            callback=_check_finite,
-            help="Pseudo-wins and as many pseudo-losses per bot against an average bot; "
-            "0 gives the plain maximum-likelihood fit.",
-        ),
-        click.option(
-            "--mean",
-            type=float,
-            default=1500.0,
-            show_default=True,
-            callback=_check_finite,
-            help="The Elo the bots average to.",
-        ),
-        click.option(
-            "-f",
-            "--format",
-            "fmt",
-            default="simple",
-            show_default=True,
-            callback=_check_format,
-            help="Any tabulate format (simple, github, grid, ...), csv or json.",
-        ),
-        click.option(
-            "--matrix",
-            is_flag=True,
-            help="Print the head-to-head table (share of shared games in which the row "
-            "bot finished above the column bot) instead of the standings.",
-        ),
-        click.option(
-            "--bootstrap",
-            type=click.IntRange(min=0),
-            default=0,
-            metavar="N",
-            help="Error bars from N resamples of whole games (whole duplicate groups "
-            "when the games have them) instead of the Fisher information.",
-        ),
-        click.option(
-            "--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap."
-        ),
-        click.option(
-            "--no-intervals",
-            is_flag=True,
-            help="Leave out the error bars and the likelihood of superiority.",
-        ),
-        click.option(
-            "--sequential",
-            is_flag=True,
-            help="Classic sequential Elo in the order the games are given instead of the "
-            "fit; it depends on that order.",
-        ),
-        click.option(
-            "--k-factor",
-            type=click.FloatRange(min=0.0, min_open=True),
-            default=_DEFAULT_K_FACTOR,
-            show_default=True,
-            callback=_check_finite,
-            help="K-factor of --sequential.",
-        ),
-    ]
-    for option in reversed(options):
+    for option in reversed(_RATING_OPTIONS):
         command = option(command)
     return command
 
