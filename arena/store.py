@@ -35,7 +35,7 @@ import json
 import sqlite3
 import zlib
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -192,49 +192,47 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise StoreError(f"{path}: cannot create its folder: {err}") from None
-        try:
-            db = sqlite3.connect(path, isolation_level=None, timeout=30)
-        except sqlite3.Error as err:
-            raise _store_error(path, "cannot open", err) from None
-        store = cls(db, path)
-        opened = False
-        try:
-            with store._guard("cannot open"):
-                store._init(check)
-            opened = True
-        finally:
-            if not opened:
-                db.close()
-        return store
+        return cls._connect(path, str(path), lambda store: store._init(check), uri=False)
 
     @classmethod
     def _open_readonly(cls, path: Path, check: bool) -> Store:
         if not path.is_file():
             raise StoreError(f"{path}: no such league store")
+
+        def init(store: Store) -> None:
+            store._check_identity(store._tables())
+            if check:
+                store._quick_check()
+
+        return cls._connect(path, path.resolve().as_uri() + "?mode=ro", init, uri=True)
+
+    @classmethod
+    def _connect(
+        cls, path: Path, target: str, init: Callable[[Store], None], *, uri: bool
+    ) -> Store:
+        """Connect to `target` (a path, or with `uri` a file: URI) and run `init`; the
+        connection is closed if that fails."""
         try:
-            uri = path.resolve().as_uri() + "?mode=ro"
-            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+            db = sqlite3.connect(target, uri=uri, isolation_level=None, timeout=30)
         except sqlite3.Error as err:
             raise _store_error(path, "cannot open", err) from None
         store = cls(db, path)
         opened = False
         try:
             with store._guard("cannot open"):
-                tables = {
-                    r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                }
-                store._check_identity(tables)
-                if check:
-                    store._quick_check()
+                init(store)
             opened = True
         finally:
             if not opened:
                 db.close()
         return store
 
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
     def _init(self, check: bool) -> None:
         db = self._db
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = self._tables()
         if tables:
             self._check_identity(tables)
         mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
