@@ -22,15 +22,18 @@ A league file (TOML) fixes everything; command-line options override it:
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import tempfile
 import time
 import tomllib
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 import protocol
@@ -283,14 +286,6 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
         )
     stored = store.get_meta("league")
     seed = _league_seed(config, stored, store.path)
-    schedule = make_schedule(
-        names,
-        table_size=config.table_size,
-        games_per_table=config.games_per_table,
-        seed=seed,
-        duplicate=config.duplicate,
-        max_tables=config.max_tables,
-    )
     identity = {
         "bots": sorted(names),
         "seed": seed,
@@ -307,11 +302,36 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
             f"{store.path} holds a league with other settings ({', '.join(differ)});"
             " resume it with the same settings, or give another --store"
         )
+    # The schedule is kept in the store: a resume reads it instead of computing it again
+    # (a balanced sample of thousands of tables takes seconds to find).
+    key = json.dumps(identity, sort_keys=True)
+    schedule = _stored_schedule(store.load_schedule(key))
+    if schedule is None:
+        schedule = make_schedule(
+            names,
+            table_size=config.table_size,
+            games_per_table=config.games_per_table,
+            seed=seed,
+            duplicate=config.duplicate,
+            max_tables=config.max_tables,
+        )
+        store.save_schedule(key, zlib.compress(msgspec.msgpack.encode(schedule), 6))
     store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
     store.set_meta("total_games", len(schedule.games))
     store.set_meta("settings", {"clocks": config.clocks.to_dict(), "sandbox": config.sandbox})
     return schedule
+
+
+def _stored_schedule(blob: bytes | None) -> Schedule | None:
+    """A schedule as `_schedule` keeps it, or None (none kept, or not readable: it is
+    computed again, as it is the same for the same settings)."""
+    if blob is None:
+        return None
+    try:
+        return msgspec.msgpack.decode(zlib.decompress(blob), type=Schedule)
+    except (zlib.error, msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 class _Book:

@@ -13,6 +13,8 @@ Tables (schema version 1)::
     seats    (game_id, seat) PRIMARY KEY, bot, place, points, tokens, cause (the seat's
              elimination cause, NULL if it was never eliminated)
     replays  game_id TEXT PRIMARY KEY, log BLOB (zlib-compressed JSON lines)
+    schedule key TEXT PRIMARY KEY (the league's settings), blob BLOB (its schedule, packed
+             by the league); made when a league first runs, so older stores lack it
 
 Durability. A game, its seats and its replay are written in one transaction, and a
 game id is stored at most once (recording it again raises `StoreError`). With the
@@ -622,6 +624,25 @@ class Store:
                     f"SELECT game_id, log FROM replays WHERE game_id IN ({marks})", chunk
                 ):
                     yield _typed(row, str, bytes)
+
+    def load_schedule(self, key: str) -> bytes | None:
+        """The schedule saved under `key` (`save_schedule`), or None."""
+        with self._guard("cannot read the schedule"):
+            if "schedule" not in self._tables():
+                return None
+            row = self._db.execute("SELECT blob FROM schedule WHERE key = ?", (key,)).fetchone()
+            return None if row is None else _typed(row, bytes)[0]
+
+    def save_schedule(self, key: str, blob: bytes) -> None:
+        """Keep a league's schedule (packed by the league) under `key`, its settings; a
+        store keeps one. The table is made when first needed, so stores made before it
+        stay readable by anyone."""
+        with self._guard("cannot store the schedule"), self._transaction():
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS schedule (key TEXT PRIMARY KEY, blob BLOB NOT NULL)"
+            )
+            self._db.execute("DELETE FROM schedule")
+            self._db.execute("INSERT INTO schedule (key, blob) VALUES (?, ?)", (key, blob))
 
     def replay(self, game_id: str) -> list[dict[str, Any]]:
         """The replay log of a played game; StoreError if there is none."""

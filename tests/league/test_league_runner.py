@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import trio
 import trio.lowlevel
 
@@ -107,3 +108,31 @@ async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
     ]
     done = [e[1][2] for e in heard.events if e[0] == "game"]  # type: ignore[index]
     assert done == list(range(1, 13))
+
+
+async def test_a_resume_reads_the_schedule_from_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14.5: the schedule is kept in the store and read back on resume, not
+    computed again; other settings compute (and keep) their own."""
+    import arena.league
+
+    bots = tmp_path / "bots"
+    for name in ("a", "b", "c", "d", "e"):
+        (bots / name).mkdir(parents=True)
+        (bots / name / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=True, max_tables=6,
+    )  # fmt: skip
+    with Store.open(config.store) as store:
+        first = await run_league(config, store, Progress(), runner=ScriptedRunner(faulty="-"))
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the schedule was computed again")
+
+    monkeypatch.setattr(arena.league, "make_schedule", refuse)
+    with Store.open(config.store) as store:
+        again = await run_league(config, store, Progress(), runner=ScriptedRunner(faulty="-"))
+    assert again.schedule == first.schedule
+    assert again.skipped == len(first.schedule.games)
