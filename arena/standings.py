@@ -14,8 +14,8 @@ import io
 import json
 import math
 import os
+import re
 import sys
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +39,9 @@ from arena.ratings import (
 from arena.records import FAULT_CAUSES as FAULT_CAUSES  # re-exported: the tables' order
 from arena.records import GameRecord as GameRecord
 from arena.records import SeatRecord as SeatRecord
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Unicode's control characters (category Cc), which no name may hold."""
 
 MACHINE_FORMATS = ("csv", "json")
 """Output formats for scripts; every `tabulate` format name is accepted too."""
@@ -638,7 +641,7 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
             if not player:
                 raise InputError(f"{where}: the player is empty")
             for what, text in (("game", game), ("player", player)):
-                if any(unicodedata.category(ch) == "Cc" for ch in text):
+                if _CONTROL.search(text):
                     raise InputError(f"{where}: the {what} {text!r} holds a control character")
             place = _whole(fields[col["place"]], "place", where)
             if place is None or place < 1:
