@@ -136,22 +136,28 @@ def write_outside(marker: str) -> Report:
 
 
 def kill(victim: str, pid: str) -> Report:
-    """SIGKILL every process whose command line holds `victim`, and process `pid`."""
+    """SIGKILL every process whose command line holds `victim`, and process `pid`.
+
+    The bots of a table start at the same time, so it looks for up to 3 s until it has
+    seen a victim (in a sandbox it sees none and gives up then)."""
     out: Report = {"killed": [], "errors": []}
     me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if victim.encode() in cmdline:
+    end = time.monotonic() + 3
+    while not (out["killed"] or out["errors"]) and time.monotonic() < end:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == me:
+                continue
             try:
-                os.kill(int(entry), signal.SIGKILL)
-                out["killed"].append(entry)
-            except OSError as err:
-                out["errors"].append(_error(err))
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if victim.encode() in cmdline:
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                    out["killed"].append(entry)
+                except OSError as err:
+                    out["errors"].append(_error(err))
+        time.sleep(0.05)
     try:
         os.kill(int(pid), signal.SIGKILL)
         out["pid"] = "killed"
