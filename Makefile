@@ -53,6 +53,7 @@ bench: setup bots
 	$(BIN)/python bench/league.py
 	$(BIN)/python bench/ratings.py
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/places_csv.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -625,39 +625,47 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
         seats: dict[str, list[SeatRecord]] = {}
         groups: dict[str, str | None] = {}
         first_line: dict[tuple[str, str], int] = {}
+        width = len(columns)
+        game_at, player_at, place_at = col["game"], col["player"], col["place"]
+        points_at, cause_at, group_at = col.get("points"), col.get("cause"), col.get("group")
         for fields in reader:
-            line = reader.line_num
-            where = f"{name}, line {line}"
-            if not any(cell.strip() for cell in fields):
-                continue
-            if len(fields) != len(columns):
+            # The hot path of a million rows: the line's name is made only for a message.
+            if len(fields) != width:
+                if not "".join(fields).strip():
+                    continue
+                where = f"{name}, line {reader.line_num}"
                 raise InputError(
-                    f"{where}: expected {len(columns)} fields like the header, found {len(fields)}"
+                    f"{where}: expected {width} fields like the header, found {len(fields)}"
                 )
-            game = fields[col["game"]].strip()
-            player = fields[col["player"]].strip()
-            if not game:
-                raise InputError(f"{where}: the game is empty")
-            if not player:
-                raise InputError(f"{where}: the player is empty")
-            for what, text in (("game", game), ("player", player)):
-                if _CONTROL.search(text):
-                    raise InputError(f"{where}: the {what} {text!r} holds a control character")
-            place = _whole(fields[col["place"]], "place", where)
+            line = reader.line_num
+            game = fields[game_at].strip()
+            player = fields[player_at].strip()
+            if not game or not player or _CONTROL.search(game + player):
+                if not "".join(fields).strip():
+                    continue
+                _bad_name(game, player, f"{name}, line {line}")
+            text = fields[place_at]
+            place = int(text) if text.isdecimal() else _whole(text, "place", f"{name}, line {line}")
             if place is None or place < 1:
                 raise InputError(
-                    f"{where}: place {fields[col['place']].strip()!r} is not a whole number >= 1"
+                    f"{name}, line {line}: place {text.strip()!r} is not a whole number >= 1"
                 )
-            points = _whole(fields[col["points"]], "points", where) if "points" in col else None
-            cause = (fields[col["cause"]].strip() or None) if "cause" in col else None
-            group = (fields[col["group"]].strip() or None) if "group" in col else None
+            points = (
+                _whole(fields[points_at], "points", f"{name}, line {line}")
+                if points_at is not None
+                else None
+            )
+            cause = (fields[cause_at].strip() or None) if cause_at is not None else None
+            group = (fields[group_at].strip() or None) if group_at is not None else None
             if (game, player) in first_line:
+                where = f"{name}, line {line}"
                 raise InputError(
                     f"{where}: {player} appears twice in game {game} "
                     f"(first on line {first_line[game, player]})"
                 )
             first_line[game, player] = line
             if game in groups and groups[game] != group:
+                where = f"{name}, line {line}"
                 raise InputError(
                     f"{where}: game {game} is in group {group or '(none)'} here but in "
                     f"group {groups[game] or '(none)'} on an earlier line"
@@ -674,6 +682,17 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
                 f"{name}: game {game} has one player ({players[0].player}); a game has 2 to 6"
             )
     return [GameRecord(game, groups[game], tuple(s)) for game, s in seats.items()]
+
+
+def _bad_name(game: str, player: str, where: str) -> None:
+    """Raise the InputError for an empty game or player, or one with a control character."""
+    if not game:
+        raise InputError(f"{where}: the game is empty")
+    if not player:
+        raise InputError(f"{where}: the player is empty")
+    for what, text in (("game", game), ("player", player)):
+        if _CONTROL.search(text):
+            raise InputError(f"{where}: the {what} {text!r} holds a control character")
 
 
 def _whole(text: str, what: str, where: str) -> int | None:
