@@ -11,15 +11,8 @@
 # Concurrent builds wait for each other (flock, where available).
 set -euo pipefail
 cd "$(dirname "$0")"
-
-if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
-    PATH=/usr/local/go/bin:$PATH
-fi
-if ! command -v go >/dev/null 2>&1; then
-    echo "example_bots/go: the go command was not found. Install Go 1.22 or later" \
-         "(https://go.dev/dl/, usually in /usr/local/go) and put its bin/ on the PATH." >&2
-    exit 1
-fi
+# shellcheck source=go-env.sh
+source ./go-env.sh offline
 if [[ ! -f vendor/modules.txt ]]; then
     echo "example_bots/go: the dependencies are missing (no vendor/): run ./fetch.sh first." >&2
     exit 1
@@ -29,12 +22,6 @@ if [[ -f vendor/.fetched ]] && ! cat go.mod go.sum | cmp -s - vendor/.fetched; t
     exit 1
 fi
 
-export GOTOOLCHAIN=local              # never download another toolchain
-export GOFLAGS="-mod=vendor -buildvcs=false"
-export GOPROXY=off                    # offline: everything comes from vendor/
-export GOMODCACHE="$PWD/.cache/mod"
-export GOCACHE="$PWD/.cache/build"
-export CGO_ENABLED=0
 mkdir -p .cache
 stamp=.cache/bot.stamp
 sources() { find . \( -path ./vendor -o -path ./.cache \) -prune -o -name '*.go' ! -name '*_test.go' -print | LC_ALL=C sort; }

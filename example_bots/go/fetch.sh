@@ -9,19 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
-    PATH=/usr/local/go/bin:$PATH
-fi
-if ! command -v go >/dev/null 2>&1; then
-    echo "example_bots/go: the go command was not found. Install Go 1.22 or later" \
-         "(https://go.dev/dl/, usually in /usr/local/go) and put its bin/ on the PATH." >&2
-    exit 1
-fi
+# shellcheck source=go-env.sh
+source ./go-env.sh
 
-export GOTOOLCHAIN=local           # never download another toolchain
 export GOFLAGS=-modcacherw         # a module cache that rm -rf can remove
-export GOMODCACHE="$PWD/.cache/mod"
-export GOCACHE="$PWD/.cache/build"
 stamp=vendor/.fetched
 wanted() { cat go.mod go.sum; }
 up_to_date() { [[ -f vendor/modules.txt && -f "$stamp" ]] && cmp -s <(wanted) "$stamp"; }

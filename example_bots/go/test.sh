@@ -7,13 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./build.sh
-if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
-    PATH=/usr/local/go/bin:$PATH
-fi
-export GOTOOLCHAIN=local
-export GOFLAGS="-mod=vendor -buildvcs=false"
-export GOPROXY=off
-export GOMODCACHE="$PWD/.cache/mod"
-export GOCACHE="$PWD/.cache/build"
-export CGO_ENABLED=0
+# shellcheck source=go-env.sh
+source ./go-env.sh offline
 exec go test -count=1 "$@" ./...
