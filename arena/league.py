@@ -12,6 +12,7 @@ A league file (TOML) fixes everything; command-line options override it:
     duplicate = true
     max_tables = 1000           # past this many k-subsets, a balanced sample
     concurrency = 2             # games at once; default: the number of cores
+    max_processes = 32          # bot processes alive at once per worker (default: 8 a seat)
     fault_limit = 5             # consecutive faults before a bot is disqualified (0: never)
 
     [game]                      # edition, format, tokens, target, ending, ono_on_tens, play_cap
@@ -29,7 +30,7 @@ import tempfile
 import time
 import tomllib
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,10 @@ class LeagueConfig:
     concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     fault_limit: int = 5
     fresh_process: bool = False
+    max_processes: int | None = None
+    """Most bot processes alive at once per worker; None: 8 per seat of each game the
+    worker plays at once (32 at tables of 4, one game per worker). Past it the least
+    recently used idle process is closed (`arena.referee.RunSettings`)."""
     log_dir: Path | None = None
     max_frame: int = protocol.DEFAULT_MAX_FRAME
     sandbox: str = "none"
@@ -254,25 +259,29 @@ async def run_league(
     report.skipped = len(schedule.games) - len(todo)
     progress.started(len(schedule.games), len(todo), schedule.note)
     book = _Book(config, store, progress, report, [s.name for s in specs])
+    # The games run in up to a worker per core, each playing its share of the games in
+    # flight at once (a worker waiting on one game's bot referees another meanwhile).
+    workers = max(1, min(config.concurrency, os.cpu_count() or 1, len(todo)))
+    per_worker = -(-min(config.concurrency, max(1, len(todo))) // workers)
     settings = RunSettings(
         clocks=config.clocks,
         limits=config.limits,
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
         log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+        max_processes=config.max_processes or 8 * config.table_size * per_worker,
     )
     setup = Setup(
         bots=tuple(specs),
         settings=WorkerSettings.of(settings, config.sandbox),
         config=dataclasses.replace(config.game, players=config.table_size),
     )
-    if runner is None:  # no more workers than games to play
-        count = min(config.concurrency, max(1, len(todo)))
-        runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(count)
-    queue = iter(todo)
+    if runner is None:
+        runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(workers, per_worker)
+    dispatch = Dispatch(todo, settings.max_processes, config.table_size)
     async with runner.players(setup) as players, trio.open_nursery() as nursery:
-        for player in players:
-            nursery.start_soon(book.drive, queue, player)
+        for player in players[: config.concurrency]:
+            nursery.start_soon(book.drive, dispatch, player)
     report.seconds = time.monotonic() - started
     progress.finished(report)
     return report
@@ -334,6 +343,72 @@ def _stored_schedule(blob: bytes | None) -> Schedule | None:
         return None
 
 
+class Dispatch:
+    """Hands out the games to play so that bot processes are reused as much as the
+    schedule allows: a player gets the games of one table back to back, and then the
+    table whose bots it has used most recently (their processes are likely still alive
+    in its worker), else the next table in the schedule's order.
+
+    With duplicate deals a table's games go by rotation, each rotation through every
+    deal: a process plays one game of each duplicate group (never two of one, see
+    `arena.referee.BotPool.acquire`), so a table needs as many processes per bot as it
+    has seats, and each of them serves every deal.
+    """
+
+    def __init__(self, games: list[ScheduledGame], max_processes: int | None, seats: int) -> None:
+        tables: dict[int, list[ScheduledGame]] = {}
+        for game in games:
+            tables.setdefault(game.table, []).append(game)
+        self._tables = {
+            t: sorted(g, key=lambda game: (game.rotation, game.deal, game.index))
+            for t, g in tables.items()
+        }
+        self._order = list(self._tables)  # the tables in schedule order
+        self._first = 0  # before it, every table is handed out
+        self._handed: set[int] = set()
+        self._at: dict[int, set[int]] = {}  # bot -> tables not yet handed out
+        self._names: dict[str, int] = {}
+        for table, table_games in self._tables.items():
+            for name in table_games[0].seats:
+                bot = self._names.setdefault(name, len(self._names))
+                self._at.setdefault(bot, set()).add(table)
+        duplicate = any(g.group is not None for g in games)
+        per_table = seats * (seats if duplicate else 1)  # processes a table needs
+        self._memory = max(1, (max_processes or per_table) // per_table)
+        """How many of its last tables a player's worker likely still has processes of."""
+        self._players: dict[object, tuple[list[ScheduledGame], list[set[int]]]] = {}
+
+    def next(self, player: object) -> ScheduledGame | None:
+        """The next game for `player`, or None when every game is handed out."""
+        queue, recent = self._players.setdefault(player, ([], []))
+        if not queue:
+            table = self._choose(recent)
+            if table is None:
+                return None
+            queue.extend(reversed(self._tables[table]))
+            recent.append({self._names[n] for n in self._tables[table][0].seats})
+            del recent[: -self._memory]
+        return queue.pop()
+
+    def _choose(self, recent: list[set[int]]) -> int | None:
+        shared: dict[int, int] = {}  # table -> how many of its bots were used lately
+        for bot in set().union(*recent):
+            for table in self._at[bot]:
+                shared[table] = shared.get(table, 0) + 1
+        if shared:  # the most bots in common, then the earliest
+            best = min(shared, key=lambda table: (-shared[table], table))
+        else:
+            while self._first < len(self._order) and self._order[self._first] in self._handed:
+                self._first += 1
+            if self._first == len(self._order):
+                return None
+            best = self._order[self._first]
+        self._handed.add(best)
+        for name in self._tables[best][0].seats:
+            self._at[self._names[name]].discard(best)
+        return best
+
+
 class _Book:
     """The league's bookkeeping: forfeits, records, fault streaks, disqualifications."""
 
@@ -354,10 +429,10 @@ class _Book:
         for name in names:  # a league killed between a game and the disqualification
             self._check_streak(name)
 
-    async def drive(self, queue: Iterator[ScheduledGame], player: Player) -> None:
-        """Give `player` the next game of the schedule until none is left (a slow game
+    async def drive(self, dispatch: Dispatch, player: Player) -> None:
+        """Give `player` the games `dispatch` hands it until none is left (a slow game
         holds up only its own player); a game a disqualified bot sits at is forfeited."""
-        for game in queue:
+        while (game := dispatch.next(player)) is not None:
             if not self._forfeit(game):
                 play = Play(game.game_id, game.seats, game.seed, game.group)
                 self._record(game, await player(play))

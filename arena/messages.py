@@ -7,8 +7,9 @@ hand. Every message names its type (a `type` tag); a body that is not exactly on
 the messages expected in that direction, or holds a value of the wrong type, raises
 `MessageError`, which says what was wrong and where.
 
-    coordinator -> worker   Setup (once), then Play (one game at a time)
-    worker -> coordinator   Played (the game id of the Play it answers), or Failed
+    coordinator -> worker   Setup (once), then Play (several games may be in flight)
+    worker -> coordinator   Played (the game id of the Play it answers, in the order
+                            the games finish), or Failed
 
 Settings that cross hold data only: the sandbox travels as its name and each
 process builds its own wrap from it (`WorkerSettings.run_settings`).
@@ -47,6 +48,8 @@ class WorkerSettings(msgspec.Struct, frozen=True):
     log_dir: Path | None
     sandbox: str
     """"bwrap" or "none"."""
+    max_processes: int | None = None
+    """Most bot processes alive at once in one worker (`RunSettings.max_processes`)."""
 
     @classmethod
     def of(cls, settings: RunSettings, sandbox: str) -> WorkerSettings:
@@ -57,6 +60,7 @@ class WorkerSettings(msgspec.Struct, frozen=True):
             fresh_process=settings.fresh_process,
             log_dir=settings.log_dir,
             sandbox=sandbox,
+            max_processes=settings.max_processes,
         )
 
     def run_settings(self) -> RunSettings:
@@ -75,6 +79,7 @@ class WorkerSettings(msgspec.Struct, frozen=True):
             fresh_process=self.fresh_process,
             log_dir=self.log_dir,
             wrap=wrap,
+            max_processes=self.max_processes,
         )
 
 

@@ -7,8 +7,9 @@ league keeps every player busy with the next game of the schedule. A new way to 
 games (several per process, a cluster) is one more class here; nothing else changes.
 
 - `LocalRunner`: one player, in this process.
-- `WorkerPool`: one player per worker process (`python -m arena.worker`), so that the
-  refereeing runs on every core.
+- `WorkerPool`: worker processes (`python -m arena.worker`), so that the refereeing
+  runs on every core; each plays several games at once when asked to (a player per
+  game slot).
 
 Tests inject a runner of their own that returns scripted results.
 """
@@ -68,35 +69,51 @@ class LocalRunner:
 
 
 class WorkerPool:
-    """Games in `count` worker processes, one game at a time each."""
+    """Games in `count` worker processes, `games` at a time each (they share the
+    worker's bot processes, within `Setup.settings.max_processes`)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, games: int = 1) -> None:
         self.count = count
+        self.games = games
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
         workers: list[_Worker] = []
         finished = False
-        try:
-            for _ in range(self.count):
-                workers.append(await _Worker.start(setup))
-            yield [worker.play for worker in workers]
-            finished = True
-        finally:
-            with trio.CancelScope(shield=True):
-                if not finished:  # all told at once, so that they stop together
-                    for worker in workers:
-                        worker.terminate()
-                async with trio.open_nursery() as nursery:
-                    for worker in workers:
-                        nursery.start_soon(worker.aclose)
+        async with trio.open_nursery() as nursery:
+            try:
+                for _ in range(self.count):
+                    workers.append(await _Worker.start(setup))
+                    nursery.start_soon(workers[-1].read_answers)
+                # worker by worker in turn, so that fewer games than players still
+                # spread over every worker
+                yield [w.play for _ in range(self.games) for w in workers]
+                finished = True
+            finally:
+                with trio.CancelScope(shield=True):
+                    if not finished:  # all told at once, so that they stop together
+                        for worker in workers:
+                            worker.terminate()
+                    async with trio.open_nursery() as closing:
+                        for worker in workers:
+                            closing.start_soon(worker.aclose)
 
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+class _Answer:
+    """Where the answer to one game sent to a worker arrives."""
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.played: Played | None = None
+        self.error: ArenaError | None = None
+
+
 class _Worker:
-    """The coordinator's end of one worker process."""
+    """The coordinator's end of one worker process: games go in as they are given,
+    results come back as they finish and go to whoever waits for that game id."""
 
     def __init__(self, process: trio.Process) -> None:
         self._process = process
@@ -105,6 +122,9 @@ class _Worker:
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._reader = Reader(FromWorker, "a worker process")
+        self._sending = trio.Lock()
+        self._waiting: dict[str, _Answer] = {}
+        self._failure: ArenaError | None = None
 
     @classmethod
     async def start(cls, setup: Setup) -> _Worker:
@@ -129,31 +149,64 @@ class _Worker:
 
     async def play(self, game: Play) -> Played:
         """Play `game` in the worker; its answer must be about that game."""
-        reply: Played | Failed | None
+        if self._failure is not None:
+            raise self._failure
+        if game.game_id in self._waiting:
+            raise ArenaError(f"{game.game_id} is already in play in this worker")
+        answer = self._waiting[game.game_id] = _Answer()
         try:
-            await self._stdin.send_all(encode(game))
-            while (reply := self._reader.next()) is None:
+            async with self._sending:
+                await self._stdin.send_all(encode(game))
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+            self._waiting.pop(game.game_id, None)
+            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
+        await answer.done.wait()
+        if answer.error is not None:
+            raise answer.error
+        assert answer.played is not None
+        return answer.played
+
+    async def read_answers(self) -> None:
+        """Hand each result to the game waiting for it, until the worker ends; then every
+        game still waiting fails with the reason."""
+        failure: ArenaError | None = None
+        try:
+            while failure is None:
                 data = await self._stdout.receive_some(1 << 16)
                 if not data:
-                    raise ArenaError(f"a worker process died while playing {game.game_id}")
+                    playing = ", ".join(sorted(self._waiting)) or "no game"
+                    failure = ArenaError(f"a worker process died while playing {playing}")
+                    break
                 self._reader.feed(data)
-        except trio.BrokenResourceError as err:
-            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
-        if isinstance(reply, Failed):
-            raise ArenaError(f"a worker process failed: {reply.message}")
-        if not isinstance(reply, Played) or reply.game_id != game.game_id:
-            raise ArenaError(
-                f"a worker process answered {game.game_id} with the result of {reply.game_id}"
-            )
-        return reply
+                while failure is None and (reply := self._reader.next()) is not None:
+                    if isinstance(reply, Failed):
+                        failure = ArenaError(f"a worker process failed: {reply.message}")
+                    elif not isinstance(reply, Played) or reply.game_id not in self._waiting:
+                        failure = ArenaError(
+                            f"a worker process answered with the result of {reply.game_id},"
+                            " a game it was not playing"
+                        )
+                    else:
+                        answer = self._waiting.pop(reply.game_id)
+                        answer.played = reply
+                        answer.done.set()
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+            failure = ArenaError(f"lost a worker process: {err}")
+        except ArenaError as err:  # a message that is not one
+            failure = err
+        self._failure = failure
+        for answer in self._waiting.values():
+            answer.error = failure
+            answer.done.set()
+        self._waiting.clear()
 
     def terminate(self) -> None:
-        """Tell the worker to stop now (it abandons its game and kills its bots)."""
+        """Tell the worker to stop now (it abandons its games and kills its bots)."""
         with contextlib.suppress(ProcessLookupError):
             self._process.send_signal(signal.SIGTERM)
 
     async def aclose(self) -> None:
-        """Close the worker's input (it ends after its game) and wait for it to exit."""
+        """Close the worker's input (it ends after its games) and wait for it to exit."""
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             await self._stdin.aclose()
         with trio.move_on_after(30):

@@ -1,12 +1,14 @@
 """A league worker: a process that plays the games it is sent with its own bot processes.
 
-A league with a concurrency above 1 runs its games in worker processes, one game at a
-time each, so that the refereeing itself runs on every core. The coordinator (the
+A league with a concurrency above 1 runs its games in worker processes, so that the
+refereeing itself runs on every core; a worker plays every game it is sent at once
+(the coordinator decides how many are in flight), its bots' processes shared among
+them (`arena.referee.open_pools`, within the setup's `max_processes`). The coordinator (the
 league) keeps the schedule and the store; a worker knows nothing of either. They talk
 over the worker's stdin and stdout in the messages of `arena.messages`: a `Setup`,
-then a `Play` per game, each answered by a `Played` with the same game id (the replay
-comes packed for the store, so that the workers do that work in parallel), or by a
-`Failed` when the worker cannot go on.
+then a `Play` per game, each answered when it ends by a `Played` with the same game id (the
+replay comes packed for the store, so that the workers do that work in parallel), or
+by a `Failed` when the worker cannot go on.
 
 End of input (the coordinator closed it, or died), SIGTERM or SIGINT end the worker:
 a game in progress is abandoned and every bot process it started is killed.
@@ -53,12 +55,18 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
         if not isinstance(setup, Setup):
             raise ArenaError(f"a worker needs its setup first, not {type(setup).__name__}")
         settings = setup.settings.run_settings()
-        async with open_pools(list(setup.bots), settings) as pools:
+        sending = trio.Lock()
+
+        async def play_and_answer(game: Play) -> None:
+            played = await play(game, pools, setup.config, settings.clocks)
+            async with sending:
+                await stdout.send_all(encode(played))
+
+        async with open_pools(list(setup.bots), settings) as pools, trio.open_nursery() as games:
             async for message in receive:
                 if not isinstance(message, Play):
                     raise ArenaError(f"a worker plays games, not {type(message).__name__}")
-                played = await play(message, pools, setup.config, settings.clocks)
-                await stdout.send_all(encode(played))
+                games.start_soon(play_and_answer, message)
         nursery.cancel_scope.cancel()
 
 

@@ -67,6 +67,39 @@ async def floor(seconds: float, act: dict[str, object], processes: int = 1) -> f
     return count / elapsed
 
 
+def blocking_floor(seconds: float, act: dict[str, object]) -> tuple[float, float]:
+    """Round trips/s and CPU seconds per round trip of the same act frame with plain
+    blocking pipes (subprocess, os.write, os.read; no event loop): the least a referee
+    in Python can spend per decision, encoding the act and decoding the answer."""
+    import os
+    import subprocess
+
+    process = subprocess.Popen([sys.executable, "-c", BOT], stdin=-1, stdout=-1, bufsize=0)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    write, read = process.stdin.fileno(), process.stdout.fileno()
+    decoder = protocol.FrameDecoder()
+    count = request_id = 0
+    start = time.perf_counter()
+    cpu = time.process_time()
+    deadline = start + seconds
+    while True:
+        request_id += 1
+        act["request_id"] = request_id
+        os.write(write, protocol.encode_frame(act))
+        while (reply := decoder.next_message()) is None:
+            decoder.feed(os.read(read, 65536))
+        assert reply["request_id"] == request_id
+        count += 1
+        if count % 200 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    process.stdin.close()
+    process.wait()
+    return count / elapsed, cpu / count
+
+
 async def decisions_per_second(seconds: float) -> tuple[float, int]:
     """Decisions/s of 4-seat games between 4 instant bots, their start-up excluded."""
     settings = RunSettings(clocks=Clocks(decision_ms=5000))
@@ -131,22 +164,32 @@ async def recorded_act() -> dict[str, object]:
 async def main(seconds: float) -> None:
     act = await recorded_act()
     size = len(protocol.encode_frame(act))
-    floors, floors4, referees = [], [], []
+    floors, floors4, referees, blocking = [], [], [], []
     for _ in range(2):  # interleaved, so that a noisy neighbour hits both alike
+        blocking.append(blocking_floor(seconds, act))
         floors.append(await floor(seconds, act))
         floors4.append(await floor(seconds, act, processes=4))
         dps, cpu = await decisions_per_second(seconds)
         referees.append((dps, cpu))
     rtt, rtt4 = max(floors), max(floors4)
     dps, cpu = max(referees)
+    brtt, bcpu = max(blocking)
     reuse = await games_per_second(40, fresh=False)
     fresh = await games_per_second(10, fresh=True)
     print(
         f"floor: bare pipe round trip of a {size}-byte act frame to one bot process: {rtt:,.0f}/s"
     )
+    print(
+        f"blocking floor: the same with blocking pipes, no event loop: {brtt:,.0f}/s,"
+        f" {bcpu * 1e6:.0f} us CPU per round trip"
+    )
     print(f"floor: the same, going round 4 bot processes: {rtt4:,.0f}/s")
     print(f"referee: 4-seat games between 4 instant bots: {dps:,.0f} decisions/s")
     print(f"referee process CPU per decision: {cpu * 1e6:.0f} us")
+    print(
+        f"referee CPU per decision / blocking floor CPU per round trip: {cpu / bcpu:.1f}x"
+        "  (target: at most 2x)"
+    )
     print(f"referee / floor (1 process): {dps / rtt:.0%}  (target: at least 60%)")
     print(f"referee / floor (4 processes): {dps / rtt4:.0%}")
     print(f"games/s with processes reused: {reuse:,.2f} (40 games, start-up included)")

@@ -35,15 +35,63 @@ class RunSettings:
     """Folder for the per-bot stderr logs (NAME.log), or None to drop stderr."""
     wrap: Wrap | None = None
     """Rewrites each bot command line (the sandbox)."""
+    max_processes: int | None = None
+    """Most bot processes alive at once among the pools opened together (`open_pools`),
+    or None for no limit: to start one more, the least recently used idle process of
+    any bot is closed. Processes in games are never closed for it, so the games in
+    flight may go past the limit (each needs a process per seat)."""
+
+
+class _Budget:
+    """The bot processes alive among a set of pools, and their idle ones from least to
+    most recently used: what `RunSettings.max_processes` closes first."""
+
+    def __init__(self, limit: int | None, nursery: trio.Nursery, clocks: Clocks) -> None:
+        self.limit = limit
+        self.alive = 0
+        self.closed = 0
+        """Idle processes closed to make room, so far."""
+        self._idle: dict[BotSession, BotPool] = {}  # insertion order: least recent first
+        self._nursery = nursery
+        self._clocks = clocks
+
+    def rested(self, session: BotSession, pool: BotPool) -> None:
+        self._idle[session] = pool
+
+    def woken(self, session: BotSession) -> None:
+        self._idle.pop(session, None)
+
+    def make_room(self) -> None:
+        """Close least recently used idle processes (in the background) until one more
+        may start."""
+        if self.limit is None:
+            return
+        while self.alive >= self.limit and self._idle:
+            session, pool = next(iter(self._idle.items()))
+            del self._idle[session]
+            pool.evict(session)
+            self.closed += 1
+            self._nursery.start_soon(self._close, session)
+
+    async def _close(self, session: BotSession) -> None:
+        with trio.CancelScope(shield=True):  # never left half-closed
+            await session.close(self._clocks)
 
 
 class BotPool:
     """The processes of one bot: idle sessions are reused, broken ones replaced."""
 
-    def __init__(self, spec: BotSpec, settings: RunSettings, nursery: trio.Nursery) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        settings: RunSettings,
+        nursery: trio.Nursery,
+        budget: _Budget | None = None,
+    ) -> None:
         self.spec = spec
         self.settings = settings
         self._nursery = nursery
+        self._budget = budget or _Budget(settings.max_processes, nursery, settings.clocks)
         self._idle: list[BotSession] = []
         self._all: list[BotSession] = []
         self.started = 0
@@ -66,10 +114,12 @@ class BotPool:
                 and session.process.cpu_worn(self.settings.limits.cpu_seconds)
             ):  # replaced before its CPU limit could cut a game short
                 self._idle.remove(session)
-                await session.close(self.settings.clocks)
+                self._budget.woken(session)
                 self._forget(session)
+                await session.close(self.settings.clocks)
             elif group is None or group not in session.groups:
                 self._idle.remove(session)
+                self._budget.woken(session)
                 break
         else:
             session = await self._start()
@@ -80,24 +130,36 @@ class BotPool:
     async def release(self, session: BotSession) -> None:
         """Give a session back after a game: kept for reuse, or closed."""
         if session.broken or self.settings.fresh_process:
-            await session.close(self.settings.clocks)
             self._forget(session)
+            await session.close(self.settings.clocks)
         else:
             self._idle.append(session)
+            self._budget.rested(session, self)
+
+    def evict(self, session: BotSession) -> None:
+        """Forget an idle session the budget closes to make room."""
+        self._idle.remove(session)
+        self._forget(session)
 
     def _forget(self, session: BotSession) -> None:
         if session in self._all:
             self._all.remove(session)
+            self._budget.alive -= 1
 
     async def _start(self) -> BotSession:
         settings = self.settings
         log = settings.log_dir / f"{self.spec.name}.log" if settings.log_dir is not None else None
         self.started += 1
+        self._budget.make_room()
+        self._budget.alive += 1  # counted from now, so that a start at the same time sees it
         try:
             process = await start_process(
                 self.spec, self._nursery, limits=settings.limits, log_path=log, wrap=settings.wrap
             )
-        except (OSError, ManifestError) as err:
+        except BaseException as err:
+            self._budget.alive -= 1
+            if not isinstance(err, (OSError, ManifestError)):
+                raise
             session = BotSession(self.spec.name, Connection(_ClosedStream()))
             session.fault = BotCrashed(f"could not start {' '.join(self.spec.command)}: {err}")
             return session
@@ -116,6 +178,9 @@ class BotPool:
     async def aclose(self) -> None:
         """Close every session of this bot (bye, exit grace, kill what is left)."""
         sessions, self._all, self._idle = self._all, [], []
+        for session in sessions:
+            self._budget.woken(session)
+        self._budget.alive -= len(sessions)
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
                 for session in sessions:
@@ -187,7 +252,8 @@ async def open_pools(
     """A BotPool per bot, by name; on the way out every one of their processes is closed
     (bye, exit grace, kill), also when the block is cancelled."""
     async with trio.open_nursery() as nursery:
-        pools = {spec.name: BotPool(spec, settings, nursery) for spec in specs}
+        budget = _Budget(settings.max_processes, nursery, settings.clocks)
+        pools = {spec.name: BotPool(spec, settings, nursery, budget) for spec in specs}
         try:
             yield pools
         finally:

@@ -96,7 +96,8 @@ async def test_a_worker_that_cannot_set_up_says_why_and_leaves_no_process(
     bot = BotSpec("ghost", ("./bot",), tmp_path / "ghost")
     setup = Setup((bot,), settings, GameConfig(players=2))
     pool = WorkerPool(2)
-    with pytest.raises(ArenaError, match="a worker process failed: unknown sandbox"):
+    failed = pytest.RaisesExc(ArenaError, match="a worker process failed: unknown sandbox")
+    with pytest.RaisesGroup(failed, flatten_subgroups=True):
         async with pool.players(setup) as players:
             await players[0](Play("g1", ("ghost", "ghost"), 1, None))
     assert workers_of(os.getpid()) == []
