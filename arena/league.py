@@ -347,7 +347,9 @@ class Dispatch:
     """Hands out the games to play so that bot processes are reused as much as the
     schedule allows: a player gets the games of one table back to back, and then the
     table whose bots it has used most recently (their processes are likely still alive
-    in its worker), else the next table in the schedule's order.
+    in its worker), else the next table in the schedule's order. When every table is
+    handed out, a player with nothing left takes over the last half of the longest
+    queue, so that no slot idles while another has games waiting.
 
     With duplicate deals a table's games go by rotation, each rotation through every
     deal: a process plays one game of each duplicate group (never two of one, see
@@ -361,6 +363,8 @@ class Dispatch:
             tables.setdefault(game.table, []).append(game)
         self._tables = {
             t: sorted(g, key=lambda game: (game.rotation, game.deal, game.index))
+            if g[0].group is not None
+            else g
             for t, g in tables.items()
         }
         self._order = list(self._tables)  # the tables in schedule order
@@ -383,8 +387,11 @@ class Dispatch:
         queue, recent = self._players.setdefault(player, ([], []))
         if not queue:
             table = self._choose(recent)
-            if table is None:
-                return None
+            if table is None:  # none left: take over half of the longest queue
+                longest = max((q for q, _ in self._players.values()), key=len)
+                queue.extend(longest[: len(longest) // 2])
+                del longest[: len(longest) // 2]
+                return queue.pop() if queue else None
             queue.extend(reversed(self._tables[table]))
             recent.append({self._names[n] for n in self._tables[table][0].seats})
             del recent[: -self._memory]

@@ -126,9 +126,10 @@ async def test_one_worker_process_plays_several_games_at_once() -> None:
 def test_dispatch_hands_out_every_game_once_a_table_at_a_time(
     bots: int, size: int, duplicate: bool, players: int, limit: int | None, order: object
 ) -> None:
-    """Whatever order the players ask in, every game is handed out exactly once, each
-    player gets the games of one table back to back, and with duplicate deals a
-    table's games go rotation by rotation."""
+    """Whatever order the players ask in, every game is handed out exactly once; one
+    player gets the games of a table back to back, with duplicate deals rotation by
+    rotation (several players may split a table at the end, when one with nothing left
+    takes over half of another's queue)."""
     import random
 
     assert isinstance(order, random.Random)
@@ -149,13 +150,32 @@ def test_dispatch_hands_out_every_game_once_a_table_at_a_time(
             got[player].append(game.index)
     handed = sorted(i for games in got.values() for i in games)
     assert handed == list(range(len(schedule.games)))
-    per_table = size * 2
-    for games in got.values():
-        for start in range(0, len(games), per_table):
-            block = [schedule.games[i] for i in games[start : start + per_table]]
+    if players == 1:  # one player: whole tables, one after the other, by rotation
+        games = got[0]
+        for start in range(0, len(games), size * 2):
+            block = [schedule.games[i] for i in games[start : start + size * 2]]
             assert len({g.table for g in block}) == 1
             if duplicate:
                 assert [g.rotation for g in block] == sorted(g.rotation for g in block)
+
+
+def test_an_idle_player_takes_over_half_of_the_longest_queue() -> None:
+    names = ["a", "b", "c"]
+    schedule = make_schedule(names, table_size=3, games_per_table=9, seed=1, duplicate=False)
+    dispatch = Dispatch(list(schedule.games), None, 3)  # one table of 9 games
+    first = dispatch.next("p")
+    assert first is not None
+    stolen = dispatch.next("q")  # no table left: q takes the last 4 of p's 8
+    assert stolen is not None
+    rest_p = [dispatch.next("p") for _ in range(4)]
+    assert dispatch.next("p") is not None  # p's queue is empty: it takes back 1 of q's 3
+    order = [first.index, *(g.index for g in rest_p if g is not None)]
+    assert order == [0, 1, 2, 3, 4]
+    assert stolen.index == 5
+    left = [dispatch.next("q"), dispatch.next("q"), dispatch.next("q"), dispatch.next("p")]
+    assert left.count(None) == 2
+    handed = {0, 1, 2, 3, 4, 5, *(g.index for g in left if g is not None)}
+    assert len(handed) == 8  # with the one p took back: all 9, none twice
 
 
 def test_dispatch_prefers_a_table_with_bots_just_used() -> None:
