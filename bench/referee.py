@@ -100,7 +100,7 @@ def blocking_floor(seconds: float, act: dict[str, object]) -> tuple[float, float
     return count / elapsed, cpu / count
 
 
-async def decisions_per_second(seconds: float) -> tuple[float, int]:
+async def decisions_per_second(seconds: float) -> tuple[float, float]:
     """Decisions/s of 4-seat games between 4 instant bots, their start-up excluded."""
     settings = RunSettings(clocks=Clocks(decision_ms=5000))
     async with open_pools([bot(f"b{i}") for i in range(4)], settings) as by_name:

@@ -203,21 +203,23 @@ def running_with(text: str) -> list[int]:
 
 
 @pytest.mark.parametrize(
-    ("sandbox", "stop", "code"),
+    ("sandbox", "stop", "code", "concurrency"),
     [
-        ("none", signal.SIGINT, 130),
-        ("default", signal.SIGINT, 130),
-        ("none", signal.SIGTERM, 143),  # issue 10.8: SIGTERM stops as promptly as Ctrl-C
+        ("none", signal.SIGINT, 130, 2),
+        ("default", signal.SIGINT, 130, 2),
+        ("none", signal.SIGTERM, 143, 2),  # issue 10.8: SIGTERM stops as promptly as Ctrl-C
+        ("none", signal.SIGINT, 130, 4),  # issue 14.2: workers with two games at once
     ],
 )
 def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(
-    tmp_path: Path, sandbox: str, stop: signal.Signals, code: int
+    tmp_path: Path, sandbox: str, stop: signal.Signals, code: int, concurrency: int
 ) -> None:
     for name in ("ann", "bob", "cat"):
         make_bot(tmp_path, name, "slow")
     path = league_file(tmp_path, games_per_table=30, table_size=3)
     # Unconfined, the bots can leave their pids; in the sandbox they cannot.
-    proc = _start(path, "--sandbox", "none") if sandbox == "none" else _start(path)
+    args = ("-j", str(concurrency)) if concurrency != 2 else ()
+    proc = _start(path, "--sandbox", "none", *args) if sandbox == "none" else _start(path)
     _wait_for_games(tmp_path / "league.sqlite", 1, proc)
     proc.send_signal(stop)
     _, err = proc.communicate(timeout=30)
