@@ -40,6 +40,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
         "concurrency", "fault_limit", "build_timeout", "build_network",
+        "max_processes",
     ):  # fmt: skip
         if opts.get(key) is not None:
             league[key] = opts[key]
@@ -152,6 +153,14 @@ async def _run_until_terminated(
     type=click.IntRange(0),
     default=None,
     help="Consecutive faults before a bot is disqualified (0: never).",
+)
+@click.option(
+    "--max-processes",
+    type=click.IntRange(1),
+    default=None,
+    help="Bot processes alive at once per worker; past it the least recently used idle"
+    " one is closed (games in play keep theirs). [default: 8 per seat of the games a"
+    " worker plays at once: 32 at tables of 4]",
 )
 @game_options
 @run_options
