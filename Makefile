@@ -54,6 +54,7 @@ bench: setup bots
 	$(BIN)/python bench/ratings.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/places_csv.py
+	$(BIN)/python bench/sprt.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

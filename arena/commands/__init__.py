@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("arena.commands.replay", "replay", "Print a game play by play."),
     "report": ("arena.commands.report", "report", "Write a league's web report."),
     "serve": ("arena.commands.report", "serve", "Serve a league's web report live."),
+    "sprt": ("arena.commands.sprt", "sprt", "Test whether bot NEW is stronger than bot OLD."),
     "rate": ("arena.commands.rate", "rate", "Print standings for finishing orders in a CSV."),
     "check-bot": (
         "arena.commands.check_bot",

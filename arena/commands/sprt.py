@@ -1,0 +1,322 @@
+"""`arena sprt`: is NEW better than OLD? A sequential test on duplicate-paired deals."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+import trio
+
+from arena.commands._options import (
+    build_clocks,
+    build_config,
+    build_limits,
+    game_options,
+    run_options,
+    sandbox_mode,
+)
+from arena.commands.league import MAX_CONCURRENCY
+from arena.errors import ConfigError
+from arena.sprt import SprtProgress
+
+if TYPE_CHECKING:
+    from arena.sprt import SprtConfig, SprtResult, SprtStore
+
+DEFAULT_STORE = Path("sprt.sqlite")
+
+
+class _SprtCommand(click.Command):
+    """`--field A B C` takes every word up to the next option, as `--field A --field B
+    --field C` (click gives an option one value at a time)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, expand_field(args))
+
+
+def expand_field(args: list[str]) -> list[str]:
+    """Rewrite ``--field A B C`` as ``--field A --field B --field C``: the words after
+    ``--field`` up to the next option (or ``--``) are field bots."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            out += args[i:]
+            break
+        if arg == "--field":
+            j = i + 1
+            while j < len(args) and not _is_option(args[j]):
+                out += ["--field", args[j]]
+                j += 1
+            if j == i + 1:
+                raise click.UsageError("--field needs at least one BOT after it")
+            i = j
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def _is_option(arg: str) -> bool:
+    return arg.startswith("-") and arg != "-"
+
+
+@click.command(cls=_SprtCommand)
+@click.argument("new")
+@click.argument("old")
+@click.option(
+    "--field",
+    "field",
+    multiple=True,
+    metavar="BOT [BOT ...]",
+    help="The bots NEW and OLD are compared against (a bot may be given more than once:"
+    " copies). Without it, at a table of 2, NEW plays OLD directly.",
+)
+@click.option(
+    "--table-size",
+    type=click.IntRange(2, 6),
+    default=None,
+    help="Seats per game. [default: one more than the field, 2 without one]",
+)
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW - OLD Elo.")
+@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW - OLD Elo.")
+@click.option(
+    "--alpha", type=float, default=0.05, show_default=True, help="Chance of H1 when H0 holds."
+)
+@click.option(
+    "--beta", type=float, default=0.05, show_default=True, help="Chance of H0 when H1 holds."
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(2),
+    default=None,
+    help="Stop undecided after this many games (pairs of games: rounded down to even)."
+    " [default: 20000]",
+)
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_STORE,
+    show_default=True,
+    help="The test's SQLite file; the same command resumes from it.",
+)
+@click.option(
+    "--seed",
+    default=None,
+    help="Seed of every deal: reproducible, and anyone who knows it knows every hand."
+    " Without it a new test draws a 128-bit secret (kept in the store).",
+)
+@click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(1, MAX_CONCURRENCY),
+    default=None,
+    help=f"Games at once, at most {MAX_CONCURRENCY}. [default: the number of cores]",
+)
+@game_options
+@run_options
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, for scripts.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line.")
+def sprt(
+    new: str,
+    old: str,
+    field: tuple[str, ...],
+    table_size: int | None,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    max_games: int | None,
+    store: Path,
+    seed: str | None,
+    concurrency: int | None,
+    as_json: bool,
+    quiet: bool,
+    **opts: Any,
+) -> None:
+    """Test whether bot NEW is stronger than bot OLD.
+
+    In as few games as it takes: each deal is played twice at the same table, once
+    with NEW in the test seat and once with OLD there, the same field bots in the other
+    seats (at a table of 2 with no field, NEW plays OLD in both seat orders). The
+    paired difference of their scores (the share of opponents finished above) feeds a
+    sequential probability ratio test of H0: NEW - OLD = elo0 against H1: NEW - OLD =
+    elo1, in the Elo of arena standings. It stops when the log-likelihood ratio crosses
+    a bound (H1 or H0 accepted) or at --max-games (inconclusive).
+
+    Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
+    same command resumes (a store of another test is refused).
+    """
+    from arena.bots import load_bot
+    from arena.sprt import DEFAULT_MAX_GAMES, Hypotheses, SprtConfig, SprtStore
+
+    hypotheses = Hypotheses(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+    size = _table_size(table_size, len(field))
+    specs = [load_bot(b) for b in (new, old, *field)]
+    sandbox = sandbox_mode(opts)
+    config = SprtConfig(
+        new=specs[0],
+        old=specs[1],
+        field=tuple(specs[2:]),
+        store=store,
+        table_size=size,
+        hypotheses=hypotheses,
+        max_games=max_games if max_games is not None else DEFAULT_MAX_GAMES,
+        game=build_config(size, {}, opts),
+        clocks=build_clocks({}, opts),
+        limits=build_limits({}, opts),
+        seed=seed,
+        concurrency=concurrency if concurrency is not None else _cores(),
+        fresh_process=bool(opts.get("fresh_process")),
+        log_dir=opts.get("log_dir"),
+        sandbox=sandbox,
+        **_extra(opts),
+    )
+    from arena.sprt import render
+
+    with SprtStore.open(config.store) as db:
+        progress = TerminalProgress(quiet=quiet)
+        try:
+            result = _play(config, db, progress)
+        finally:
+            progress.close()
+        if as_json:
+            click.echo(json.dumps(result.to_json(), indent=2))
+        else:
+            click.echo(render(result), nl=False)
+
+
+def _table_size(given: int | None, field: int) -> int:
+    if given is not None:
+        return given
+    if field + 1 > 6:
+        raise ConfigError(
+            f"a field of {field} bots needs --table-size (2 to 6): each table seats the tested"
+            " bot and table size - 1 of the field"
+        )
+    return max(2, field + 1)
+
+
+def _cores() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _extra(opts: dict[str, Any]) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if opts.get("max_frame") is not None:
+        extra["max_frame"] = opts["max_frame"]
+    if opts.get("build_timeout") is not None:
+        extra["build_timeout"] = opts["build_timeout"]
+    if opts.get("build_network") is not None:
+        extra["build_network"] = opts["build_network"]
+    return extra
+
+
+class TerminalProgress(SprtProgress):
+    """The LLR as it moves, on stderr: one line redrawn on a terminal, otherwise a
+    line every `every` seconds (and the last)."""
+
+    def __init__(self, *, quiet: bool, every: float = 5.0) -> None:
+        self.quiet = quiet
+        self.every = every
+        self.tty = sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.last = -math.inf
+        self.first = 0
+        self.drawn = False
+
+    def message(self, text: str) -> None:
+        if self.drawn and self.tty:
+            click.echo("", err=True)
+            self.drawn = False
+        click.echo(text, err=True)
+
+    def started(self, result: SprtResult) -> None:
+        self.start = time.monotonic()
+        self.first = result.stored
+        if result.tally.pairs and not self.quiet:
+            click.echo(
+                f"resuming: {result.games} games already counted, LLR {result.tally.llr:.2f}",
+                err=True,
+            )
+
+    def counted(self, result: SprtResult) -> None:
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if not self.tty and now - self.last < self.every and result.verdict == "running":
+            return
+        self.last = now
+        elapsed = now - self.start
+        rate = (result.stored - self.first) / elapsed if elapsed > 0 else 0.0
+        h, tally = result.hypotheses, result.tally
+        estimate = tally.estimate()
+        elo = (
+            ""
+            if estimate is None
+            else f"  Elo {estimate.elo:+.1f} [{estimate.low:+.1f}, {estimate.high:+.1f}]"
+        )
+        line = (
+            f"games {result.games:>6}  LLR {tally.llr:+6.2f} [{h.lower:.2f}, {h.upper:.2f}]"
+            f"{elo}  {rate:.1f} games/s"
+        )
+        if self.tty:
+            click.echo("\r" + line + "   ", err=True, nl=False)
+            self.drawn = True
+        else:
+            click.echo(line, err=True)
+
+    def close(self) -> None:
+        if self.drawn and self.tty:
+            click.echo("", err=True)
+            self.drawn = False
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived: the test stops as on Ctrl-C."""
+
+
+async def _run_until_terminated(
+    config: SprtConfig, store: SprtStore, progress: SprtProgress
+) -> SprtResult:
+    from arena.sprt import run_sprt
+
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for _ in signals:
+                    raise _Terminated
+
+            nursery.start_soon(watch)
+            result = await run_sprt(config, store, progress)
+            nursery.cancel_scope.cancel()
+    return result
+
+
+def _play(config: SprtConfig, store: SprtStore, progress: SprtProgress) -> SprtResult:
+    """Run the test; on Ctrl-C (exit 130) or SIGTERM (143) say what is stored."""
+    started = time.monotonic()
+    try:
+        return trio.run(_run_until_terminated, config, store, progress)
+    except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
+        stops = (KeyboardInterrupt, _Terminated)
+        if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
+            raise
+        terminated = isinstance(err, _Terminated) or (
+            isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
+        )
+        click.echo(
+            f"\n{'terminated' if terminated else 'interrupted'} after"
+            f" {time.monotonic() - started:.0f} s: {store.count()} games are stored in"
+            f" {config.store}; run the same command to resume",
+            err=True,
+        )
+        sys.exit(143 if terminated else 130)

@@ -1,0 +1,451 @@
+"""Running an SPRT: the bots, the store, the games, the test after every pair.
+
+`run_sprt` plays the pairs of the plan (`arena.sprt._plan`) with a game runner
+(`arena.runners`: the same referee, clocks, sandbox and faults as a league), records
+every finished game in the test's store and counts the pairs *in deal order*: a pair
+that finished early waits for the pairs before it, so that which games happen to end
+first (short games may favour one side) never decides the test. It stops when the LLR
+crosses a bound (the games still in progress are abandoned, as on Ctrl-C) or when the
+pairs of `max_games` are counted. Run again, it reads the store and goes on where it
+stopped; a test that has ended only reports again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import protocol
+from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, build, check_name, resolve_command
+from arena.errors import ArenaError, ConfigError, StoreError
+from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.referee import Clocks, RunSettings
+from arena.rules import GameConfig
+from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
+from arena.seeds import new_secret, seed_key
+from arena.sprt._plan import SIDES, Pair, PairGame, Plan
+from arena.sprt._stats import GOING, H0, H1, Hypotheses, Tally, opponent_results, pair_difference
+from arena.sprt._store import SprtStore, StoredGame
+
+DEFAULT_MAX_GAMES = 20_000
+"""The default cap on the games of a test (10,000 pairs)."""
+DEALS = "hmac-sha256"
+"""How deal seeds derive from the test's seed (`arena.rules.keyed_seed`)."""
+ROLES = ("new", "old", "field")
+"""Whose faults are counted apart."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SprtConfig:
+    """Everything that fixes an SPRT run."""
+
+    new: BotSpec
+    old: BotSpec
+    field: tuple[BotSpec, ...]
+    store: Path
+    table_size: int = 2
+    hypotheses: Hypotheses = dataclasses.field(default_factory=Hypotheses)
+    max_games: int = DEFAULT_MAX_GAMES
+    game: GameConfig = dataclasses.field(default_factory=lambda: GameConfig(players=2))
+    clocks: Clocks = Clocks()
+    limits: Limits = Limits()
+    seed: int | str | None = None
+    """None: a secret drawn for a new test (kept in the store), or the stored one."""
+    concurrency: int = 1
+    fresh_process: bool = False
+    log_dir: Path | None = None
+    max_frame: int = protocol.DEFAULT_MAX_FRAME
+    sandbox: str = "none"
+    build_timeout: float = BUILD_TIMEOUT
+    build_network: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_games, bool) or not isinstance(self.max_games, int):
+            raise ConfigError(f"max games must be a whole number, not {self.max_games!r}")
+        if self.max_games < 2:
+            raise ConfigError(f"max games must be at least 2 (one pair), not {self.max_games}")
+        if self.concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, not {self.concurrency}")
+        check_bots(self.new, self.old, self.field)
+        new, old, *field = (s.name for s in bot_names(self.new, self.old, self.field))
+        Plan(new, old, tuple(field), self.table_size, "")  # a table the field can fill
+
+
+class SprtProgress:
+    """Hears what a test does while it runs (from the trio thread); quiet here."""
+
+    def started(self, result: SprtResult) -> None:
+        """The test starts playing (`result` holds what the store already had)."""
+
+    def counted(self, result: SprtResult) -> None:
+        """One more pair entered the test."""
+
+    def message(self, text: str) -> None:
+        """Something for people: a build, a warning."""
+
+
+@dataclasses.dataclass
+class SprtResult:
+    """Where a test stands: its tally, its verdict, its games and faults."""
+
+    names: dict[str, str]
+    """"new", "old" -> the bot's name in the games."""
+    field: tuple[str, ...]
+    table_size: int
+    hypotheses: Hypotheses
+    max_games: int
+    tally: Tally
+    faults: dict[str, Counter[str]]
+    """Per role ("new", "old", "field"), faults by cause, in the counted games."""
+    stored: int = 0
+    """Games in the store (those after the decision included)."""
+    played: int = 0
+    """Games played by this run."""
+    seconds: float = 0.0
+
+    @property
+    def direct(self) -> bool:
+        return self.tally.direct
+
+    @property
+    def games(self) -> int:
+        """Games counted by the test."""
+        return 2 * self.tally.pairs
+
+    @property
+    def verdict(self) -> str:
+        """One of "H1", "H0", "inconclusive" (the cap reached) or "running"."""
+        decision = self.tally.decision
+        if decision == H1:
+            return "H1"
+        if decision == H0:
+            return "H0"
+        return "inconclusive" if self.tally.pairs >= self.max_games // 2 else "running"
+
+    def old_above_field(self) -> dict[str, float | None]:
+        """Per field bot, OLD's share of finishes above it (None before they met)."""
+        tally = self.tally
+        return {
+            name: tally.old_wins[j] / tally.old_games[j] if tally.old_games[j] else None
+            for j, name in enumerate(self.field)
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        tally, h = self.tally, self.hypotheses
+        estimate = tally.estimate()
+        mu0, mu1 = tally.bounds_in_score()
+        return {
+            "verdict": self.verdict,
+            "new": self.names["new"],
+            "old": self.names["old"],
+            "field": list(self.field),
+            "table_size": self.table_size,
+            "direct": self.direct,
+            "hypotheses": h.to_dict(),
+            "llr": tally.llr,
+            "bounds": [h.lower, h.upper],
+            "score_bounds": [mu0, mu1],
+            "old_score": None if self.direct else tally.level,
+            "old_above_field": None if self.direct else self.old_above_field(),
+            "pairs": tally.pairs,
+            "games": self.games,
+            "max_games": self.max_games,
+            "games_stored": self.stored,
+            "games_played_now": self.played,
+            "mean_difference": tally.mean,
+            "elo": None if estimate is None else estimate.elo,
+            "elo_interval": None if estimate is None else [estimate.low, estimate.high],
+            "pair_outcomes": {str(value): count for value, count in sorted(tally.outcomes.items())},
+            "faults": {role: dict(sorted(self.faults[role].items())) for role in ROLES},
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def bot_names(new: BotSpec, old: BotSpec, field: tuple[BotSpec, ...]) -> list[BotSpec]:
+    """NEW, OLD and the field with names unique in the games: NEW and OLD of one name
+    become NAME.new and NAME.old, a field bot given twice NAME and NAME-2."""
+    if new.name == old.name:
+        base = new.name[:60]
+        new = dataclasses.replace(new, name=f"{base}.new")
+        old = dataclasses.replace(old, name=f"{base}.old")
+    taken = {new.name, old.name}
+    out = [new, old]
+    for spec in field:
+        name, count = spec.name, 1
+        while name in taken:
+            count += 1
+            name = f"{spec.name[:58]}-{count}"
+        check_name(name, "field bot")
+        taken.add(name)
+        out.append(dataclasses.replace(spec, name=name))
+    return out
+
+
+def _same_bot(a: BotSpec, b: BotSpec) -> bool:
+    if a.folder is not None and b.folder is not None:
+        return a.folder.resolve() == b.folder.resolve()
+    return a.folder is None and b.folder is None and a.command == b.command
+
+
+def check_bots(new: BotSpec, old: BotSpec, field: tuple[BotSpec, ...]) -> None:
+    """Refuse the mistakes that make a test meaningless: NEW and OLD the same bot, NEW in
+    the field (it would sit on both sides of the comparison)."""
+    if _same_bot(new, old):
+        where = f"the folder {new.folder}" if new.folder else f"the command {' '.join(new.command)}"
+        raise ConfigError(
+            f"NEW and OLD are the same bot ({where}): a test of a bot against itself measures"
+            " nothing. To check the test itself, copy the folder and test the copy."
+        )
+    for spec in field:
+        if _same_bot(spec, new):
+            raise ConfigError(
+                f"the field bot {spec.name} is NEW itself: the field is what NEW and OLD are"
+                " compared against, and must not hold the bot under test (OLD may be in it:"
+                " copies of OLD make a self-play field)"
+            )
+
+
+async def run_sprt(
+    config: SprtConfig,
+    store: SprtStore,
+    progress: SprtProgress,
+    runner: GameRunner | None = None,
+) -> SprtResult:
+    """Play the test's pairs until a bound or the cap; resume from `store`."""
+    started = time.monotonic()
+    specs = bot_names(config.new, config.old, config.field)
+    digests = [s.digest() for s in specs]  # the submissions as given, before their builds
+    if config.new.name == config.old.name and config.new.digest() == config.old.digest():
+        progress.message(
+            "warning: NEW and OLD are identical submissions (the same files): the test can"
+            " only find them equal"
+        )
+    _prepare(config, specs, progress.message)
+    new, old, *field = (s.name for s in specs)
+    seed = _identity(config, store, specs, digests)
+    plan = Plan(new, old, tuple(field), config.table_size, seed)
+    book = _Book(config, plan, store, progress)
+    result = book.result
+    if book.done():
+        result.seconds = time.monotonic() - started
+        return result
+    progress.started(result)
+    settings = RunSettings(
+        clocks=config.clocks,
+        limits=config.limits,
+        max_frame=config.max_frame,
+        fresh_process=config.fresh_process,
+        log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+    )
+    setup = Setup(
+        bots=tuple(specs),
+        settings=WorkerSettings.of(settings, config.sandbox),
+        config=dataclasses.replace(config.game, players=config.table_size),
+    )
+    if runner is None:
+        todo = 2 * (config.max_games // 2) - book.result.stored
+        count = min(config.concurrency, max(1, todo))
+        runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(count)
+    queue = book.queue()
+    with trio.CancelScope() as scope:
+        book.stop = scope.cancel
+        async with runner.players(setup) as players, trio.open_nursery() as nursery:
+            for player in players:
+                nursery.start_soon(book.drive, queue, player)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _prepare(config: SprtConfig, specs: list[BotSpec], say: Callable[[str], None]) -> None:
+    """Build the bots and check that the sandbox shows their programs."""
+    wrap = None
+    if config.sandbox == "bwrap":
+        from arena.sandbox import bwrap_wrap
+
+        wrap = bwrap_wrap()
+    built: set[Path] = set()
+    for spec in specs:
+        if spec.build is not None and spec.folder is not None and spec.folder not in built:
+            built.add(spec.folder)
+            say(f"building {spec.name}: {' '.join(spec.build)}")
+            build(
+                spec,
+                sandbox=config.sandbox,
+                network=config.build_network,
+                timeout=config.build_timeout,
+                log_path=config.log_dir / f"{spec.name}.log" if config.log_dir else None,
+                log_kb=config.limits.stderr_kb,
+            )
+        command = resolve_command(spec.command, spec.folder)
+        if wrap is not None:
+            wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
+
+
+def _identity(
+    config: SprtConfig, store: SprtStore, specs: list[BotSpec], digests: list[str]
+) -> str:
+    """The test's seed; its settings are stored, and a resume must match them."""
+    stored = store.get_meta("test")
+    if config.seed is not None:
+        seed = seed_key(config.seed)
+    elif stored is not None:
+        seed = str(stored.get("seed"))
+    else:
+        seed = new_secret()
+    bots = [
+        {"name": s.name, "digest": d, "command": " ".join(s.command)}
+        for s, d in zip(specs, digests, strict=True)
+    ]
+    identity = {
+        "new": bots[0],
+        "old": bots[1],
+        "field": bots[2:],
+        "table_size": config.table_size,
+        "hypotheses": config.hypotheses.to_dict(),
+        "game": dataclasses.replace(config.game, players=config.table_size).to_dict(),
+        "clocks": config.clocks.to_dict(),
+        "seed": seed,
+        "deals": DEALS,
+    }
+    if stored is not None and stored != identity:
+        raise ConfigError(_difference(store.path, stored, identity))
+    if stored is None:
+        store.set_meta("test", identity)
+    return seed
+
+
+def _difference(path: Path, stored: dict[str, Any], identity: dict[str, Any]) -> str:
+    """Why a store cannot go on with these settings, in words."""
+    for role in ("new", "old"):
+        was, now = stored.get(role) or {}, identity[role]
+        if was.get("name") == now["name"] and was.get("digest") != now["digest"]:
+            return (
+                f"{path} holds a test whose {role.upper()} ({now['name']}) has changed since its"
+                " games were played: counting both versions would mix two bots. Give another"
+                " --store for the new version (or put the old files back to finish that test)."
+            )
+    differ = sorted(k for k in identity if stored.get(k) != identity[k])
+    return (
+        f"{path} holds another test (it differs in: {', '.join(differ)}); run the same"
+        " command to resume that one, or give another --store"
+    )
+
+
+class _Book:
+    """The test's bookkeeping: stored games, the pairs counted in order, the faults."""
+
+    def __init__(
+        self, config: SprtConfig, plan: Plan, store: SprtStore, progress: SprtProgress
+    ) -> None:
+        self.config, self.plan, self.store, self.progress = config, plan, store, progress
+        self.max_pairs = config.max_games // 2
+        self.games: dict[str, StoredGame] = store.games()
+        self.stop: Callable[[], None] = lambda: None
+        names = {"new": plan.new, "old": plan.old}
+        tally = Tally(config.hypotheses, plan.direct, field=len(plan.field))
+        self._field = {name: index for index, name in enumerate(plan.field)}
+        faults: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
+        self.result = SprtResult(
+            names, plan.field, plan.table_size, config.hypotheses, config.max_games, tally,
+            faults, stored=len(self.games),
+        )  # fmt: skip
+        self._pairs: dict[int, Pair] = {}
+        self._advance(report=False)
+
+    def _pair(self, index: int) -> Pair:
+        pair = self._pairs.get(index)
+        if pair is None:
+            pair = self._pairs[index] = self.plan.pair(index)
+        return pair
+
+    def done(self) -> bool:
+        """The test has reached a bound or counted its last pair."""
+        return self.result.tally.decision != GOING or self.result.tally.pairs >= self.max_pairs
+
+    def queue(self) -> Iterator[tuple[Pair, PairGame]]:
+        """The games still to play, in deal order, until the test is done."""
+        for index in range(self.result.tally.pairs, self.max_pairs):
+            pair = self._pair(index)
+            for game in pair.games:
+                if self.done():
+                    return
+                if game.game_id not in self.games:
+                    yield pair, game
+
+    async def drive(self, queue: Iterator[tuple[Pair, PairGame]], player: Player) -> None:
+        """Give `player` the next game until none is left or the test is done."""
+        for pair, game in queue:
+            played = await player(Play(game.game_id, game.seats, game.seed, game.group))
+            self._record(pair, game, played)
+            if self.done():
+                self.stop()
+                return
+
+    def _record(self, pair: Pair, game: PairGame, played: Played) -> None:
+        result = played.result
+        if tuple(result.names) != game.seats or result.game_id != game.game_id:
+            raise ArenaError(f"the runner answered {game.game_id} with another game")
+        faults = [(f.seat, f.cause, f.message) for f in result.faults]
+        side = SIDES[pair.games.index(game)]
+        self.store.record(
+            game_id=game.game_id, pair=pair.index, side=side, seats=game.seats, seed=game.seed,
+            places=tuple(result.outcome.places), faults=faults, started=played.started,
+            finished=played.finished,
+        )  # fmt: skip
+        self.games[game.game_id] = self.store_game(pair, side, game, played)
+        self.result.stored += 1
+        self.result.played += 1
+        self._advance(report=True)
+
+    @staticmethod
+    def store_game(pair: Pair, side: str, game: PairGame, played: Played) -> StoredGame:
+        result = played.result
+        return StoredGame(
+            game.game_id, pair.index, side, game.seats, game.seed, tuple(result.outcome.places),
+            tuple((f.seat, f.cause, f.message) for f in result.faults), played.started,
+            played.finished,
+        )  # fmt: skip
+
+    def _advance(self, *, report: bool) -> None:
+        """Count every pair, in order, whose two games are stored, until a decision."""
+        tally = self.result.tally
+        while not self.done():
+            pair = self._pair(tally.pairs)
+            stored = [self.games.get(g.game_id) for g in pair.games]
+            if stored[0] is None or stored[1] is None:
+                return
+            scores = []
+            against: dict[int, float] = {}
+            for planned, game in zip(pair.games, stored, strict=True):
+                assert game is not None
+                if game.seats != planned.seats or game.seed != planned.seed:
+                    raise StoreError(
+                        f"{self.store.path}: game {game.game_id} does not match this test's"
+                        " plan (the store is damaged or was written by another arena)"
+                    )
+                results = opponent_results(game.places, game.faulted, planned.test_seat)
+                scores.append(float(results.sum()) / (len(game.seats) - 1))
+                if not self.plan.direct:  # OLD's game last: its results against the field
+                    against = {
+                        self._field[name]: float(results[seat])
+                        for seat, name in enumerate(game.seats)
+                        if seat != planned.test_seat
+                    }
+                self._count_faults(game)
+            difference = float(pair_difference(self.plan.direct, scores[0], scores[1]))
+            tally.add(difference, against)
+            if report:
+                self.progress.counted(self.result)
+
+    def _count_faults(self, game: StoredGame) -> None:
+        for seat, cause, _ in game.faults:
+            name = game.seats[seat]
+            role = "new" if name == self.plan.new else "old" if name == self.plan.old else "field"
+            self.result.faults[role][cause] += 1

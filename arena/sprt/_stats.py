@@ -1,0 +1,383 @@
+"""The statistics of `arena sprt`: a per-game score, the paired difference, the GSPRT.
+
+The score
+---------
+In one game, the tested bot (NEW or OLD, in the test seat) scores the share of its
+opponents it finished above, a tie counting half: 1 for a win at a table of 2, and at
+a table of K any of 0, 1/(2(K-1)), ..., 1. A bot that faults loses that game: it is
+ranked below every seat that did not fault (among seats that all faulted, their
+places decide).
+
+The pair
+--------
+Each deal is played twice (`arena.sprt._plan`). Against a *field* (the usual case),
+once with NEW in the test seat and once with OLD there, everything else the same;
+the pair's difference is ``D = score(NEW) - score(OLD)``, in [-1, 1]. With NEW
+playing OLD *directly* at a table of 2, the deal is played in both seat orders and
+``D = score(NEW, first game) + score(NEW, second game) - 1`` (NEW's points in the
+pair minus one: fastchess's pentanomial pair, on [-1, 1]).
+
+What elo0 and elo1 mean
+-----------------------
+The Elo scale is that of `arena standings`: a difference of ``d`` Elo is a difference
+of ``d / ELO_PER_NAT`` in Plackett-Luce log-strength. In a Plackett-Luce model a bot
+finishes above a given opponent with chance ``σ(θ_bot - θ_opponent)`` (σ the logistic
+function) *at every table size* (the choice axiom: the order of any two players in a
+finishing order does not depend on who else sits at the table), so the expected score
+is the mean of ``σ(θ_bot - θ_j)`` over its opponents. Hence the expected pair
+difference for NEW stronger than OLD by ``d``:
+
+* against a field: ``μ(d) = Σ_j w_j [σ(x_j + d) - σ(x_j)] / Σ_j w_j`` over the field
+  bots j, with ``x_j`` OLD's strength minus j's and ``w_j`` how often j sat at OLD's
+  table (every game, with a field of K - 1). ``σ(x_j)`` is OLD's chance to finish
+  above j, and the test reads it from OLD's games so far: OLD's share of them in which
+  it finished above j, with half a pseudo-game (``(wins + ½) / (games + 1)``). Against
+  a field as strong as OLD, ``μ(d) = σ(d) - ½``; for small ``d`` each field bot adds
+  about ``σ(x_j)(1 - σ(x_j)) · d / ELO_PER_NAT``, so a field much stronger or weaker
+  than OLD shows less of a gain, and the test needs more games;
+* directly: ``μ(d) = 2σ(d) - 1`` (NEW's gain is OLD's loss: twice the field's
+  difference at p = ½).
+
+The table size does not enter ``μ``; it changes the variance of ``D`` (more
+opponents, a finer score), which the test measures.
+
+The test
+--------
+A generalised SPRT on the mean of ``D`` with the normal approximation, as fishtest's
+``LLR_drift_variance_alt2`` for pentanomial pairs: after ``n`` pairs with mean ``m``
+and variance ``v``,
+
+    LLR = n (μ1 - μ0) (2m - μ0 - μ1) / (2v),      μk = μ(elok),
+
+stopping with H1 when ``LLR >= log((1 - β)/α)`` and with H0 when ``LLR <= log(β/(1 -
+α))``. The variance holds one pseudo-pair of variance 1 (``v = (Σ(D - m)² + 1) /
+(n + 1)``), as fishtest adds small counts to empty cells: two identical, deterministic
+bots replay each deal identically (D = 0 every time), and without it the test would
+stop after a handful of pairs. Every function here works on numpy arrays, so the
+simulator (`arena.sprt._simulate`) runs this same code on thousands of tests at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.errors import ConfigError
+from arena.ratings import ELO_PER_NAT
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+CONFIDENCE = 0.95
+"""The coverage of the Elo interval."""
+_Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2.0)
+
+PSEUDO_VARIANCE = 1.0
+"""The squared deviation of the one pseudo-pair mixed into the variance."""
+MAX_ELO = 1000.0
+"""The largest |elo0| and |elo1| accepted."""
+_FAR_ELO = 1600.0
+"""The largest |Elo| an estimate reports."""
+
+H1 = 1
+"""`decide`: the LLR reached the upper bound."""
+H0 = -1
+"""`decide`: the LLR reached the lower bound."""
+GOING = 0
+"""`decide`: neither bound reached."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hypotheses:
+    """H0: NEW - OLD = elo0, H1: NEW - OLD = elo1, and the error rates wanted."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    """The largest chance of accepting H1 when H0 is true."""
+    beta: float = 0.05
+    """The largest chance of accepting H0 when H1 is true."""
+
+    def __post_init__(self) -> None:
+        for name in ("elo0", "elo1", "alpha", "beta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{name} must be a number, not {value!r}")
+            if not math.isfinite(value):
+                raise ConfigError(f"{name} must be a finite number, not {value!r}")
+        if not abs(self.elo0) <= MAX_ELO or not abs(self.elo1) <= MAX_ELO:
+            raise ConfigError(f"elo0 and elo1 must be within ±{MAX_ELO:g}")
+        if not self.elo0 < self.elo1:
+            raise ConfigError(
+                f"elo0 must be below elo1 (H0: NEW - OLD = elo0 against H1: = elo1),"
+                f" not {self.elo0:g} and {self.elo1:g}"
+            )
+        for name in ("alpha", "beta"):
+            if not 0.0 < getattr(self, name) < 0.5:
+                raise ConfigError(
+                    f"{name} must be above 0 and below 0.5, not {getattr(self, name)}"
+                )
+
+    @property
+    def lower(self) -> float:
+        """The LLR at or below which H0 is accepted: log(β / (1 - α))."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """The LLR at or above which H1 is accepted: log((1 - β) / α)."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def to_dict(self) -> dict[str, float]:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+
+
+# -- scores ------------------------------------------------------------------------------
+
+
+def opponent_results(places: Any, faulted: Any, seat: Any) -> FloatArray:
+    """For every seat, whether the bot in `seat` finished above it: 1, ½ for a tie, 0
+    (and 0 for `seat` itself).
+
+    ``places[..., s]`` is seat s's finishing place (1 is best), ``faulted[..., s]``
+    whether it faulted (a faulted seat ranks below every seat that did not) and
+    ``seat[...]`` the seat scored; any leading shape, one game or a million.
+    """
+    place = np.asarray(places, dtype=np.float64)
+    seats = place.shape[-1]
+    if seats < 2:
+        raise ValueError("a game has at least two seats")
+    key = place + (seats + 1) * np.asarray(faulted, dtype=np.float64)
+    index = np.asarray(seat, dtype=np.intp)[..., None]
+    mine = np.take_along_axis(key, index, axis=-1)
+    results = (key > mine) + 0.5 * (key == mine)
+    np.put_along_axis(results, index, 0.0, axis=-1)
+    return np.asarray(results, dtype=np.float64)
+
+
+def seat_scores(places: Any, faulted: Any, seat: Any) -> FloatArray:
+    """The share of its opponents that the bot in `seat` finished above (ties half); the
+    arguments as for `opponent_results`."""
+    results = opponent_results(places, faulted, seat)
+    return np.asarray(results.sum(axis=-1) / (results.shape[-1] - 1), dtype=np.float64)
+
+
+def pair_difference(direct: bool, first: Any, second: Any) -> FloatArray:
+    """The pair's D from the tested bot's score in each of its two games (see the
+    module docstring): NEW's and OLD's against a field, NEW's twice when direct."""
+    a = np.asarray(first, dtype=np.float64)
+    b = np.asarray(second, dtype=np.float64)
+    return np.asarray(a + b - 1.0 if direct else a - b, dtype=np.float64)
+
+
+# -- the model -----------------------------------------------------------------------------
+
+
+def _sigmoid(x: Any) -> FloatArray:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, dtype=np.float64))))
+
+
+def _logit(p: Any) -> FloatArray:
+    q = np.asarray(p, dtype=np.float64)
+    return np.asarray(np.log(q) - np.log1p(-q))
+
+
+def field_levels(old_wins: Any, old_games: Any) -> FloatArray:
+    """OLD's chance to finish above each field bot, read from its games: its wins over
+    the bot (ties half) and the games they shared, with half a pseudo-game."""
+    wins = np.asarray(old_wins, dtype=np.float64)
+    return np.asarray((wins + 0.5) / (np.asarray(old_games, dtype=np.float64) + 1.0))
+
+
+def expected_difference(
+    elo: Any, direct: bool, levels: Any = 0.5, weights: Any = 1.0
+) -> FloatArray:
+    """The expected pair difference μ when NEW is `elo` stronger than OLD (module
+    docstring): ``2σ(d) - 1`` directly; against a field, the `weights`-weighted mean
+    over the field bots (the last axis) of ``σ(x_j + d) - σ(x_j)``, with ``σ(x_j)`` OLD's
+    chance to finish above bot j, ``levels[..., j]``."""
+    d = np.asarray(elo, dtype=np.float64) / ELO_PER_NAT
+    if direct:
+        return np.asarray(2.0 * _sigmoid(d) - 1.0)
+    p = np.atleast_1d(np.asarray(levels, dtype=np.float64))
+    w = np.broadcast_to(np.asarray(weights, dtype=np.float64), p.shape)
+    return _field_gain(d, _logit(p), p, w)
+
+
+def _field_gain(d: FloatArray, x: FloatArray, p: FloatArray, w: Any) -> FloatArray:
+    """``Σ_j w_j [σ(x_j + d) - p_j] / Σ_j w_j`` over the last axis, ``p = σ(x)``."""
+    gain = _sigmoid(x + d[..., None]) - p
+    return np.asarray(np.sum(w * gain, axis=-1) / np.sum(w, axis=-1))
+
+
+def elo_of_difference(
+    difference: Any, direct: bool, levels: Any = 0.5, weights: Any = 1.0
+) -> FloatArray:
+    """The Elo difference whose expected pair difference is `difference` (the inverse of
+    `expected_difference`, by bisection), within ±1600 Elo."""
+    m = np.asarray(difference, dtype=np.float64)
+    low = np.full_like(m, -_FAR_ELO)
+    high = np.full_like(m, _FAR_ELO)
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        above = expected_difference(middle, direct, levels, weights) > m
+        high = np.where(above, middle, high)
+        low = np.where(above, low, middle)
+    return np.asarray(0.5 * (low + high))
+
+
+def variance(pairs: Any, total: Any, squares: Any) -> FloatArray:
+    """The pairs' variance with the pseudo-pair: ``(Σ(D - m)² + 1) / (n + 1)``."""
+    n = np.asarray(pairs, dtype=np.float64)
+    t = np.asarray(total, dtype=np.float64)
+    mean = t / np.maximum(n, 1.0)
+    spread = np.maximum(np.asarray(squares, dtype=np.float64) - mean * t, 0.0)
+    return np.asarray((spread + PSEUDO_VARIANCE) / (n + 1.0))
+
+
+def log_likelihood_ratio(
+    hypotheses: Hypotheses,
+    direct: bool,
+    pairs: Any,
+    total: Any,
+    squares: Any,
+    old_wins: Any = 0.0,
+    old_games: Any = 0.0,
+) -> FloatArray:
+    """The GSPRT's LLR of H1 against H0 (module docstring) after `pairs` pairs whose
+    differences sum to `total` and their squares to `squares`. Against a field,
+    ``old_wins[..., j]`` and ``old_games[..., j]`` are OLD's results against field bot
+    j (`field_levels`), which place the field; unused when direct."""
+    n = np.asarray(pairs, dtype=np.float64)
+    mean = np.asarray(total, dtype=np.float64) / np.maximum(n, 1.0)
+    mu0, mu1 = _bounds(hypotheses, direct, old_wins, old_games)
+    var = variance(n, total, squares)
+    return np.asarray(n * (mu1 - mu0) * (2.0 * mean - mu0 - mu1) / (2.0 * var))
+
+
+def _bounds(
+    hypotheses: Hypotheses, direct: bool, old_wins: Any, old_games: Any
+) -> tuple[FloatArray, FloatArray]:
+    """μ0 and μ1, the expected pair differences of elo0 and elo1."""
+    if direct:
+        return (
+            expected_difference(hypotheses.elo0, True),
+            expected_difference(hypotheses.elo1, True),
+        )
+    levels = field_levels(old_wins, old_games)
+    weights = np.asarray(old_games, dtype=np.float64) + _TINY  # all alike before any game
+    x = _logit(levels)  # once for both
+    d0 = np.asarray(hypotheses.elo0 / ELO_PER_NAT)
+    d1 = np.asarray(hypotheses.elo1 / ELO_PER_NAT)
+    return _field_gain(d0, x, levels, weights), _field_gain(d1, x, levels, weights)
+
+
+_TINY = 1e-9
+
+
+def decide(hypotheses: Hypotheses, llr: Any) -> IntArray:
+    """`H1`, `H0` or `GOING` for each LLR."""
+    value = np.asarray(llr, dtype=np.float64)
+    return np.asarray(
+        np.where(value >= hypotheses.upper, H1, np.where(value <= hypotheses.lower, H0, GOING)),
+        dtype=np.intp,
+    )
+
+
+# -- a running test --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Estimate:
+    """The Elo difference NEW - OLD that the pairs so far point to."""
+
+    elo: float
+    low: float
+    """The lower end of the 95% interval."""
+    high: float
+    """The upper end."""
+
+
+@dataclasses.dataclass
+class Tally:
+    """The pairs counted so far, in order, and what the test makes of them."""
+
+    hypotheses: Hypotheses
+    direct: bool
+    field: int = 1
+    """Field bots (against a field): OLD's results against each are kept apart."""
+    pairs: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+    old_wins: list[float] = dataclasses.field(default_factory=list)
+    """Per field bot, OLD's finishes above it (ties half)."""
+    old_games: list[int] = dataclasses.field(default_factory=list)
+    """Per field bot, OLD's games with it."""
+    outcomes: Counter[Fraction] = dataclasses.field(default_factory=Counter)
+    """How many pairs had each difference D."""
+
+    def __post_init__(self) -> None:
+        if not self.old_wins:
+            self.old_wins = [0.0] * max(1, self.field)
+            self.old_games = [0] * max(1, self.field)
+
+    def add(self, difference: float, against: dict[int, float] | None = None) -> None:
+        """Count one more pair: its difference, and OLD's result against each field bot
+        (by index) at its table."""
+        self.pairs += 1
+        self.total += difference
+        self.squares += difference * difference
+        for bot, result in (against or {}).items():
+            self.old_wins[bot] += result
+            self.old_games[bot] += 1
+        self.outcomes[Fraction(difference).limit_denominator(1000)] += 1
+
+    @property
+    def llr(self) -> float:
+        return float(
+            log_likelihood_ratio(
+                self.hypotheses, self.direct, self.pairs, self.total, self.squares,
+                np.array(self.old_wins), np.array(self.old_games),
+            )
+        )  # fmt: skip
+
+    @property
+    def decision(self) -> int:
+        """`H1`, `H0` or `GOING`."""
+        return int(decide(self.hypotheses, self.llr))
+
+    @property
+    def level(self) -> float:
+        """OLD's share of finishes above field bots (½ when NEW plays OLD directly)."""
+        games = sum(self.old_games)
+        return 0.5 if self.direct or not games else sum(self.old_wins) / games
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.pairs if self.pairs else 0.0
+
+    def bounds_in_score(self) -> tuple[float, float]:
+        """μ0 and μ1: the expected pair differences of elo0 and elo1, now."""
+        mu0, mu1 = _bounds(
+            self.hypotheses, self.direct, np.array(self.old_wins), np.array(self.old_games)
+        )
+        return float(mu0), float(mu1)
+
+    def estimate(self) -> Estimate | None:
+        """The Elo difference and its 95% interval (normal, from the pairs' variance;
+        not corrected for the test having stopped early), or None before any pair."""
+        if not self.pairs:
+            return None
+        spread = _Z * math.sqrt(float(variance(self.pairs, self.total, self.squares)) / self.pairs)
+        points = np.array([self.mean, self.mean - spread, self.mean + spread])
+        levels = field_levels(np.array(self.old_wins), np.array(self.old_games))
+        weights = np.array(self.old_games, dtype=np.float64) + _TINY
+        elo, low, high = (float(x) for x in elo_of_difference(points, self.direct, levels, weights))
+        return Estimate(elo, low, high)

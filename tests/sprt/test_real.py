@@ -1,0 +1,182 @@
+"""Issue 15.6 and 15.4: real bot processes, through `arena sprt` itself: the heuristic bot
+beats the random bot (H1), two copies of one bot do not (H0), paired games never share
+a bot process, and Ctrl-C loses nothing."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+from ..referee.botscripts import alive
+from .helpers import ROOT, example_bot
+
+pytestmark = pytest.mark.subprocess
+
+QUICK = ("--sandbox", "none", "--json")
+
+
+def sprt(*args: str, quiet: bool = True) -> dict[str, object]:
+    result = CliRunner().invoke(main, ["sprt", *args, *QUICK, *(["-q"] if quiet else [])])
+    assert result.exit_code == 0, result.stderr
+    data: dict[str, object] = json.loads(result.stdout)
+    data["stderr"] = result.stderr
+    return data
+
+
+def test_the_heuristic_bot_is_better_than_the_random_bot(tmp_path: Path) -> None:
+    heuristic = example_bot(tmp_path, "heuristic")
+    rand = example_bot(tmp_path, "random")
+    store = tmp_path / "t.sqlite"
+    args = (str(heuristic), str(rand), "--max-games", "400", "--store", str(store), "-j", "1")
+    result = sprt(*args, quiet=False)
+    assert result["verdict"] == "H1"
+    assert result["direct"] is True
+    assert isinstance(result["games"], int)
+    assert result["games"] < 400
+    interval = result["elo_interval"]
+    assert isinstance(interval, list)
+    assert interval[0] > 10.0
+    assert result["faults"] == {"new": {}, "old": {}, "field": {}}
+    outcomes = result["pair_outcomes"]
+    assert isinstance(outcomes, dict)
+    assert sum(outcomes.values()) == result["pairs"]
+    # the progress line on stderr shows the LLR as it moves, up to the decision
+    lines = [line for line in str(result["stderr"]).splitlines() if " LLR " in line]
+    assert lines[0].startswith("games      2  LLR")
+    assert f"games {result['games']:>6}  LLR  +{result['llr']:.2f}" in lines[-1]
+    # the same command again: the test has ended, nothing is played
+    again = sprt(*args)
+    assert (again["verdict"], again["games_played_now"], again["llr"]) == (
+        "H1", 0, result["llr"],
+    )  # fmt: skip
+
+
+def test_two_copies_of_one_bot_are_not_found_better(tmp_path: Path) -> None:
+    """The heuristic bot is deterministic: both copies replay each deal alike (D = 0), and
+    the test accepts H0 after 84 pairs; in two worker processes."""
+    new = example_bot(tmp_path, "heuristic", "new")
+    old = example_bot(tmp_path, "heuristic", "old")
+    store = tmp_path / "t.sqlite"
+    result = sprt(str(new), str(old), "--max-games", "300", "--store", str(store), "-j", "2")
+    assert result["verdict"] == "H0"
+    assert (result["new"], result["old"]) == ("heuristic.new", "heuristic.old")
+    assert result["pair_outcomes"] == {"0": 84}
+
+
+LOGGER = r"""
+import os, sys, time, msgpack
+log, pause = sys.argv[1], float(sys.argv[2])
+r, w = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    h = r.read(4)
+    if len(h) < 4:
+        break
+    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
+    t = m["type"]
+    if t == "game_start":
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()} {m['game_id']}\n")
+        continue
+    if t == "hello":
+        b = msgpack.packb({"type": "hello", "name": "logger", "version": "1", "protocol": 1})
+    elif t == "act":
+        time.sleep(pause)
+        b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": 0})
+    elif t == "bye":
+        break
+    else:
+        continue
+    w.write(len(b).to_bytes(4, "big") + b)
+    w.flush()
+"""
+
+
+def logger_bots(root: Path, names: list[str], pause: float) -> list[Path]:
+    folders = []
+    for name in names:
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(LOGGER)
+        log = root / "games.log"
+        run = f"python3 bot.py {log} {pause}"
+        (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "{run}"\n')
+        folders.append(folder)
+    return folders
+
+
+def played(root: Path) -> dict[str, set[int]]:
+    """The processes (pids) that played each game."""
+    games: dict[str, set[int]] = {}
+    for line in (root / "games.log").read_text().split("\n"):
+        if line:
+            pid, game_id = line.split()
+            games.setdefault(game_id, set()).add(int(pid))
+    return games
+
+
+def test_no_bot_process_plays_both_games_of_a_deal(tmp_path: Path) -> None:
+    """A field bot that remembered the deal of game a would play game b knowing every hand
+    (the fair-play rule of duplicate groups): the two games never share a process."""
+    new, old, f1, f2 = logger_bots(tmp_path, ["new", "old", "f1", "f2"], 0.0)
+    result = sprt(
+        str(new), str(old), "--field", str(f1), str(f2), "--max-games", "16",
+        "--store", str(tmp_path / "t.sqlite"), "-j", "2",
+    )  # fmt: skip
+    assert (result["verdict"], result["games"], result["table_size"]) == ("inconclusive", 16, 3)
+    games = played(tmp_path)
+    assert len(games) == 16
+    for pair in range(8):
+        a, b = games[f"p{pair:06d}a"], games[f"p{pair:06d}b"]
+        assert len(a) == len(b) == 3
+        assert a.isdisjoint(b)
+
+
+def _stored(store: Path) -> list[tuple[object, ...]]:
+    if not store.exists():
+        return []
+    try:  # read-only: never the one to create the file
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+            return list(db.execute("SELECT * FROM games ORDER BY game_id"))
+    except sqlite3.OperationalError:
+        return []
+
+
+def test_ctrl_c_stops_kills_the_bots_and_the_same_command_resumes(tmp_path: Path) -> None:
+    new, old = logger_bots(tmp_path, ["new", "old"], 0.01)
+    store = tmp_path / "t.sqlite"
+    command = [
+        sys.executable, "-m", "arena.cli", "sprt", str(new), str(old), "--max-games", "12",
+        "--store", str(store), "--sandbox", "none", "-j", "1", "--json",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(_stored(store)) < 3:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the test did not get going"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"run the same command to resume" in err
+    assert b"Traceback" not in err
+    before = _stored(store)
+    assert 3 <= len(before) < 12
+    pids = {pid for pids in played(tmp_path).values() for pid in pids}
+    assert pids
+    assert not [p for p in pids if alive(p)]
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    result = json.loads(again.stdout)
+    assert (result["games"], result["games_stored"]) == (12, 12)
+    assert result["games_played_now"] == 12 - len(before)
+    assert set(before) <= set(_stored(store))  # nothing lost, nothing played again

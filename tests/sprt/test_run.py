@@ -1,0 +1,239 @@
+"""Issue 15.3-4: running a test with a scripted game runner (no bot process): the stop at
+a bound, pairs counted in deal order, resuming, stores of other tests, faults."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.errors import ConfigError, StoreError
+from arena.messages import Play
+from arena.sprt import (
+    H1,
+    Hypotheses,
+    SprtConfig,
+    SprtProgress,
+    SprtResult,
+    SprtStore,
+    bot_names,
+    check_bots,
+    run_sprt,
+)
+from arena.store import Store
+
+from .helpers import ScriptedRunner, bot_folder, by_strength
+
+
+class Heard(SprtProgress):
+    def __init__(self) -> None:
+        self.counted_at: list[tuple[int, int, float]] = []  # (games stored, pairs, LLR)
+        self.messages: list[str] = []
+
+    def message(self, text: str) -> None:
+        self.messages.append(text)
+
+    def counted(self, result: SprtResult) -> None:
+        self.counted_at.append((result.stored, result.tally.pairs, result.tally.llr))
+
+
+def field_config(tmp_path: Path, **changes: object) -> SprtConfig:
+    bots = tmp_path / "bots"
+    new, old = bot_folder(bots, "new"), bot_folder(bots, "old")
+    field = (bot_folder(bots, "f1"), bot_folder(bots, "f2"))
+    config = SprtConfig(
+        new=new, old=old, field=field, store=tmp_path / "t.sqlite", table_size=3, seed=5,
+        max_games=400,
+    )  # fmt: skip
+    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+
+
+async def run(
+    config: SprtConfig, runner: ScriptedRunner, heard: SprtProgress | None = None
+) -> SprtResult:
+    with SprtStore.open(config.store) as store:
+        return await run_sprt(config, store, heard or SprtProgress(), runner=runner)
+
+
+async def test_a_clearly_better_bot_is_accepted_and_the_test_stops(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    config = SprtConfig(
+        new=bot_folder(bots, "new"), old=bot_folder(bots, "old"), field=(),
+        store=tmp_path / "t.sqlite", seed=1,
+    )  # fmt: skip
+    runner = ScriptedRunner(by_strength({"new": 5.0}))
+    result = await run(config, runner)
+    assert result.verdict == "H1"
+    assert result.direct
+    (setup,) = runner.setups
+    assert [b.name for b in setup.bots] == ["new", "old"]
+    assert setup.config.players == 2
+    assert result.tally.outcomes == {1: result.tally.pairs}  # NEW won both games of each deal
+    assert runner.started == runner.finished  # nothing played past the decision
+    assert len(runner.started) == result.games == result.stored == 2 * result.tally.pairs
+    assert result.games < 40
+
+
+async def test_pairs_count_in_deal_order_whichever_game_ends_first(
+    tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    """The first game takes long; the other player meanwhile plays on. No pair is counted
+    before pair 0, and the test decides exactly as when the games finish in order."""
+    rank = by_strength({"new": 0.3})
+    in_order = await run(field_config(tmp_path / "one"), ScriptedRunner(rank))
+    heard = Heard()
+    slow = ScriptedRunner(rank, players=2, delay=lambda play: 100.0 * (play.game_id == "p000000a"))
+    out_of_order = await run(field_config(tmp_path / "two"), slow, heard)
+    assert slow.finished[-1] == "p000000a"  # the slow game ended last...
+    stored, pairs, _ = heard.counted_at[0]
+    assert pairs == 1
+    assert stored > 2
+    assert in_order.verdict == out_of_order.verdict == "H1"
+    assert out_of_order.tally == in_order.tally  # the same pairs, the same LLR
+    assert out_of_order.stored > out_of_order.games  # games after the decision: kept, not counted
+
+
+async def test_a_stopped_test_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """The cap reached: inconclusive. A higher cap plays only the missing games; a run at
+    the cap plays nothing; an interrupted run loses none of its stored games."""
+    rank = by_strength({})
+    config = field_config(tmp_path, max_games=10)
+    first = ScriptedRunner(rank)
+    result = await run(config, first)
+    assert result.verdict == "inconclusive"
+    assert (result.games, result.stored) == (10, 10)
+    more = ScriptedRunner(rank)
+    result = await run(dataclasses.replace(config, max_games=21), more)
+    assert more.started == [f"p{i:06d}{s}" for i in range(5, 10) for s in "ab"]
+    assert (result.games, result.stored, result.played) == (20, 20, 10)
+    again = ScriptedRunner(rank)
+    result = await run(dataclasses.replace(config, max_games=20), again)
+    assert again.setups == []
+    assert result.played == 0
+    assert result.verdict == "inconclusive"
+
+
+async def test_an_interrupted_test_keeps_its_games(
+    tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    rank = by_strength({})
+    config = field_config(tmp_path, max_games=30)
+    runner = ScriptedRunner(rank, delay=lambda play: 1.0)
+    with trio.move_on_after(7.5):  # as Ctrl-C would: the game in progress is abandoned
+        await run(config, runner)
+    assert len(runner.finished) == 7
+    assert len(runner.started) == 8
+    with SprtStore.open(config.store) as store:
+        assert sorted(store.games()) == sorted(runner.finished)
+    rest = ScriptedRunner(rank)
+    result = await run(config, rest)
+    assert rest.started[0] == runner.started[-1]  # the abandoned game, played again
+    assert set(rest.started).isdisjoint(runner.finished)
+    assert (result.stored, result.games) == (30, 30)
+
+
+async def test_a_decided_test_only_reports_again(tmp_path: Path) -> None:
+    config = field_config(tmp_path)
+    result = await run(config, ScriptedRunner(by_strength({"new": 0.5})))
+    assert result.tally.decision == H1
+    again = ScriptedRunner(by_strength({}))
+    second = await run(config, again)
+    assert again.setups == []
+    assert second.played == 0
+    assert second.tally == result.tally
+    assert second.verdict == "H1"
+
+
+async def test_a_store_of_another_test_is_refused(tmp_path: Path) -> None:
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    changes: list[tuple[dict[str, object], str]] = [
+        ({"hypotheses": Hypotheses(elo1=20.0)}, "it differs in: hypotheses"),
+        ({"field": config.field[:1], "table_size": 2}, "it differs in: field, game, table_size"),
+        ({"seed": 6}, "it differs in: seed"),
+        ({"new": config.old, "old": config.new}, "it differs in: new, old"),
+    ]
+    for change, message in changes:
+        with pytest.raises(ConfigError, match=message):
+            await run(dataclasses.replace(config, **change), ScriptedRunner(by_strength({})))  # type: ignore[arg-type]
+    assert config.new.folder is not None
+    (config.new.folder / "bot.py").write_text("# a new version\n")
+    with pytest.raises(ConfigError, match=r"whose NEW \(new\) has changed since its games"):
+        await run(config, ScriptedRunner(by_strength({})))
+    with SprtStore.open(config.store) as store:
+        assert store.count() == 6  # untouched
+
+
+def test_a_league_store_or_a_stray_file_is_not_an_sprt_store(tmp_path: Path) -> None:
+    league = tmp_path / "league.sqlite"
+    Store.open(league).close()
+    with pytest.raises(StoreError, match="not an arena SPRT store"):
+        SprtStore.open(league)
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    with pytest.raises(StoreError, match="is an empty file"):
+        SprtStore.open(empty)
+    text = tmp_path / "notes.txt"
+    text.write_text("hello " * 1000)
+    with pytest.raises(StoreError, match="not an SQLite file"):
+        SprtStore.open(text)
+    assert text.read_text() == "hello " * 1000
+    assert empty.read_bytes() == b""
+
+
+async def test_a_fault_is_a_loss_and_faults_are_counted_by_side(tmp_path: Path) -> None:
+    """OLD crashes in every game yet the engine ranks it first: it scores 0 all the same."""
+
+    def rank(play: Play) -> tuple[list[int], list[int]]:
+        places = list(range(1, len(play.seats) + 1))
+        if "old" in play.seats:
+            old = play.seats.index("old")
+            places[0], places[old] = places[old], places[0]
+            return places, [old]
+        return places, []
+
+    config = field_config(tmp_path, max_games=20)
+    result = await run(config, ScriptedRunner(rank))
+    assert sum(result.tally.old_wins) == 0.0  # OLD finished above nobody
+    assert result.faults["old"] == {"crash": result.tally.pairs}
+    assert not result.faults["new"]
+    assert not result.faults["field"]
+    assert result.tally.mean > 0.0
+    assert result.to_json()["faults"] == {
+        "new": {},
+        "old": {"crash": result.tally.pairs},
+        "field": {},
+    }
+
+
+def test_the_bots_of_a_test_must_make_sense(tmp_path: Path) -> None:
+    new = bot_folder(tmp_path, "new")
+    old = bot_folder(tmp_path, "old")
+    with pytest.raises(ConfigError, match="NEW and OLD are the same bot"):
+        check_bots(new, dataclasses.replace(new, name="other"), ())
+    with pytest.raises(ConfigError, match="the field bot new is NEW itself"):
+        check_bots(new, old, (old, new))
+    check_bots(new, old, (old, old))  # copies of OLD: a self-play field
+    # One name for NEW and OLD (a copied folder), a field bot given twice: told apart.
+    twin = bot_folder(tmp_path / "copy", "new")
+    names = [s.name for s in bot_names(new, twin, (old, old, twin))]
+    assert names == ["new.new", "new.old", "old", "old-2", "new"]
+
+
+async def test_identical_submissions_are_pointed_out(tmp_path: Path) -> None:
+    """The careless case of a copy made after the change, or a change not saved."""
+    new = bot_folder(tmp_path / "a", "bot")
+    old = bot_folder(tmp_path / "b", "bot")
+    config = SprtConfig(new=new, old=old, field=(), store=tmp_path / "t.sqlite", max_games=4)
+    heard = Heard()
+    result = await run(config, ScriptedRunner(by_strength({})), heard)
+    assert (result.names["new"], result.names["old"]) == ("bot.new", "bot.old")
+    assert any("NEW and OLD are identical submissions" in m for m in heard.messages)
+    assert old.folder is not None
+    (old.folder / "bot.py").write_text("# the old version\n")
+    other = tmp_path / "u.sqlite"
+    heard = Heard()
+    await run(dataclasses.replace(config, store=other), ScriptedRunner(by_strength({})), heard)
+    assert heard.messages == []
