@@ -51,9 +51,11 @@ bench: setup bots
 	$(BIN)/python bench/rules.py
 	$(BIN)/python bench/referee.py
 	$(BIN)/python bench/league.py
+	$(BIN)/python bench/large_league.py
 	$(BIN)/python bench/ratings.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/places_csv.py
+	$(BIN)/python bench/standings.py
 	$(BIN)/python bench/sprt.py
 
 clean:
