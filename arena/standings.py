@@ -10,6 +10,7 @@ the table of who finished above whom.
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 import math
@@ -603,6 +604,11 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
     game, a game given two groups.
     """
     reader = csv.reader(stream, strict=True)
+    seat = SeatRecord.checked  # every value is checked below, once
+    # A million rows make a few million objects, none of them in a cycle: the cyclic
+    # garbage collector would go over all of them again and again, for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         header = next(reader, None)
         while header is not None and not any(cell.strip() for cell in header):
@@ -671,9 +677,12 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
                     f"group {groups[game] or '(none)'} on an earlier line"
                 )
             groups[game] = group
-            seats.setdefault(game, []).append(SeatRecord(player, place, points, cause))
+            seats.setdefault(game, []).append(seat(player, place, points, cause))
     except csv.Error as err:
         raise InputError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from err
+    finally:
+        if collecting:
+            gc.enable()
     if not seats:
         raise InputError(f"{name}: no results, only a header")
     for game, players in seats.items():
@@ -681,7 +690,7 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
             raise InputError(
                 f"{name}: game {game} has one player ({players[0].player}); a game has 2 to 6"
             )
-    return [GameRecord(game, groups[game], tuple(s)) for game, s in seats.items()]
+    return [GameRecord.checked(game, groups[game], tuple(s)) for game, s in seats.items()]
 
 
 def _bad_name(game: str, player: str, where: str) -> None:
