@@ -603,12 +603,20 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
     not a whole number >= 1, points that are not a whole number, a player twice in one
     game, a game given two groups.
     """
-    reader = csv.reader(stream, strict=True)
-    seat = SeatRecord.checked  # every value is checked below, once
     # A million rows make a few million objects, none of them in a cycle: the cyclic
     # garbage collector would go over all of them again and again, for nothing.
     collecting = gc.isenabled()
     gc.disable()
+    try:
+        return _read_places_csv(stream, name)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
+    reader = csv.reader(stream, strict=True)
+    seat = SeatRecord.checked  # every value is checked below, once
     try:
         header = next(reader, None)
         while header is not None and not any(cell.strip() for cell in header):
@@ -680,9 +688,6 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
             seats.setdefault(game, []).append(seat(player, place, points, cause))
     except csv.Error as err:
         raise InputError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from err
-    finally:
-        if collecting:
-            gc.enable()
     if not seats:
         raise InputError(f"{name}: no results, only a header")
     for game, players in seats.items():
