@@ -33,6 +33,7 @@ The store is used from one thread at a time (the league's trio thread).
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import sqlite3
 import zlib
@@ -532,26 +533,58 @@ class Store:
     # ------------------------------------------------------------------ reading
 
     def game_records(self) -> list[GameRecord]:
-        """Every stored game as a standings record, in schedule order."""
-        with self._guard("cannot read the games"):
-            seats: dict[str, list[SeatRecord]] = {}
-            groups: dict[str, str | None] = {}
-            for row in self._db.execute("SELECT game_id, grp FROM games ORDER BY idx, game_id"):
-                game_id, grp = _typed(row, str, _STR_OR_NONE)
-                seats[game_id] = []
-                groups[game_id] = grp
-            for row in self._db.execute(
-                "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
-            ):
-                game_id, bot, place, points, cause = _typed(
-                    row, str, str, int, _INT_OR_NONE, _STR_OR_NONE
-                )
-                if game_id not in seats:
-                    raise ValueError(f"seats of game {game_id}, which is not stored")
-                seats[game_id].append(SeatRecord(bot, place, points, cause))
-            if any(not s for s in seats.values()):
-                raise ValueError("a game without seats")
-            return [GameRecord(g, groups[g], tuple(s)) for g, s in seats.items()]
+        """Every stored game as a standings record, in schedule order.
+
+        The kinds of the values are checked in SQL over the whole tables at once, not
+        row by row, and the cyclic garbage collector waits while the records are made
+        (none is in a cycle): a large store reads at about the pace of its rows."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            with self._guard("cannot read the games"):
+                return self._game_records()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _game_records(self) -> list[GameRecord]:
+        db = self._db
+        bad = (
+            db.execute(
+                "SELECT game_id, grp FROM games WHERE typeof(game_id) != 'text'"
+                " OR typeof(grp) NOT IN ('text', 'null') LIMIT 1"
+            ).fetchone()
+            or db.execute(
+                "SELECT game_id, bot, place, points, cause FROM seats"
+                " WHERE typeof(game_id) != 'text' OR typeof(bot) != 'text' OR bot = ''"
+                " OR typeof(place) != 'integer' OR place < 1"
+                " OR typeof(points) NOT IN ('integer', 'null')"
+                " OR typeof(cause) NOT IN ('text', 'null') LIMIT 1"
+            ).fetchone()
+        )
+        if bad is not None:
+            raise ValueError(f"unexpected values {tuple(bad)!r}")
+        twice = db.execute(
+            "SELECT game_id, bot FROM seats GROUP BY game_id, bot HAVING count(*) > 1 LIMIT 1"
+        ).fetchone()
+        if twice is not None:
+            raise ValueError(f"game {twice[0]!r}: {twice[1]} seated twice")
+        seats: dict[str, list[SeatRecord]] = {}
+        groups: dict[str, str | None] = {}
+        for game_id, grp in db.execute("SELECT game_id, grp FROM games ORDER BY idx, game_id"):
+            seats[game_id] = []
+            groups[game_id] = grp
+        seat = SeatRecord.checked
+        for game_id, bot, place, points, cause in db.execute(
+            "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
+        ):
+            try:
+                seats[game_id].append(seat(bot, place, points, cause))
+            except KeyError:
+                raise ValueError(f"seats of game {game_id}, which is not stored") from None
+        if any(not s for s in seats.values()):
+            raise ValueError("a game without seats")
+        return [GameRecord.checked(g, groups[g], tuple(s)) for g, s in seats.items()]
 
     def seat_rows(self) -> list[SeatRow]:
         """Every seat of every stored game, in schedule order, then seat order."""

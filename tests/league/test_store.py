@@ -323,6 +323,36 @@ def test_a_damaged_store_gives_a_clear_error(tmp_path: Path) -> None:
         use_store(half)
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("UPDATE seats SET place = 0 WHERE seat = 1 AND game_id = 'g000003'", "unexpected values"),
+        ("UPDATE seats SET place = 'first' WHERE seat = 0 AND game_id = 'g000004'", "unexpected"),
+        ("UPDATE seats SET bot = '' WHERE seat = 0 AND game_id = 'g000005'", "unexpected values"),
+        ("UPDATE seats SET points = 1.5 WHERE seat = 0 AND game_id = 'g000006'", "unexpected"),
+        (
+            "UPDATE seats SET bot = (SELECT bot FROM seats AS o WHERE o.game_id = seats.game_id"
+            " AND o.seat = 0) WHERE seat = 1 AND game_id = 'g000007'",
+            "seated twice",
+        ),
+        ("DELETE FROM games WHERE game_id = 'g000008'", "which is not stored"),
+        ("DELETE FROM seats WHERE game_id = 'g000009'", "a game without seats"),
+    ],
+)
+def test_values_no_game_can_hold_are_reported_as_damage(
+    tmp_path: Path, change: str, message: str
+) -> None:
+    """Issue 14.6: the standings read checks the kinds of the values in SQL, over whole
+    tables; a value of a wrong kind or out of range is still damage, named."""
+    path = tmp_path / "s.sqlite"
+    build_store(path, 12)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute(change)
+    with Store.open(path, readonly=True) as store, pytest.raises(StoreError, match=message):
+        store.game_records()
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     flips=st.lists(st.tuples(st.integers(0, 2**31), st.integers(0, 255)), min_size=1, max_size=8)
