@@ -10,7 +10,6 @@ the table of who finished above whom.
 from __future__ import annotations
 
 import csv
-import gc
 import io
 import json
 import math
@@ -26,6 +25,7 @@ from typing import Any, Literal, TextIO
 import numpy as np
 import tabulate as _tabulate
 
+from arena._gc import paused_collector
 from arena.errors import InputError
 from arena.ratings import (
     DEFAULT_K_FACTOR,
@@ -164,6 +164,7 @@ class Standings:
         return "\n".join(lines)
 
 
+@paused_collector()  # the fit of 100,000 games makes millions of objects, in no cycle
 def compute_standings(
     records: Iterable[GameRecord],
     *,
@@ -603,15 +604,8 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
     not a whole number >= 1, points that are not a whole number, a player twice in one
     game, a game given two groups.
     """
-    # A million rows make a few million objects, none of them in a cycle: the cyclic
-    # garbage collector would go over all of them again and again, for nothing.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector():  # a million rows make millions of objects, in no cycle
         return _read_places_csv(stream, name)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:

@@ -33,7 +33,6 @@ The store is used from one thread at a time (the league's trio thread).
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import sqlite3
 import zlib
@@ -44,6 +43,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from arena._gc import paused_collector
 from arena.errors import StoreError
 from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, SeatRecord
 
@@ -538,14 +538,8 @@ class Store:
         The kinds of the values are checked in SQL over the whole tables at once, not
         row by row, and the cyclic garbage collector waits while the records are made
         (none is in a cycle): a large store reads at about the pace of its rows."""
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            with self._guard("cannot read the games"):
-                return self._game_records()
-        finally:
-            if collecting:
-                gc.enable()
+        with paused_collector(), self._guard("cannot read the games"):
+            return self._game_records()
 
     def _game_records(self) -> list[GameRecord]:
         db = self._db
