@@ -53,6 +53,7 @@ bench: setup bots
 	$(BIN)/python bench/league.py
 	$(BIN)/python bench/large_league.py
 	$(BIN)/python bench/ratings.py
+	$(BIN)/python bench/bootstrap_coverage.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/places_csv.py
 	$(BIN)/python bench/standings.py

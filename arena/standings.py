@@ -69,11 +69,11 @@ class StandingsRow:
     elo: float
     """Rating on the Elo scale."""
     plus_minus: float | None
-    """Half-width of the 95% interval (1.96 standard errors), if computed."""
+    """Half-width of the 95% interval (1.96 standard errors, Fisher or bootstrap)."""
     elo_low: float | None
-    """Lower end of the 95% interval (a bootstrap percentile with --bootstrap)."""
+    """Lower end of the 95% interval: ``elo - plus_minus``."""
     elo_high: float | None
-    """Upper end of the 95% interval."""
+    """Upper end of the 95% interval: ``elo + plus_minus``."""
     superiority: float | None
     """Likelihood of superiority: P(this bot is stronger than the next one down)."""
     games: int
@@ -149,8 +149,8 @@ class Standings:
                 unit = "duplicate groups" if self.grouped else "games"
                 used = self.bootstrap - self.bootstrap_skipped
                 lines.append(
-                    f"±: 1.96 bootstrap standard errors ({used} resamples of {unit}); "
-                    f"the 95% percentile interval is in the CSV and JSON output."
+                    "±: 95% interval of 1.96 bootstrap standard errors "
+                    f"({used} resamples of {unit})."
                 )
             if self.bootstrap_skipped:
                 lines.append(
@@ -221,12 +221,9 @@ def compute_standings(
             )
             skipped = boot.skipped
             if len(boot.samples) >= 2:
+                # A normal interval on the bootstrap standard error: percentiles of the
+                # refits under-cover (see arena.ratings, bench/bootstrap_coverage.py).
                 kind = "bootstrap"
-                scaled = mean + ELO_PER_NAT * boot.samples
-                lo = _percentile(scaled, 100.0 * (0.5 - CONFIDENCE / 2.0))
-                hi = _percentile(scaled, 100.0 * (0.5 + CONFIDENCE / 2.0))
-                low = dict(zip(players, lo, strict=True))
-                high = dict(zip(players, hi, strict=True))
                 matrix = _covariance(boot.samples)
         elif fit.covariance is not None:
             kind = "fisher"
@@ -234,9 +231,8 @@ def compute_standings(
         if matrix is not None:
             for i, a in enumerate(players):
                 plus_minus[a] = _Z * ELO_PER_NAT * math.sqrt(max(matrix[i][i], 0.0))
-                if kind == "fisher":
-                    low[a] = elo[a] - plus_minus[a]
-                    high[a] = elo[a] + plus_minus[a]
+                low[a] = elo[a] - plus_minus[a]
+                high[a] = elo[a] + plus_minus[a]
             cov = {
                 (a, b): matrix[i][j] for i, a in enumerate(players) for j, b in enumerate(players)
             }
@@ -309,10 +305,6 @@ def _check_arguments(
                 f"game {game.game_id!r}: {tie} players share a place; "
                 f"the fit supports ties among at most {MAX_TIE}"
             )
-
-
-def _percentile(samples: Any, q: float) -> list[float]:
-    return [float(x) for x in np.percentile(samples, q, axis=0)]
 
 
 def _covariance(samples: Any) -> list[list[float]]:
