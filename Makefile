@@ -51,6 +51,7 @@ bench: setup bots
 	$(BIN)/python bench/rules.py
 	$(BIN)/python bench/referee.py
 	$(BIN)/python bench/league.py
+	$(BIN)/python bench/cluster.py
 	$(BIN)/python bench/large_league.py
 	$(BIN)/python bench/ratings.py
 	$(BIN)/python bench/bootstrap_coverage.py

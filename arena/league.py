@@ -14,6 +14,7 @@ A league file (TOML) fixes everything; command-line options override it:
     concurrency = 2             # games at once; default: the number of cores
     max_processes = 32          # bot processes alive at once per worker (default: 8 a seat)
     fault_limit = 5             # consecutive faults before a bot is disqualified (0: never)
+    cluster = "tcp://host:8786" # optional: games as tasks on a Dask cluster (arena.cluster)
 
     [game]                      # edition, format, tokens, target, ending, ono_on_tens, play_cap
     [clocks]                    # decision_ms, bank_ms, increment_ms, startup_ms, grace_ms, ...
@@ -32,7 +33,7 @@ import tomllib
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 import trio
@@ -91,6 +92,10 @@ class LeagueConfig:
     """Seconds a bot's build may take."""
     build_network: bool = False
     """Builds may use the network (in the sandbox they have none otherwise)."""
+    cluster: str | None = None
+    """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
+    workers (`arena.cluster`); there a `concurrency` of 0 means a game per worker thread
+    and more waiting (`arena.cluster.DaskRunner.open`)."""
 
 
 _LEAGUE_KEYS = {f.name for f in dataclasses.fields(LeagueConfig)} - {
@@ -195,10 +200,28 @@ class LeagueReport:
     seconds: float = 0.0
 
 
+@runtime_checkable
+class BuildsBots(GameRunner, Protocol):
+    """A game runner that builds the bots where it plays them (`arena.cluster`)."""
+
+    async def build_bots(
+        self, specs: list[BotSpec], config: LeagueConfig
+    ) -> Callable[[BotSpec], None]:
+        """Build `specs` there; returns a check that raises BotError for a bot whose
+        build failed."""
+        ...
+
+
 def prepare(
-    config: LeagueConfig, store: Store, say: Callable[[str], None]
+    config: LeagueConfig,
+    store: Store,
+    say: Callable[[str], None],
+    built: Callable[[BotSpec], None] | None = None,
 ) -> tuple[list[BotSpec], list[str], list[str]]:
-    """Find, build and register the bots. Returns (bots to play, excluded, changed)."""
+    """Find, build and register the bots. Returns (bots to play, excluded, changed).
+
+    `built`, if given, replaces the build here: the bots were built elsewhere, and it
+    raises BotError for a bot whose build failed there."""
     specs, problems = discover_bots(config.bots)
     for problem in problems:
         say(f"left out: {problem}")
@@ -208,6 +231,10 @@ def prepare(
     for spec in specs:
         try:
             digests[spec.name] = spec.digest()  # the submission as given, before its build
+            if built is not None:
+                built(spec)
+                ready.append(spec)
+                continue
             if spec.build is not None:
                 say(f"building {spec.name}: {' '.join(spec.build)}")
             build(
@@ -246,12 +273,28 @@ async def run_league(
     """Play every game of the league not yet in the store; record each as it finishes.
 
     `runner` plays the games (`arena.runners`); by default the games run here at a
-    concurrency of 1 and in that many worker processes above it.
+    concurrency of 1 and in that many worker processes above it, or with `cluster` as
+    tasks on a Dask cluster (`arena.cluster`).
     """
+    if runner is None and config.cluster is not None:
+        from arena.cluster import DaskRunner
+
+        async with DaskRunner.open(
+            config.cluster, concurrency=config.concurrency or None, say=progress.message
+        ) as cluster:  # each worker process there plays one game at a time
+            config = dataclasses.replace(
+                config,
+                concurrency=cluster.concurrency,
+                max_processes=config.max_processes or 8 * config.table_size,
+            )
+            return await run_league(config, store, progress, cluster)
     started = time.monotonic()
     if store.games_count():  # a resume: refuse a damaged store before playing on
         store.verify()
-    specs, excluded, changed = prepare(config, store, progress.message)
+    built = None
+    if isinstance(runner, BuildsBots):  # the bots are built where the games run
+        built = await runner.build_bots(discover_bots(config.bots)[0], config)
+    specs, excluded, changed = prepare(config, store, progress.message, built)
     schedule = _schedule(config, [s.name for s in specs], store)
     report = LeagueReport(schedule, excluded=excluded, changed=changed)
     done = store.done_game_ids()

@@ -19,11 +19,31 @@ from arena.commands._options import (
     game_options,
     run_options,
 )
-from arena.errors import ConfigError
+from arena.errors import ConfigError, InputError
 
 MAX_CONCURRENCY = 4 * max(1, os.cpu_count() or 1)
 """The most games at once: each is a worker process with a bot process per seat, and
 bots that share a core think slower than their clock allows for."""
+
+MAX_CLUSTER_CONCURRENCY = 100_000
+"""The most games in flight on a cluster (--cluster), whose cores are elsewhere."""
+
+
+class _ClusterAddress(click.ParamType[str]):
+    """A Dask scheduler's address, checked by `arena.cluster.parse_address`."""
+
+    name = "address"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from arena.cluster import parse_address
+
+        if not isinstance(value, str):
+            self.fail("must be a string, tcp://HOST:PORT", param, ctx)
+        try:
+            return parse_address(value)
+        except ConfigError as err:
+            self.fail(str(err), param, ctx)
+
 
 if TYPE_CHECKING:  # the league pulls in the ratings (numpy): imported when it runs
     from arena.league import LeagueConfig, LeagueReport, Progress
@@ -39,11 +59,12 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     league = dict(data.get("league", {}))
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
-        "concurrency", "fault_limit", "build_timeout", "build_network",
+        "concurrency", "fault_limit", "build_timeout", "build_network", "cluster",
         "max_processes",
     ):  # fmt: skip
         if opts.get(key) is not None:
             league[key] = opts[key]
+    _check_concurrency(file, league, opts)
     if opts.get("fresh_process") is not None:
         league["fresh_process"] = opts["fresh_process"]
     if opts.get("log_dir") is not None:
@@ -70,6 +91,22 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
         )
     except TypeError as err:
         raise ConfigError(f"league settings: {err}") from None
+
+
+def _check_concurrency(file: Path | None, league: dict[str, Any], opts: dict[str, Any]) -> None:
+    """At most four games per core here; on a cluster any number, by default a game per
+    worker thread and more waiting (a concurrency of 0 for `run_league`)."""
+    if league.get("cluster") is not None:
+        league["cluster"] = _ClusterAddress().convert(league["cluster"], None, None)
+        league.setdefault("concurrency", 0)
+        return
+    value = league.get("concurrency")
+    if value is None or value <= MAX_CONCURRENCY:
+        return
+    problem = f"{value} is not in the range 1<=x<={MAX_CONCURRENCY} (four per core; or --cluster)"
+    if opts.get("concurrency") is None and file is not None:
+        raise InputError(f"{file}: [league] concurrency = {value}: {problem}")
+    raise click.BadParameter(problem, param_hint="'-j' / '--concurrency'")
 
 
 def _sandbox(opts: dict[str, Any]) -> str:
@@ -143,10 +180,20 @@ async def _run_until_terminated(
 @click.option(
     "-j",
     "--concurrency",
-    type=click.IntRange(1, MAX_CONCURRENCY),
+    type=click.IntRange(1, MAX_CLUSTER_CONCURRENCY),
     default=None,
-    help=f"Games at once, at most {MAX_CONCURRENCY} (four per core). [default: the number of"
-    " cores]",
+    help=f"Games at once, at most {MAX_CONCURRENCY} (four per core), any number with --cluster."
+    " [default: the number of cores; with --cluster, a game per worker thread, and more"
+    " waiting]",
+)
+@click.option(
+    "--cluster",
+    type=_ClusterAddress(),
+    metavar="tcp://HOST:PORT",
+    default=None,
+    help="Play the games as tasks on the workers of the Dask scheduler at this address"
+    " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
+    " the bots' toolchains on every worker (see the README).",
 )
 @click.option(
     "--fault-limit",

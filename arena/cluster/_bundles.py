@@ -1,0 +1,165 @@
+"""Submissions as bundles: packed once on the coordinator, unpacked and built once per
+worker machine, cached by the digest the store records.
+
+A bundle is a gzipped tar of exactly the files `BotSpec.digest` reads (build outputs,
+caches and logs left out), so what a worker unpacks hashes to the digest the
+coordinator computed: a worker checks that before it builds. The cache is a folder per
+digest under `cache_root()`; a digest whose build succeeded has a `DIGEST.ready` file
+beside it, and one lock file per digest keeps two worker processes of one machine
+from unpacking or building the same submission at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import io
+import os
+import shutil
+import stat
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from arena.bots import BotSpec, build
+from arena.bots._manifest import _submission_files
+from arena.errors import ArenaError
+
+CACHE_ENV = "ARENA_CLUSTER_CACHE"
+"""The environment variable that names a worker machine's cache folder."""
+
+
+class BundleError(ArenaError):
+    """A bundle could not be packed, unpacked or checked."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BuildSettings:
+    """How a worker builds the bots: the league's build settings."""
+
+    sandbox: str
+    """"bwrap" or "none"."""
+    network: bool
+    timeout: float
+    log_dir: Path | None
+    """Where build output goes as well (NAME.log, a path on the worker), or None."""
+    log_kb: int
+
+
+def pack(spec: BotSpec) -> bytes:
+    """The submission of `spec` as a bundle (raises BotError as `BotSpec.digest` does)."""
+    if spec.folder is None:
+        raise BundleError(f"{spec.name}: a bot without a folder has nothing to ship")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+        for rel, path, _ in _submission_files(spec.name, spec.folder):
+            info = tar.gettarinfo(str(path), arcname=rel)
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            if info.isreg():
+                with open(path, "rb") as f:
+                    tar.addfile(info, f)
+            else:
+                tar.addfile(info)
+    return buffer.getvalue()
+
+
+def cache_root() -> Path:
+    """This machine's bundle cache: $ARENA_CLUSTER_CACHE, else a folder of this user's
+    in the temporary folder (bots must be able to reach it from their sandbox, so not
+    under a home folder that other users cannot enter)."""
+    given = os.environ.get(CACHE_ENV)
+    root = Path(given) if given else Path(tempfile.gettempdir()) / f"arena-cluster-{os.getuid()}"
+    root.mkdir(mode=0o755, parents=True, exist_ok=True)
+    info = root.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        raise BundleError(f"{root}: the bot cache is not a folder of this user's; set ${CACHE_ENV}")
+    return root
+
+
+def bot_folder(digest: str) -> Path:
+    """Where the submission with `digest` is (or will be) unpacked on this machine."""
+    return cache_root() / digest
+
+
+def is_ready(digest: str) -> bool:
+    """The submission with `digest` is unpacked and built here."""
+    return (cache_root() / f"{digest}.ready").exists()
+
+
+def ensure_built(spec: BotSpec, digest: str, bundle: bytes, settings: BuildSettings) -> Path:
+    """The folder of `spec`'s submission on this machine, unpacked from `bundle` and built
+    the first time (raises BuildError if the build fails, BotError if its toolchain is
+    missing, BundleError if the bundle does not hash to `digest`)."""
+    root = cache_root()
+    folder = root / digest
+    ready = root / f"{digest}.ready"
+    if ready.exists():
+        return folder
+    with _locked(root / f"{digest}.lock"):
+        if ready.exists():  # another process did it while we waited
+            return folder
+        if folder.exists():  # an earlier try that did not finish
+            shutil.rmtree(folder)
+        _unpack(bundle, folder)
+        here = dataclasses.replace(spec, folder=folder)
+        found = here.digest()
+        if found != digest:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise BundleError(
+                f"{spec.name}: the unpacked submission hashes to {found}, not {digest}"
+            )
+        log = settings.log_dir / f"{spec.name}.log" if settings.log_dir is not None else None
+        build(  # if it fails, the folder stays for a look; the next try starts afresh
+            here,
+            sandbox=settings.sandbox,
+            network=settings.network,
+            timeout=settings.timeout,
+            log_path=log,
+            log_kb=settings.log_kb,
+        )
+        _readable(folder)
+        ready.write_text(spec.name + "\n")
+    return folder
+
+
+def _unpack(bundle: bytes, folder: Path) -> None:
+    if not hasattr(tarfile, "data_filter"):
+        raise BundleError("unpacking submissions safely needs Python 3.11.4 or later")
+    folder.mkdir(mode=0o755)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz") as tar:
+            tar.extractall(folder, filter="data")
+    except (tarfile.TarError, OSError, EOFError) as err:
+        raise BundleError(f"cannot unpack a submission into {folder}: {err}") from None
+    _readable(folder)
+
+
+def _readable(folder: Path) -> None:
+    """`chmod -R a+rX`: the bots' own uids (as root, under the sandbox) read their folder."""
+    for top, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = os.path.join(top, name)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            extra = stat.S_IRGRP | stat.S_IROTH
+            if stat.S_ISDIR(info.st_mode) or info.st_mode & stat.S_IXUSR:
+                extra |= stat.S_IXGRP | stat.S_IXOTH
+            if info.st_mode & extra != extra:
+                os.chmod(path, info.st_mode | extra)
+    os.chmod(folder, 0o755)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (between processes and threads alike: each
+    holder opens the file anew)."""
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

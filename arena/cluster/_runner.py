@@ -1,0 +1,560 @@
+"""The coordinator's side: `DaskRunner`, a game runner whose games are Dask tasks.
+
+Dask's client runs its own event loop in a thread of its own; this module calls its
+blocking methods from trio in worker threads (`trio.to_thread`), so that the league's
+trio loop keeps recording results while games are in flight.
+
+A task costs Dask several milliseconds of CPU (scheduler, worker and client together:
+about 13 ms on the 2-core machine of `bench/cluster.py`), as much as a quick game of
+instant bots. So a task carries one game, or, when games are quick, a few games of the
+schedule played one after the other (a *batch*): as many as fill about
+`BATCH_SECONDS`, at most `MAX_BATCH`, judged from the games' own durations as they come
+back. A game of bots that think takes long enough to be a task on its own. Either way
+each game's result is recorded once, when its task's results arrive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import secrets
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from arena import __version__
+from arena.bots import BotSpec
+from arena.cluster._bundles import BuildSettings, pack
+from arena.cluster._tasks import (
+    BuildReport,
+    ClusterError,
+    RunInfo,
+    about_worker,
+    close_run,
+    play_games,
+    prepare_bot,
+)
+from arena.errors import BotError, BuildError
+from arena.messages import FromWorker, Play, Played, Reader, Setup, encode
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from arena.league import LeagueConfig
+    from arena.runners import Player
+
+WAIT_FOR_WORKERS = 60.0
+"""Seconds to wait for a first worker at a scheduler that has none."""
+
+PROBE_SECONDS = 60.0
+"""Seconds a first small task may take to come back before the cluster is declared
+unable to run arena's tasks (the scheduler or the workers lack arena)."""
+
+MAX_BATCH = 8
+"""The most games one task plays."""
+
+BATCH_SECONDS = 0.25
+"""How long a task's games should take together, when games are quick."""
+
+LINGER = 0.005
+"""Seconds a game waits for others to fill its batch before it is sent with fewer."""
+
+GameTask = Callable[[RunInfo, dict[str, bytes], list[bytes]], list[bytes]]
+"""What runs games on a worker: the run's info, the bundles of the bots at the tables,
+the `Play` frames in; the `Played` frames out (`arena.cluster._tasks.play_games`)."""
+
+
+class DaskRunner:
+    """Games as tasks on a Dask cluster: `concurrency` players (games taken from the
+    schedule at once), whose games go out in at most `tasks` tasks at a time; the bots
+    are built on the workers (`build_bots`) before the league's schedule is made. Open
+    one with `DaskRunner.open(address)`."""
+
+    def __init__(
+        self,
+        client: Client,
+        address: str,
+        concurrency: int,
+        say: Callable[[str], None],
+        task: GameTask = play_games,
+        tasks: int | None = None,
+    ) -> None:
+        self.client = client
+        self.address = address
+        self.concurrency = concurrency
+        """Games in flight at most (the players)."""
+        self.tasks = min(tasks or concurrency, concurrency)
+        """Game tasks in flight at most."""
+        self._say = say
+        self._task = task
+        self._bundles: dict[str, Future[bytes]] = {}
+        self._packed: dict[str, BotSpec] = {}
+        self._digests: dict[str, str] = {}
+        self._settings = BuildSettings("none", False, 600.0, None, 1024)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls,
+        address: str,
+        *,
+        concurrency: int | None = None,
+        say: Callable[[str], None] = lambda text: None,
+        task: GameTask = play_games,
+    ) -> AsyncIterator[DaskRunner]:
+        """Connect to the scheduler at `address`, wait for a worker, check that the
+        cluster runs arena's tasks. Raises ClusterError, saying why, if the cluster
+        cannot be used.
+
+        `concurrency` caps the games in flight. None means as many games played at once
+        as the workers have threads, and as many tasks again waiting for a free thread
+        (a worker then starts its next game as soon as one ends, instead of idling for
+        the round trip of a result to the coordinator and a new task back), each task
+        of up to `MAX_BATCH` games when games are quick."""
+        client = await trio.to_thread.run_sync(_connect, address, abandon_on_cancel=True)
+        try:
+            threads = await trio.to_thread.run_sync(
+                _check_cluster, client, address, say, abandon_on_cancel=True
+            )
+            total = sum(threads.values())
+            tasks = min(concurrency or 2 * total, 2 * total)
+            count = concurrency or tasks * MAX_BATCH
+            say(
+                f"cluster {address}: {len(threads)} worker(s), {total} thread(s);"
+                f" {min(count, total)} game(s) at once, up to {count} in flight"
+            )
+            yield cls(client, address, count, say, task, tasks)
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(15):
+                await trio.to_thread.run_sync(_close, client, abandon_on_cancel=True)
+
+    # ------------------------------------------------------------------ bots
+
+    async def build_bots(
+        self, specs: Sequence[BotSpec], config: LeagueConfig
+    ) -> Callable[[BotSpec], None]:
+        """Ship every submission to the cluster (packed once, keyed by its digest) and
+        build it on every worker. Returns the check `arena.league.prepare` makes of each
+        bot: a bot whose build failed on any worker raises BuildError naming the worker
+        and quoting its output. A worker that cannot run bots at all, or lacks a program
+        that other workers have, raises ClusterError."""
+        self._settings = BuildSettings(
+            sandbox=config.sandbox,
+            network=config.build_network,
+            timeout=config.build_timeout,
+            log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+            log_kb=config.limits.stderr_kb,
+        )
+        packed = await trio.to_thread.run_sync(_pack_all, specs, abandon_on_cancel=True)
+        new = {d: data for d, (_, data) in packed.items() if d not in self._bundles}
+        if new:
+            futures = await trio.to_thread.run_sync(
+                _scatter, self.client, list(new.values()), abandon_on_cancel=True
+            )
+            self._bundles.update(zip(new, futures, strict=True))
+        self._packed.update({d: spec for d, (spec, _) in packed.items()})
+        self._digests.update({spec.name: d for d, (spec, _) in packed.items()})
+        workers = sorted(await trio.to_thread.run_sync(self.client.nthreads))
+        builds = sum(spec.build is not None for spec, _ in packed.values())
+        self._say(
+            f"shipping {len(packed)} bot(s) to {len(workers)} worker(s)"
+            + (f"; building {builds} there" if builds else "")
+        )
+        token = secrets.token_hex(6)
+        futures = [
+            self.client.submit(
+                prepare_bot,
+                spec,
+                digest,
+                self._bundles[digest],
+                self._settings,
+                key=f"arena-build-{token}-{digest}-{i}",
+                workers=[worker],
+                allow_other_workers=True,
+                pure=False,
+            )
+            for digest, (spec, _) in packed.items()
+            for i, worker in enumerate(workers)
+        ]
+        try:
+            reports: list[BuildReport] = await trio.to_thread.run_sync(
+                _gather, self.client, futures, abandon_on_cancel=True
+            )
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(10):
+                await trio.to_thread.run_sync(
+                    _release, self.client, futures, abandon_on_cancel=True
+                )
+        failed = _judge(reports)
+        return lambda spec: _check_built(spec, failed)
+
+    # ------------------------------------------------------------------ games
+
+    @contextlib.asynccontextmanager
+    async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
+        """`concurrency` players, whose games go out as tasks (see the module docstring);
+        on the way out (also when cancelled) the tasks still in flight are cancelled and
+        the run's worker processes closed on every worker."""
+        unbuilt = [
+            s.name for s in setup.bots if s.folder is not None and s.name not in self._digests
+        ]
+        if unbuilt:
+            raise ClusterError(
+                f"not shipped to the cluster (call build_bots): {', '.join(unbuilt)}"
+            )
+        token = secrets.token_hex(6)
+        digests = {s.name: self._digests[s.name] for s in setup.bots if s.folder is not None}
+        info = RunInfo(token, encode(setup), digests, self._settings)
+        (info_future,) = await trio.to_thread.run_sync(
+            _scatter, self.client, [info], abandon_on_cancel=True
+        )
+        most = max(1, min(MAX_BATCH, self.concurrency // self.tasks))
+        slots, waiting = trio.Semaphore(self.tasks), trio.CapacityLimiter(self.tasks)
+        run = _Run(token, info, info_future, slots, waiting, most)
+
+        async def play(game: Play) -> Played:
+            return await self._play(run, game)
+
+        finished = False
+        try:
+            yield [play] * self.concurrency
+            finished = True
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(15):
+                await trio.to_thread.run_sync(
+                    self._end_run, run, not finished, abandon_on_cancel=True
+                )
+
+    async def _play(self, run: _Run, game: Play) -> Played:
+        """Play `game`: wait briefly for others to fill a batch, then send a batch with
+        this game in it as soon as a task may go out (unless another game sent this one
+        meanwhile), and wait for this game's result."""
+        waiter = _Waiter(game)
+        run.pending.append(waiter)
+        run.arrived.set()
+        run.arrived = trio.Event()
+        try:
+            deadline = trio.current_time() + LINGER
+            while len(run.pending) < run.batch and not waiter.taken:
+                with trio.move_on_at(deadline) as lingered:
+                    await run.arrived.wait()
+                if lingered.cancelled_caught:
+                    break
+            if not waiter.taken:
+                async with run.slots:
+                    if not waiter.taken:
+                        run.pending.remove(waiter)
+                        batch = [waiter, *run.pending[: run.batch - 1]]
+                        del run.pending[: run.batch - 1]
+                        for member in batch:
+                            member.taken = True
+                        await self._send(run, batch)
+            await waiter.done.wait()
+        finally:
+            if not waiter.taken:
+                run.pending.remove(waiter)
+        if waiter.error is not None:
+            raise waiter.error
+        assert waiter.played is not None
+        return waiter.played
+
+    async def _send(self, run: _Run, batch: list[_Waiter]) -> None:
+        """Play `batch` as one task and hand each game its result (or the error); a task
+        that loses the data it needs (every worker holding it died) is sent again once
+        the data is shipped again."""
+        error: ClusterError | None = ClusterError("the game was abandoned")
+        try:
+            played = await self._task_results(run, [w.game for w in batch])
+            for member, result in zip(batch, played, strict=True):
+                member.played = result
+            run.learn(played)
+            error = None
+        except ClusterError as err:
+            error = err
+        finally:  # (cancelled: the others are told, as they may not be cancelled too)
+            for member in batch:
+                member.error = error
+                member.done.set()
+
+    async def _task_results(self, run: _Run, games: list[Play]) -> list[Played]:
+        from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
+
+        frames = [encode(game) for game in games]
+        names = {n for game in games for n in game.seats if n in run.info.digests}
+        first = games[0].game_id
+        for attempt in itertools.count():
+            key = f"arena-games-{run.token}-{first}-{len(games)}-{attempt}"
+            bundles = {run.info.digests[n]: self._bundles[run.info.digests[n]] for n in names}
+            future = self.client.submit(
+                self._task, run.info_future, bundles, frames, key=key, pure=False
+            )
+            run.outstanding[key] = future
+            try:
+                data = await trio.to_thread.run_sync(  # a thread per task: few hops
+                    _result, future, abandon_on_cancel=True, limiter=run.waiting
+                )
+            except KilledWorker as err:
+                raise ClusterError(
+                    f"game {first} was lost with every worker that ran it"
+                    f" ({err.allowed_failures} died during it); run the same command to resume"
+                ) from None
+            except FutureCancelledError as err:
+                if err.reason == "scheduler-connection-lost":
+                    raise ClusterError(
+                        f"lost the connection to the Dask scheduler at {self.address};"
+                        " run the same command to resume"
+                    ) from None
+                if attempt >= 3:
+                    raise ClusterError(
+                        f"game {first}: its task was cancelled on the cluster ({err.reason})"
+                    ) from None
+                lost = await trio.to_thread.run_sync(self._reship, run, bundles)
+                if lost:
+                    self._say(f"cluster: data lost with its workers, shipped again: {lost}")
+                continue
+            except ClusterError:
+                raise
+            except Exception as err:
+                raise ClusterError(
+                    f"game {first} failed on the cluster: {type(err).__name__}: {err}"
+                ) from None
+            finally:
+                if key in run.outstanding and future.done():
+                    del run.outstanding[key]
+            if len(data) != len(games):
+                raise ClusterError(f"a task of {len(games)} games answered {len(data)}")
+            return [_played(frame, game.game_id) for frame, game in zip(data, games, strict=True)]
+        raise AssertionError("unreachable")
+
+    def _reship(self, run: _Run, bundles: dict[str, Future[bytes]]) -> str:
+        """Scatter again the run's data whose every copy is lost; say what (or "")."""
+        lost = []
+        if run.info_future.status != "finished":
+            (run.info_future,) = _scatter(self.client, [run.info])
+            lost.append("the league's setup")
+        for digest, future in bundles.items():
+            if future.status != "finished":
+                spec, data = self._packed[digest], pack(self._packed[digest])
+                (self._bundles[digest],) = _scatter(self.client, [data])
+                lost.append(spec.name)
+        return ", ".join(lost)
+
+    def _end_run(self, run: _Run, abandon: bool) -> None:
+        """Cancel the run's tasks in flight and close its worker processes everywhere."""
+        futures = list(run.outstanding.values())
+        run.outstanding.clear()
+        with contextlib.suppress(Exception):
+            if futures:
+                self.client.cancel(futures, force=True)
+        with contextlib.suppress(Exception):
+            self.client.run(close_run, run.token, abandon, on_error="ignore")
+        with contextlib.suppress(Exception):
+            run.info_future.release()
+
+
+@dataclass
+class _Waiter:
+    """A game waiting to be sent, then for its result."""
+
+    game: Play
+    taken: bool = False
+    """Sent in a batch (by its own player or another)."""
+    done: trio.Event = field(default_factory=trio.Event)
+    played: Played | None = None
+    error: ClusterError | None = None
+
+
+@dataclass
+class _Run:
+    """One league run on the cluster: its info (shipped once), the games waiting to be
+    sent, the tasks in flight, and how many games a task gets."""
+
+    token: str
+    info: RunInfo
+    info_future: Future[RunInfo]
+    slots: trio.Semaphore
+    """A task slot per task that may be in flight."""
+    waiting: trio.CapacityLimiter
+    """A thread per task in flight, to wait for its result."""
+    most: int
+    """The most games per task."""
+    batch: int = 1
+    """Games per task now (from 1 up to `most`, by the games' durations)."""
+    seconds: float | None = None
+    """A running mean of the games' durations on the workers."""
+    pending: list[_Waiter] = field(default_factory=list)
+    arrived: trio.Event = field(default_factory=trio.Event)
+    outstanding: dict[str, Future[list[bytes]]] = field(default_factory=dict)
+
+    def learn(self, played: list[Played]) -> None:
+        """Size the next batches after these games' durations."""
+        for result in played:
+            took = max(0.0, result.finished - result.started)
+            self.seconds = took if self.seconds is None else 0.8 * self.seconds + 0.2 * took
+        if self.seconds is not None:
+            wanted = BATCH_SECONDS / max(self.seconds, 1e-3)
+            self.batch = max(1, min(self.most, int(wanted)))
+
+
+def _played(data: bytes, game_id: str) -> Played:
+    reader = Reader(FromWorker, "a game task")
+    reader.feed(data)
+    played = reader.next()
+    if not isinstance(played, Played) or played.game_id != game_id:
+        raise ClusterError(f"a game task for {game_id} answered {type(played).__name__}")
+    return played
+
+
+# ---------------------------------------------------------------------- blocking calls
+
+
+def _connect(address: str) -> Client:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ClusterError(
+            "--cluster needs Dask distributed: pip install 'arena[cluster]'"
+            " (or pip install 'dask[distributed]')"
+        ) from None
+    try:
+        return Client(address, set_as_default=False)
+    except Exception as err:  # Dask raises OSError, TimeoutError, ValueError, TypeError...
+        hint = (
+            " (tls:// needs Dask's TLS settings: distributed.comm.tls.*)"
+            if address.startswith("tls://")
+            else ""
+        )
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address}: {_one_line(err)}{hint}"
+        ) from None
+
+
+def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> dict[str, int]:
+    """Wait for a worker; check that tasks of arena run and that every worker runs this
+    version of arena. Returns each worker's threads."""
+    if not client.nthreads():
+        say(f"cluster {address}: no worker yet; waiting up to {WAIT_FOR_WORKERS:g} s")
+        try:
+            client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+        except Exception:
+            raise ClusterError(
+                f"the Dask scheduler at {address} has no workers: start `dask worker"
+                f" {address}` on each machine"
+            ) from None
+    probe = client.submit(about_worker, key=f"arena-probe-{secrets.token_hex(6)}", pure=False)
+    try:
+        probe.result(timeout=PROBE_SECONDS)
+    except Exception as err:
+        raise ClusterError(
+            f"the cluster at {address} cannot run arena's tasks ({_one_line(err)}): install"
+            " arena and dask[distributed] on the scheduler's machine and every worker's"
+        ) from None
+    finally:
+        with contextlib.suppress(Exception):
+            probe.release()
+    versions = client.run(about_worker, on_error="return")
+    for worker, version in sorted(versions.items()):
+        if isinstance(version, BaseException):
+            raise ClusterError(
+                f"worker {worker} cannot run arena ({_one_line(version)}): install arena on"
+                " every worker"
+            )
+        if version != __version__:
+            raise ClusterError(
+                f"worker {worker} runs arena {version}, this coordinator {__version__}:"
+                " install the same arena everywhere"
+            )
+    return {str(k): int(v) for k, v in client.nthreads().items()}
+
+
+def _pack_all(specs: Sequence[BotSpec]) -> dict[str, tuple[BotSpec, bytes]]:
+    """Every submission that can be shipped, packed, by digest; a submission refused
+    (too large, a special file) is left for `arena.league.prepare` to report."""
+    packed = {}
+    for spec in specs:
+        if spec.folder is None:
+            continue
+        try:
+            digest = spec.digest()
+            packed[digest] = (spec, pack(spec))
+        except (BotError, OSError):
+            continue
+    return packed
+
+
+def _scatter(client: Client, data: list[Any]) -> list[Future[Any]]:
+    futures: list[Future[Any]] = client.scatter(data, hash=False)
+    return futures
+
+
+def _gather(client: Client, futures: list[Future[BuildReport]]) -> list[BuildReport]:
+    from distributed import KilledWorker
+
+    try:
+        reports: list[BuildReport] = client.gather(futures)
+    except KilledWorker as err:
+        raise ClusterError(f"workers died while building the bots: {err}") from None
+    except ClusterError:
+        raise
+    except Exception as err:
+        raise ClusterError(f"building the bots on the cluster failed: {_one_line(err)}") from None
+    return reports
+
+
+def _release(client: Client, futures: list[Future[Any]]) -> None:
+    pending = [f for f in futures if not f.done()]
+    if pending:
+        client.cancel(pending, force=True)
+    for future in futures:
+        future.release()
+
+
+def _result(future: Future[list[bytes]]) -> list[bytes]:
+    data: list[bytes] = future.result()
+    return data
+
+
+def _close(client: Client) -> None:
+    with contextlib.suppress(Exception):
+        client.close(timeout=10)
+
+
+def _judge(reports: list[BuildReport]) -> dict[str, str]:
+    """The bots to leave out (name: why) from every worker's build reports; raises
+    ClusterError for a worker that cannot run bots, or that lacks a program others have."""
+    by_bot: dict[str, list[BuildReport]] = {}
+    for report in reports:
+        by_bot.setdefault(report.name, []).append(report)
+    failed = {}
+    for name, found in sorted(by_bot.items()):
+        for report in found:
+            if report.kind == "worker":
+                raise ClusterError(f"worker {report.worker} cannot run bots: {report.problem}")
+        builds = [r for r in found if r.kind == "build"]
+        missing = [r for r in found if r.kind == "missing"]
+        if builds:
+            first = builds[0]
+            failed[name] = f"{name}: build failed on worker {first.worker}: {first.problem}"
+        elif missing and len(missing) < len(found):
+            first = missing[0]
+            raise ClusterError(
+                f"worker {first.worker} lacks what {name} needs, which other workers have:"
+                f" {first.problem}. Install the bots' toolchains on every worker (or stop"
+                " that worker)"
+            )
+        elif missing:
+            failed[name] = f"{name}: {missing[0].problem} (on every worker)"
+    return failed
+
+
+def _check_built(spec: BotSpec, failed: dict[str, str]) -> None:
+    if spec.name in failed:
+        raise BuildError(failed[spec.name])
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= 300 else text[:297] + "..."

@@ -1,0 +1,138 @@
+"""Issue 13.4, 13.5 and Ctrl-C: a Dask worker killed mid-game, a coordinator killed and
+restarted, a coordinator stopped with Ctrl-C: no game lost, none counted twice, no bot
+left running."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+from ..referee.botscripts import alive
+from .conftest import Cluster
+from .helpers import (
+    count_games,
+    league_file,
+    start_arena,
+    stored,
+    wait_until,
+    witness_bot,
+    witness_lines,
+)
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
+NAMES = ("ann", "bob", "cat", "dan")
+
+
+GAMES = 4 * 3  # C(4, 3) tables x 3 rotations
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[object, ...]]:
+    """What the league of `slow_bots` stores when run locally, without interruption
+    (with quick bots: a witness bot's results do not depend on its delay)."""
+    root = tmp_path_factory.mktemp("uninterrupted")
+    for name in NAMES:
+        witness_bot(root, name)
+    path = league_file(root)
+    result = CliRunner().invoke(main, ["league", str(path), "-q", "--sandbox", "none", "-j", "2"])
+    assert result.exit_code == 0, result.stderr
+    return stored(root / "league.sqlite")
+
+
+def slow_bots(root: Path) -> Path:
+    """The league's bots, slow enough that there is time to kill something mid-game."""
+    for name in NAMES:
+        witness_bot(root, name, delay=0.01)
+    return league_file(root)
+
+
+def test_a_worker_killed_mid_game_costs_nothing(
+    tmp_path: Path, cluster: Cluster, uninterrupted: dict[str, tuple[object, ...]]
+) -> None:
+    slow = tmp_path
+    path = slow_bots(slow)
+    doomed = cluster.start_worker()  # a third worker, for this test to kill
+    args = ["league", str(path), "-q", "--sandbox", "none"]
+    proc = start_arena(*args, "--cluster", cluster.address)
+
+    def started_on_doomed() -> list[str]:
+        return [g for _, _, grand, _, e, g in witness_lines(slow) if grand == doomed.pid]
+
+    wait_until("a game on the third worker", started_on_doomed, proc)
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait()
+    cut = started_on_doomed()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+
+    # The game cut short on the dead worker was played again elsewhere, in full.
+    notes = witness_lines(slow)
+    over_there = {
+        g for _, _, grand, _, event, g in notes if grand == doomed.pid and event == "over"
+    }
+    lost = [g for g in cut if g not in over_there]
+    assert lost, "the worker was killed between two games"
+    for game_id in lost:
+        elsewhere = {(e, grand) for _, _, grand, _, e, g in notes if g == game_id}
+        assert {e for e, grand in elsewhere if grand != doomed.pid} == {"start", "over"}
+    # Every game is stored once, with the results of an uninterrupted local league.
+    results = stored(slow / "league.sqlite")
+    assert len(results) == GAMES
+    assert results == uninterrupted
+
+
+def test_a_killed_coordinator_resumes_and_records_nothing_twice(
+    tmp_path: Path, cluster: Cluster, uninterrupted: dict[str, tuple[object, ...]]
+) -> None:
+    slow = tmp_path
+    path = slow_bots(slow)
+    args = ["league", str(path), "-q", "--sandbox", "none", "--cluster", cluster.address]
+    proc = start_arena(*args)
+    store = slow / "league.sqlite"
+    wait_until("three games stored", lambda: count_games(store) >= 3, proc)
+    proc.send_signal(signal.SIGKILL)  # with games in flight on both workers
+    proc.communicate()
+    partial = stored(store)
+    assert 3 <= len(partial) < GAMES
+    # The games of the killed run stop on the workers, and their bots with them.
+    deadline = time.monotonic() + 15
+    while [pid for pid, *_ in witness_lines(slow) if alive(pid)]:
+        assert time.monotonic() < deadline, "bots of the killed coordinator still run"
+        time.sleep(0.1)
+    again = start_arena(*args)
+    _, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err
+    resumed = stored(store)
+    assert {k: resumed[k] for k in partial} == partial  # nothing re-counted
+    assert resumed == uninterrupted
+
+
+def test_ctrl_c_stops_the_cluster_league_and_its_bots(tmp_path: Path, cluster: Cluster) -> None:
+    path = slow_bots(tmp_path)
+    path.write_text(
+        path.read_text().replace("[league]\n", f'[league]\ncluster = "{cluster.address}"\n')
+    )
+    proc = start_arena("league", str(path), "-q", "--sandbox", "none")  # the cluster from the file
+    store = tmp_path / "league.sqlite"
+    wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command to resume" in err
+    assert "Traceback" not in err
+    notes = witness_lines(tmp_path)
+    referees = {parent for _, parent, *_ in notes}
+    deadline = time.monotonic() + 10
+    while [p for p in {pid for pid, *_ in notes} | referees if alive(p)]:
+        assert time.monotonic() < deadline, "bots or worker processes still run"
+        time.sleep(0.1)
+    results = stored(store)
+    assert all(len(game[-1]) == 3 for game in results.values())
+    assert 1 <= len(results) < GAMES

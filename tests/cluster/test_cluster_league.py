@@ -1,0 +1,115 @@
+"""Issue 13: `arena league --cluster` plays the games as tasks on a real Dask cluster (a
+scheduler and two single-threaded workers, separate processes on 127.0.0.1) and stores
+what a local league stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dask
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.commands.league import MAX_CONCURRENCY
+
+from .conftest import Cluster, free_port
+from .helpers import league_file, stored, witness_bot, witness_lines
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
+
+def four_bots(root: Path) -> None:
+    for name in ("ann", "bob", "cat"):
+        witness_bot(root, name)
+    # Its build notes where it ran: the worker (ARENA_TEST_WORKER) and the folder.
+    witness_bot(root, "dan", build=f"sh -c 'echo $ARENA_TEST_WORKER $PWD >> {root}/builds'")
+
+
+def test_a_cluster_league_stores_what_a_local_league_stores(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    for root in (local, remote):
+        four_bots(root)
+    result = CliRunner().invoke(
+        main, ["league", str(league_file(local)), "-q", "--sandbox", "none", "-j", "2"]
+    )
+    assert result.exit_code == 0, result.stderr
+    args = ["league", str(league_file(remote)), "--sandbox", "none", "--cluster", cluster.address]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.stderr
+    assert "cluster tcp://127.0.0.1:" in done.stderr
+    assert "2 worker(s), 2 thread(s); 2 game(s) at once, up to 32 in flight" in done.stderr
+    expected = stored(local / "league.sqlite")
+    assert len(expected) == 4 * 3  # C(4, 3) tables x 3 rotations
+    assert stored(remote / "league.sqlite") == expected
+    # The standings printed are the same too.
+    assert done.stdout == result.stdout
+
+    # Every game was refereed by an arena worker process started by a Dask worker.
+    workers = {w.pid for w in cluster.workers}
+    starts = [line for line in witness_lines(remote) if line[4] == "start"]
+    assert len(starts) == 12 * 3
+    assert {line[3] for line in starts} == {"arena.worker"}
+    assert {line[2] for line in starts} <= workers
+    assert len({line[2] for line in starts}) == 2  # both workers played
+
+    # dan was built once on each worker, in that worker's cache, not here.
+    builds = sorted((remote / "builds").read_text().splitlines())
+    assert [b.split()[0] for b in builds] == ["0", "1"]
+    for line in builds:
+        index, folder = line.split()
+        assert Path(folder).parent == cluster.cache(int(index))
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("http://host:8786", "starts with tcp:// or tls://, not http://"),
+        ("tcp://host:99999", "the port must be a number from 1 to 65535"),
+        ("tcp://ho st:8786", "'ho st' is not a host name or address"),
+        ("tcp://host:8786/path", "a scheduler address is tcp://HOST:PORT, nothing more"),
+    ],
+)
+def test_a_bad_cluster_address_is_refused_before_anything_runs(
+    tmp_path: Path, given: str, message: str
+) -> None:
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    result = CliRunner().invoke(main, ["league", str(path), "--cluster", given])
+    assert result.exit_code == 2
+    assert "Invalid value for '--cluster'" in result.stderr
+    assert message in result.stderr
+    path.write_text(path.read_text().replace("[league]\n", f"[league]\ncluster = {given!r}\n"))
+    result = CliRunner().invoke(main, ["league", str(path)])
+    assert result.exit_code == 2
+    assert f'[league] cluster = "{given}": ' in result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "league.sqlite").exists()
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    port = free_port()  # nothing listens there
+    args = ["league", str(league_file(tmp_path)), "--cluster", f"127.0.0.1:{port}"]
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: "
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_concurrency_past_four_per_core_needs_a_cluster(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=100_000)
+    result = CliRunner().invoke(main, ["league", str(path)])
+    assert result.exit_code == 2
+    assert f"[league] concurrency = 100000: 100000 is not in the range 1<=x<={MAX_CONCURRENCY}" in (
+        result.stderr
+    )
+    result = CliRunner().invoke(main, ["league", str(path), "-j", "100001"])
+    assert result.exit_code == 2
+    assert "100001 is not in the range 1<=x<=100000" in result.stderr
