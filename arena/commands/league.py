@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import os
-import signal
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-import trio
 
 from arena.commands._options import (
     build_clocks,
@@ -19,6 +16,7 @@ from arena.commands._options import (
     game_options,
     run_options,
 )
+from arena.commands._stopping import run_stoppable
 from arena.errors import ConfigError, InputError
 
 MAX_CONCURRENCY = 4 * max(1, os.cpu_count() or 1)
@@ -116,29 +114,6 @@ def _sandbox(opts: dict[str, Any]) -> str:
     if warning is not None:
         click.echo(f"arena: {warning}", err=True)
     return mode
-
-
-class _Terminated(Exception):
-    """SIGTERM arrived: the league stops as on Ctrl-C."""
-
-
-async def _run_until_terminated(
-    config: LeagueConfig, store: Store, progress: Progress
-) -> LeagueReport:
-    """`run_league`, stopped by SIGTERM as promptly and cleanly as by Ctrl-C."""
-    from arena.league import run_league
-
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async with trio.open_nursery() as nursery:
-
-            async def watch() -> None:
-                async for _ in signals:
-                    raise _Terminated
-
-            nursery.start_soon(watch)
-            report = await run_league(config, store, progress)
-            nursery.cancel_scope.cancel()
-    return report
 
 
 @click.command()
@@ -252,19 +227,9 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
 
 def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
     """Run the league; on Ctrl-C (exit 130) or SIGTERM (143) say what is stored."""
-    try:
-        return trio.run(_run_until_terminated, config, store, progress)
-    except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
-        stops = (KeyboardInterrupt, _Terminated)
-        if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
-            raise
-        terminated = isinstance(err, _Terminated) or (
-            isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
-        )
-        click.echo(
-            f"\n{'terminated' if terminated else 'interrupted'}:"
-            f" {len(store.done_game_ids())} games are stored in {config.store};"
-            " run the same command to resume",
-            err=True,
-        )
-        sys.exit(143 if terminated else 130)
+    from arena.league import run_league
+
+    return run_stoppable(
+        lambda: run_league(config, store, progress),
+        lambda: f": {len(store.done_game_ids())} games are stored in {config.store}",
+    )

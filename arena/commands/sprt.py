@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-import trio
 
 from arena.commands._options import (
     build_clocks,
@@ -22,6 +20,7 @@ from arena.commands._options import (
     run_options,
     sandbox_mode,
 )
+from arena.commands._stopping import run_stoppable
 from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError
 from arena.sprt import SprtProgress
@@ -279,44 +278,15 @@ class TerminalProgress(SprtProgress):
             self.drawn = False
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived: the test stops as on Ctrl-C."""
-
-
-async def _run_until_terminated(
-    config: SprtConfig, store: SprtStore, progress: SprtProgress
-) -> SprtResult:
-    from arena.sprt import run_sprt
-
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async with trio.open_nursery() as nursery:
-
-            async def watch() -> None:
-                async for _ in signals:
-                    raise _Terminated
-
-            nursery.start_soon(watch)
-            result = await run_sprt(config, store, progress)
-            nursery.cancel_scope.cancel()
-    return result
-
-
 def _play(config: SprtConfig, store: SprtStore, progress: SprtProgress) -> SprtResult:
     """Run the test; on Ctrl-C (exit 130) or SIGTERM (143) say what is stored."""
+    from arena.sprt import run_sprt
+
     started = time.monotonic()
-    try:
-        return trio.run(_run_until_terminated, config, store, progress)
-    except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
-        stops = (KeyboardInterrupt, _Terminated)
-        if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
-            raise
-        terminated = isinstance(err, _Terminated) or (
-            isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
-        )
-        click.echo(
-            f"\n{'terminated' if terminated else 'interrupted'} after"
-            f" {time.monotonic() - started:.0f} s: {store.count()} games are stored in"
-            f" {config.store}; run the same command to resume",
-            err=True,
-        )
-        sys.exit(143 if terminated else 130)
+    return run_stoppable(
+        lambda: run_sprt(config, store, progress),
+        lambda: (
+            f" after {time.monotonic() - started:.0f} s: {store.count()} games are stored"
+            f" in {config.store}"
+        ),
+    )
