@@ -212,6 +212,40 @@ class BuildsBots(GameRunner, Protocol):
         ...
 
 
+class BuildSettings(Protocol):
+    """What building a bot needs to know (a league's or an SPRT's settings)."""
+
+    @property
+    def sandbox(self) -> str: ...
+    @property
+    def build_network(self) -> bool: ...
+    @property
+    def build_timeout(self) -> float: ...
+    @property
+    def log_dir(self) -> Path | None: ...
+    @property
+    def limits(self) -> Limits: ...
+
+
+def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str], None]) -> None:
+    """Build `spec` as `settings` say (in the sandbox, with its own log) and check that
+    the sandbox shows its program; raises BotError with the reason."""
+    if spec.build is not None:
+        say(f"building {spec.name}: {' '.join(spec.build)}")
+    build(
+        spec,
+        sandbox=settings.sandbox,
+        network=settings.build_network,
+        timeout=settings.build_timeout,
+        log_path=settings.log_dir / f"{spec.name}.log" if settings.log_dir else None,
+        log_kb=settings.limits.stderr_kb,
+    )
+    command = resolve_command(spec.command, spec.folder)
+    wrap = _wrap(settings.sandbox)
+    if wrap is not None:  # fails if the sandbox would hide the program
+        wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
+
+
 def prepare(
     config: LeagueConfig,
     store: Store,
@@ -235,20 +269,7 @@ def prepare(
                 built(spec)
                 ready.append(spec)
                 continue
-            if spec.build is not None:
-                say(f"building {spec.name}: {' '.join(spec.build)}")
-            build(
-                spec,
-                sandbox=config.sandbox,
-                network=config.build_network,
-                timeout=config.build_timeout,
-                log_path=config.log_dir / f"{spec.name}.log" if config.log_dir else None,
-                log_kb=config.limits.stderr_kb,
-            )
-            command = resolve_command(spec.command, spec.folder)
-            wrap = _wrap(config.sandbox)
-            if wrap is not None:  # fails if the sandbox would hide the program
-                wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
+            build_and_check(spec, config, say)
         except BotError as err:
             say(f"left out: {err}")
             store.set_bot_status(spec.name, "build_failed", str(err))

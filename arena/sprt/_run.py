@@ -13,7 +13,6 @@ stopped; a test that has ended only reports again.
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -23,8 +22,9 @@ from typing import Any
 import trio
 
 import protocol
-from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, build, check_name, resolve_command
+from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name
 from arena.errors import ArenaError, ConfigError, StoreError
+from arena.league import build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
@@ -264,28 +264,12 @@ async def run_sprt(
 
 
 def _prepare(config: SprtConfig, specs: list[BotSpec], say: Callable[[str], None]) -> None:
-    """Build the bots and check that the sandbox shows their programs."""
-    wrap = None
-    if config.sandbox == "bwrap":
-        from arena.sandbox import bwrap_wrap
-
-        wrap = bwrap_wrap()
-    built: set[Path] = set()
+    """Build the bots (each folder once) and check that the sandbox shows their programs."""
+    built: set[Path | None] = set()
     for spec in specs:
-        if spec.build is not None and spec.folder is not None and spec.folder not in built:
+        if spec.folder is None or spec.folder not in built:
             built.add(spec.folder)
-            say(f"building {spec.name}: {' '.join(spec.build)}")
-            build(
-                spec,
-                sandbox=config.sandbox,
-                network=config.build_network,
-                timeout=config.build_timeout,
-                log_path=config.log_dir / f"{spec.name}.log" if config.log_dir else None,
-                log_kb=config.limits.stderr_kb,
-            )
-        command = resolve_command(spec.command, spec.folder)
-        if wrap is not None:
-            wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
+            build_and_check(spec, config, say)
 
 
 def _identity(
