@@ -53,7 +53,8 @@ def test_a_cluster_league_stores_what_a_local_league_stores(
     assert len(starts) == 12 * 3
     assert {line[3] for line in starts} == {"arena.worker"}
     assert {line[2] for line in starts} <= workers
-    assert len({line[2] for line in starts}) == 2  # both workers played
+    # (Not necessarily on both workers: quick games travel up to 8 to a task, and under
+    # load one worker can take every task of a 12-game league.)
 
     # dan was built once on each worker, in that worker's cache, not here.
     builds = sorted((remote / "builds").read_text().splitlines())
