@@ -47,19 +47,9 @@ from arena.rules import GameConfig
 from arena.runners import Player
 from arena.store import Store
 
-from instant_bot import SOURCE as BOT
+from instant_bot import make_bots
 
 DASK = Path(sys.executable).with_name("dask")
-
-
-def make_bots(root: Path, count: int) -> Path:
-    bots = root / "bots"
-    for i in range(count):
-        folder = bots / f"instant{i}"
-        folder.mkdir(parents=True)
-        (folder / "bot.py").write_text(BOT)
-        (folder / "bot.toml").write_text(f'name = "instant{i}"\nrun = "python3 bot.py"\n')
-    return bots
 
 
 def config(bots: Path, store: Path, games_per_table: int, **more: Any) -> LeagueConfig:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 # An instant bot: decodes each message, answers every act with its first legal action.
 SOURCE = r"""
 import sys, msgpack
@@ -23,3 +25,17 @@ while True:
     w.write(len(b).to_bytes(4, "big") + b)
     w.flush()
 """
+
+
+def make_bots(root: Path, count: int) -> Path:
+    """`count` instant bots in root/bots (instant0, instant1, ... zero-padded to the width
+    of the largest number); returns that folder."""
+    bots = root / "bots"
+    width = len(str(count - 1))
+    for i in range(count):
+        name = f"instant{i:0{width}d}"
+        folder = bots / name
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(SOURCE)
+        (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    return bots

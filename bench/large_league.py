@@ -32,17 +32,7 @@ from arena.referee import Clocks
 from arena.rules import GameConfig
 from arena.store import Store
 
-from instant_bot import SOURCE as BOT
-
-
-def make_bots(root: Path, count: int) -> Path:
-    bots = root / "bots"
-    for i in range(count):
-        folder = bots / f"instant{i:03d}"
-        folder.mkdir(parents=True)
-        (folder / "bot.py").write_text(BOT)
-        (folder / "bot.toml").write_text(f'name = "instant{i:03d}"\nrun = "python3 bot.py"\n')
-    return bots
+from instant_bot import make_bots
 
 
 def _descendants(root: int) -> list[int]:
