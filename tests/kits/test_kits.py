@@ -140,7 +140,8 @@ def test_a_league_of_every_kit_in_the_sandbox_has_no_fault(tmp_path: Path) -> No
     result = CliRunner().invoke(
         main,
         ["league", "--bots", str(KITS), "--store", str(store), "--table-size", "4",
-         "--games-per-table", "4", "--max-tables", "12", "-j", "2", "--sandbox", "bwrap",
+         "--games-per-table", "4", "--max-tables", "12", "--seed", "1", "-j", "2",
+         "--sandbox", "bwrap",
          "--startup-ms", "20000", "--decision-ms", "2000", "--log-dir", str(tmp_path / "logs"),
          "--progress", "quiet"],
     )  # fmt: skip
