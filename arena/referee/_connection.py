@@ -8,6 +8,10 @@ arena's `BotFault`s (timeout, crash, malformed, illegal).
 from __future__ import annotations
 
 import contextlib
+import math
+import os
+import select
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +21,12 @@ import protocol
 from arena.errors import BotCrashed, BotFault, BotIllegal, BotMalformed, BotTimeout
 
 _READ = 65536
+_IN = select.POLLIN | select.POLLPRI
+_OUT = select.POLLOUT
+
+
+class Stopped(Exception):
+    """The trio side asked a blocking exchange to stop (the game was cancelled)."""
 
 
 def fault_from_protocol(err: protocol.ProtocolError, what: str) -> BotFault:
@@ -65,27 +75,116 @@ class Connection:
         await self._send(message)
         return await self._receive(what)
 
-    async def _receive(self, what: str) -> dict[str, Any]:
+    def _take(self, what: str) -> dict[str, Any] | None:
+        """The next message already received, or None; raises at the end of the stream."""
         decoder = self._decoder
-        while True:
-            try:
-                message = decoder.next_message()
-            except protocol.ProtocolError as err:
-                raise BotMalformed(f"{what}: {err}", detail=self.last_bytes) from err
-            if message is not None:
-                return message
-            if self._eof:
-                partial = " (in the middle of a frame)" if decoder.partial else ""
-                raise BotCrashed(f"closed its output while the referee waited for {what}{partial}")
+        try:
+            message = decoder.next_message()
+        except protocol.ProtocolError as err:
+            raise BotMalformed(f"{what}: {err}", detail=self.last_bytes) from err
+        if message is None and self._eof:
+            partial = " (in the middle of a frame)" if decoder.partial else ""
+            raise BotCrashed(f"closed its output while the referee waited for {what}{partial}")
+        return message
+
+    def _got(self, data: bytes | bytearray) -> None:
+        if not data:
+            self._eof = True
+        else:
+            self.last_bytes = bytes(data[:64])
+            self._decoder.feed(data)
+
+    async def _receive(self, what: str) -> dict[str, Any]:
+        while (message := self._take(what)) is None:
             try:
                 data = await self._stream.receive_some(_READ)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
                 raise BotCrashed(f"pipe broken while waiting for {what}") from err
-            if not data:
-                self._eof = True
-            else:
-                self.last_bytes = bytes(data[:64])
-                decoder.feed(data)
+            self._got(data)
+        return message
+
+    def pipe_fds(self) -> tuple[int, int] | None:
+        """The (write, read) file descriptors of a bot process's pipes, while both are
+        open; None for any other stream (an in-memory bot, a test's wrapper)."""
+        stream = self._stream
+        if not isinstance(stream, trio.StapledStream):
+            return None
+        send, receive = stream.send_stream, stream.receive_stream
+        if not (
+            isinstance(send, trio.lowlevel.FdStream) and isinstance(receive, trio.lowlevel.FdStream)
+        ):
+            return None
+        try:
+            return send.fileno(), receive.fileno()
+        except trio.ClosedResourceError:
+            return None
+
+    def send_blocking(self, message: dict[str, Any], deadline: float, stop_fd: int) -> None:
+        """`send`, from a thread, with blocking waits (see `exchange_blocking`)."""
+        fds = self.pipe_fds()
+        assert fds is not None
+        late = f"did not read its {message.get('type')} message in time"
+        self._write(protocol.encode_frame(message), fds[0], deadline, stop_fd, late, message)
+
+    def exchange_blocking(
+        self, message: dict[str, Any], what: str, deadline: float, stop_fd: int
+    ) -> dict[str, Any]:
+        """`exchange`, from a thread, with blocking waits: send `message` and receive the
+        answer by `deadline` (a `time.perf_counter()` time). Only for a connection with
+        `pipe_fds()`, while no trio task uses it.
+
+        Raises the same faults, with the same messages, as `exchange` under a cancel
+        scope with that deadline (BotTimeout "no {what} in time"), and `Stopped` as soon
+        as `stop_fd` becomes readable.
+        """
+        fds = self.pipe_fds()
+        assert fds is not None
+        write_fd, read_fd = fds
+        late = f"no {what} in time"
+        self._write(protocol.encode_frame(message), write_fd, deadline, stop_fd, late, message)
+        if (reply := self._take(what)) is not None:
+            return reply
+        poller = select.poll()
+        poller.register(read_fd, _IN)
+        poller.register(stop_fd, _IN)
+        while True:
+            _wait(poller, deadline, stop_fd, late)
+            try:
+                data = os.read(read_fd, _READ)
+            except BlockingIOError:
+                continue
+            except OSError as err:
+                raise BotCrashed(f"pipe broken while waiting for {what}") from err
+            self._got(data)
+            if (reply := self._take(what)) is not None:
+                return reply
+
+    @staticmethod
+    def _write(
+        frame: bytes,
+        write_fd: int,
+        deadline: float,
+        stop_fd: int,
+        late: str,
+        message: dict[str, Any],
+    ) -> None:
+        """Write all of `frame`, waiting while the pipe is full (see `_wait`)."""
+        view = memoryview(frame)
+        poller = None
+        while True:
+            try:
+                view = view[os.write(write_fd, view) :]
+            except BlockingIOError:
+                pass
+            except OSError as err:
+                raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+            if not view:
+                return
+            if poller is None:
+                poller = select.poll()
+                poller.register(write_fd, _OUT)
+                poller.register(stop_fd, _IN)
+            _wait(poller, deadline, stop_fd, late)
 
     async def aclose(self) -> None:
         """Close the stream (never raises)."""
@@ -94,3 +193,18 @@ class Connection:
             contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
         ):
             await self._stream.aclose()
+
+
+def _wait(poller: select.poll, deadline: float, stop_fd: int, late: str) -> None:
+    """Block until `poller` has an event (not only on `stop_fd`): raises BotTimeout(late)
+    at `deadline` and Stopped if `stop_fd` is readable."""
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise BotTimeout(late)
+        events = poller.poll(math.ceil(left * 1000))
+        for fd, _ in events:
+            if fd == stop_fd:
+                raise Stopped
+        if events:
+            return

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,9 +16,9 @@ from arena import __version__
 from arena.errors import BotFault, BotTimeout
 from arena.referee import _wire
 from arena.referee._clocks import Clocks
-from arena.referee._connection import fault_from_protocol
+from arena.referee._connection import Stopped, fault_from_protocol
 from arena.referee._session import BotSession
-from arena.rules import Cause, Game, GameConfig, Outcome
+from arena.rules import Action, Cause, Game, GameConfig, Outcome
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -55,6 +57,32 @@ class GameResult:
 
 
 _CAUSES = {c.value: c for c in Cause}
+
+
+@dataclasses.dataclass(slots=True)
+class _Request:
+    """An act sent to the seat to move, and what its answer is judged against."""
+
+    request_id: int
+    message: dict[str, Any]
+    legal: tuple[Action, ...]
+    allowed: int
+    """The ms the bot has for this decision."""
+    bank: int | None
+
+
+_THREADS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("_THREADS")
+"""Games in threads at once: no limit (trio's default of 40 would hold back the games
+of a worker that plays more than 40 at once)."""
+
+_STOPPED = object()
+"""What the blocking driver returns when the trio side stopped it."""
+
+
+def _system_clock() -> bool:
+    """True under trio's own clock (False under a test's virtual clock)."""
+    clock = trio.lowlevel.current_clock()
+    return type(clock).__name__ == "SystemClock" and type(clock).__module__.startswith("trio.")
 
 
 async def play_game(
@@ -100,6 +128,10 @@ class _Runner:
         self.faults: list[FaultRecord] = []
         self.decisions = 0
         self.waiting_for: int | None = None
+        self._started = 0
+        """Seats sent their game_start (or left at once), in the blocking driver."""
+        self._ended = 0
+        """Seats sent their game_over (or skipped), in the blocking driver."""
         self.event_dicts: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = [
             {
@@ -146,45 +178,12 @@ class _Runner:
         await self.seats[seat].kill(fault, self.clocks.kill_grace_ms / 1000)
 
     async def run(self) -> None:
-        clocks = self.clocks
-        game = self.game
-        for seat, session in enumerate(self.seats):
-            if session.broken:
-                fault = session.fault
-                assert fault is not None
-                await self._fault(seat, fault)
-                continue
-            session.games += 1
-            deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
-            message = _wire.game_start(
-                self.game_id, seat, self.names, self.config, game.hand(seat), clocks
-            )
-            try:
-                await session.send(message, deadline)
-            except BotFault as fault:
-                await self._fault(seat, fault)
-        # One cancel scope serves every decision until a bot times out: its deadline is
-        # moved before each request (cheaper than a new scope per decision).
-        while game.to_move is not None:
-            with trio.CancelScope() as scope:
-                while (to_move := game.to_move) is not None:
-                    await self._decide(to_move, scope)
-            if scope.cancelled_caught:
-                late = self.waiting_for
-                assert late is not None
-                self.waiting_for = None
-                await self._fault(late, BotTimeout("no action in time"))
-        self._sync_events()
-        outcome = game.outcome()
-        for seat, session in enumerate(self.seats):
-            if session.broken:
-                continue
-            message = _wire.game_over(self.game_id, outcome, self._news(seat))
-            deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
-            try:
-                await session.send(message, deadline)
-            except BotFault as fault:
-                await self._fault(seat, fault)
+        if self._blocking_ok():
+            while (fault := await self._in_thread()) is not None:
+                await self._fault(*fault)
+        else:
+            await self._run_trio()
+        outcome = self.game.outcome()
         self.log.append(
             {
                 "type": "result",
@@ -201,57 +200,205 @@ class _Runner:
             }
         )
 
-    async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
+    async def _run_trio(self) -> None:
+        """The game with trio I/O (bots in memory, virtual clocks)."""
+        clocks = self.clocks
+        game = self.game
+        for seat, session in enumerate(self.seats):
+            if session.broken:
+                fault = session.fault
+                assert fault is not None
+                await self._fault(seat, fault)
+                continue
+            session.games += 1
+            deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
+            try:
+                await session.send(self._game_start(seat), deadline)
+            except BotFault as fault:
+                await self._fault(seat, fault)
+        while game.to_move is not None:
+            # One cancel scope serves every decision until a bot times out: its deadline
+            # is moved before each request (cheaper than a new scope per decision).
+            with trio.CancelScope() as scope:
+                while (to_move := game.to_move) is not None:
+                    await self._decide(to_move, scope)
+            if scope.cancelled_caught:
+                late = self.waiting_for
+                assert late is not None
+                self.waiting_for = None
+                await self._fault(late, BotTimeout("no action in time"))
+        for seat, session in enumerate(self.seats):
+            if session.broken:
+                continue
+            deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
+            try:
+                await session.send(self._game_over(seat), deadline)
+            except BotFault as fault:
+                await self._fault(seat, fault)
+
+    def _game_start(self, seat: int) -> dict[str, Any]:
+        return _wire.game_start(
+            self.game_id, seat, self.names, self.config, self.game.hand(seat), self.clocks
+        )
+
+    def _game_over(self, seat: int) -> dict[str, Any]:
+        return _wire.game_over(self.game_id, self.game.outcome(), self._news(seat))
+
+    def _request(self, seat: int) -> _Request:
+        """The act for `seat`, the seat to move."""
         game = self.game
         clocks = self.clocks
-        session = self.seats[seat]
         legal = game.legal_actions()
         bank = self.bank[seat]
         allowed = clocks.decision_ms
         if bank is not None:
             allowed = max(0, min(allowed, bank))
-        request_id = session.next_request_id()
+        request_id = self.seats[seat].next_request_id()
         message = _wire.act(
             request_id, game.observation(seat), self._news(seat), allowed, bank, legal
         )
+        return _Request(request_id, message, legal, allowed, bank)
+
+    def _accept(self, seat: int, request: _Request, reply: dict[str, Any], used_ms: float) -> None:
+        """Judge `seat`'s answer to `request`, given `used_ms` after the act was sent, and
+        play it; raises BotFault (the game is unchanged then)."""
+        clocks = self.clocks
+        try:
+            action = protocol.parse_bot_action(
+                reply, request_id=request.request_id, legal_count=len(request.legal)
+            )
+        except protocol.ProtocolError as err:
+            raise fault_from_protocol(err, "action") from err
+        # One measurement is both judged and recorded: a reply read within the deadline
+        # but measured past it (the referee was busy) is late all the same.
+        if used_ms > request.allowed + clocks.grace_ms:
+            raise BotTimeout(f"action after {used_ms:.1f} ms (limit {request.allowed} ms)")
+        self.think[seat] += used_ms
+        bank = request.bank
+        if bank is not None:
+            self.bank[seat] = max(0, bank - round(used_ms)) + clocks.increment_ms
+        chosen = request.legal[action.choice]
+        self.decisions += 1
+        self.log.append(
+            {
+                "type": "decision",
+                "seat": seat,
+                "request_id": request.request_id,
+                "choice": action.choice,
+                "action": _wire.action_to_dict(chosen),
+                "ms": round(used_ms, 3),
+            }
+        )
+        self.game.apply_unchecked(chosen)
+
+    async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
+        request = self._request(seat)
         start = trio.current_time()
-        scope.deadline = start + (allowed + clocks.grace_ms) / 1000
+        scope.deadline = start + (request.allowed + self.clocks.grace_ms) / 1000
         self.waiting_for = seat
         try:
-            reply = await session.connection.exchange(message, "action")
-            try:
-                action = protocol.parse_bot_action(
-                    reply, request_id=request_id, legal_count=len(legal)
-                )
-            except protocol.ProtocolError as err:
-                raise fault_from_protocol(err, "action") from err
-            # One measurement is both judged and recorded: a reply read within the
-            # deadline but measured past it (the referee was busy) is late all the same.
+            reply = await self.seats[seat].connection.exchange(request.message, "action")
             used_ms = (trio.current_time() - start) * 1000
-            if used_ms > allowed + clocks.grace_ms:
-                raise BotTimeout(f"action after {used_ms:.1f} ms (limit {allowed} ms)")
+            self._accept(seat, request, reply, used_ms)
         except BotFault as fault:
             scope.deadline = math.inf
             await self._fault(seat, fault)
             return
         scope.deadline = math.inf
         self.waiting_for = None
-        self.think[seat] += used_ms
-        if bank is not None:
-            self.bank[seat] = max(0, bank - round(used_ms)) + clocks.increment_ms
-        chosen = legal[action.choice]
-        self.decisions += 1
-        self.log.append(
-            {
-                "type": "decision",
-                "seat": seat,
-                "request_id": request_id,
-                "choice": action.choice,
-                "action": _wire.action_to_dict(chosen),
-                "ms": round(used_ms, 3),
-            }
+
+    # A game between bot processes is played in a worker thread with blocking pipe I/O:
+    # a decision then costs little more than the bare round trip, where trio's run loop,
+    # cancel scopes and stream wrappers cost several times that. trio keeps running
+    # meanwhile (stderr drains, the other games of this process, signals). The thread
+    # hands every fault back to trio (which kills the bot) and goes on where it stopped.
+    # Cancelling the game wakes the thread through a pipe and waits for it, so no
+    # thread ever touches a bot's pipes after the game has let go of them.
+
+    def _blocking_ok(self) -> bool:
+        """True if every seat still in play is a bot process and time is real."""
+        if not _system_clock():
+            return False
+        return all(
+            session.broken or session.connection.pipe_fds() is not None for session in self.seats
         )
-        game.apply_unchecked(chosen)
+
+    async def _in_thread(self) -> tuple[int, BotFault] | None:
+        """Go on with the game in a thread until it is over (None) or a bot faults."""
+        stop_read, stop_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            async with trio.open_nursery() as nursery:
+
+                async def wake_on_cancel() -> None:
+                    try:
+                        await trio.sleep_forever()
+                    finally:
+                        os.write(stop_write, b"x")
+
+                nursery.start_soon(wake_on_cancel)
+                try:
+                    limiter = _THREADS.get()
+                except LookupError:
+                    limiter = trio.CapacityLimiter(math.inf)
+                    _THREADS.set(limiter)
+                result = await trio.to_thread.run_sync(
+                    self._play_blocking, stop_read, limiter=limiter
+                )
+                nursery.cancel_scope.cancel()
+        finally:
+            os.close(stop_read)
+            os.close(stop_write)
+        if result is _STOPPED:  # cancelled, and the nursery has raised Cancelled
+            raise AssertionError("the game's thread stopped, but nothing cancelled it")
+        return result  # type: ignore[return-value]
+
+    def _play_blocking(self, stop_fd: int) -> tuple[int, BotFault] | object | None:
+        """The game from where it stands, with blocking I/O (in a worker thread): returns
+        None when it is over, the first fault for the trio side to handle, or _STOPPED."""
+        clocks = self.clocks
+        game = self.game
+        seats = self.seats
+        limit = (clocks.decision_ms + clocks.grace_ms) / 1000
+        try:
+            while self._started < len(seats):
+                seat = self._started
+                self._started += 1
+                session = seats[seat]
+                if session.broken:
+                    assert session.fault is not None
+                    return seat, session.fault
+                session.games += 1
+                deadline = time.perf_counter() + limit
+                try:
+                    session.connection.send_blocking(self._game_start(seat), deadline, stop_fd)
+                except BotFault as fault:
+                    return seat, fault
+            grace = clocks.grace_ms
+            while (mover := game.to_move) is not None:
+                request = self._request(mover)
+                start = time.perf_counter()
+                deadline = start + (request.allowed + grace) / 1000
+                try:
+                    reply = seats[mover].connection.exchange_blocking(
+                        request.message, "action", deadline, stop_fd
+                    )
+                    self._accept(mover, request, reply, (time.perf_counter() - start) * 1000)
+                except BotFault as fault:
+                    return mover, fault
+            while self._ended < len(seats):
+                seat = self._ended
+                self._ended += 1
+                session = seats[seat]
+                if session.broken:
+                    continue
+                deadline = time.perf_counter() + limit
+                try:
+                    session.connection.send_blocking(self._game_over(seat), deadline, stop_fd)
+                except BotFault as fault:
+                    return seat, fault
+        except Stopped:
+            return _STOPPED
+        return None
 
     def result(self) -> GameResult:
         return GameResult(

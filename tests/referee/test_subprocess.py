@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ import trio
 
 from arena.bots import Limits
 from arena.match import run_match
-from arena.referee import Clocks, GameResult, RunSettings
+from arena.referee import Clocks, GameResult, RunSettings, _game
 from arena.rules import GameConfig
 
 from .botscripts import alive, pids, spec
@@ -144,3 +146,94 @@ async def test_memory_hog_hits_the_address_space_limit(tmp_path: Path) -> None:
     assert bad_faults(results) == ["crash"]
     log = (tmp_path / "logs" / "bad.log").read_text()
     assert "MemoryError" in log
+
+
+# The referee plays games between bot processes with blocking I/O in a thread, and
+# games with in-memory bots (and under virtual clocks) with trio's streams. Both must
+# judge every behaviour alike: same faults, same messages, same outcomes.
+
+SAME_JUDGEMENT = [
+    "good",
+    "hang",
+    "crash_at_start",
+    "crash_mid_game",
+    "garbage",
+    "huge_length",
+    "flood_stdout",
+    "wrong_request_id",
+    "out_of_range",
+    "wrong_types",
+    "slow",
+    "exit_nonzero_on_bye",
+]
+
+
+def judgement(results: list[GameResult]) -> list[object]:
+    """What the referee decided, without the times it measured."""
+    return [
+        (
+            r.outcome.places,
+            r.decisions,
+            [(f.seat, f.cause, re.sub(r"\d+\.\d+", "T", f.message), f.plays) for f in r.faults],
+            [e for e in r.log if e["type"] in ("event", "result")],
+        )
+        for r in results
+    ]
+
+
+@pytest.mark.parametrize("behaviour", SAME_JUDGEMENT)
+async def test_blocking_and_trio_drivers_judge_alike(
+    tmp_path: Path, behaviour: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clocks = Clocks(decision_ms=400, grace_ms=50, exit_grace_ms=300, kill_grace_ms=200)
+    used: list[bool] = []
+    real = _game._Runner._blocking_ok
+
+    def spy(self: _game._Runner) -> bool:
+        used.append(real(self))
+        return used[-1]
+
+    monkeypatch.setattr(_game._Runner, "_blocking_ok", spy)
+    (tmp_path / "blocking").mkdir()
+    blocking, _, _ = await play(tmp_path / "blocking", behaviour, clocks=clocks)
+    assert used
+    assert all(used), "bot processes are played with blocking I/O"
+    monkeypatch.setattr(_game._Runner, "_blocking_ok", lambda self: False)
+    (tmp_path / "trio").mkdir()
+    with_trio, _, _ = await play(tmp_path / "trio", behaviour, clocks=clocks)
+    assert judgement(blocking) == judgement(with_trio)
+    if behaviour == "slow":  # 0.6 s a decision against 0.4 s: out at its first act
+        assert bad_faults(blocking) == ["timeout", "timeout"]
+
+
+async def test_cancelling_a_game_stops_its_thread_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game waiting on a bot with a minute to think is cancelled within moments, its
+    thread has returned before the game lets go of the bots, and every process is gone."""
+    clocks = Clocks(decision_ms=60_000, exit_grace_ms=300, kill_grace_ms=200)
+    threads: list[threading.Event] = []
+    real = _game._Runner._play_blocking
+
+    def spy(self: _game._Runner, stop_fd: int) -> object:
+        threads.append(threading.Event())
+        try:
+            return real(self, stop_fd)
+        finally:
+            threads[-1].set()
+
+    monkeypatch.setattr(_game._Runner, "_play_blocking", spy)
+    start = trio.current_time()
+    with trio.move_on_after(1.0) as scope:
+        await play(tmp_path, "hang", clocks=clocks, games=1)
+    assert scope.cancelled_caught
+    assert trio.current_time() - start < 20
+    assert threads
+    assert all(done.is_set() for done in threads)
+    everyone = pids(tmp_path / "bad.pids") + pids(tmp_path / "good.pids")
+    assert everyone
+    for _ in range(100):
+        if not [p for p in everyone if alive(p)]:
+            break
+        await trio.sleep(0.05)
+    assert [p for p in everyone if alive(p)] == []

@@ -1,0 +1,132 @@
+"""`Connection`'s blocking exchange (the referee's path for bot processes) over real
+pipes: the same faults, with the same messages, as the trio path; stopping at once."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+
+import msgpack
+import pytest
+import trio
+import trio.testing
+
+import protocol
+from arena.errors import BotCrashed, BotMalformed, BotTimeout
+from arena.referee._connection import Connection, Stopped
+
+
+class Pipes:
+    """A connection over two real pipes; the test plays the bot at their other ends."""
+
+    def __init__(self) -> None:
+        self.to_bot_read, to_bot_write = os.pipe()
+        from_bot_read, self.from_bot_write = os.pipe()
+        self.stop_read, self.stop_write = os.pipe()
+        self.connection = Connection(
+            trio.StapledStream(
+                trio.lowlevel.FdStream(to_bot_write), trio.lowlevel.FdStream(from_bot_read)
+            )
+        )
+
+    def answer(self, data: bytes) -> None:
+        os.write(self.from_bot_write, data)
+
+    def close(self) -> None:
+        for fd in (self.to_bot_read, self.from_bot_write, self.stop_read, self.stop_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+@pytest.fixture
+def pipes() -> Iterator[Pipes]:
+    p = Pipes()
+    yield p
+    p.close()
+
+
+ACT = {"type": "act", "request_id": 1}
+
+
+def frame(message: dict[str, object]) -> bytes:
+    body = msgpack.packb(message)
+    return len(body).to_bytes(4, "big") + body
+
+
+def soon(seconds: float = 0.2) -> float:
+    return time.perf_counter() + seconds
+
+
+async def test_a_waiting_answer_comes_back(pipes: Pipes) -> None:
+    assert pipes.connection.pipe_fds() is not None
+    pipes.answer(frame({"type": "action", "request_id": 1, "choice": 0}))
+    reply = pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+    assert reply == {"type": "action", "request_id": 1, "choice": 0}
+    sent = os.read(pipes.to_bot_read, 1000)
+    assert protocol.decode_frame(sent) == ACT
+
+
+async def test_an_answer_in_pieces_is_put_together(pipes: Pipes) -> None:
+    data = frame({"type": "action", "request_id": 1, "choice": 2})
+    pipes.answer(data[:3])
+    pipes.answer(data[3:7])
+    with pytest.raises(BotTimeout):  # not all there yet
+        pipes.connection.exchange_blocking(ACT, "action", soon(0.05), pipes.stop_read)
+    pipes.answer(data[7:])
+    reply = pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+    assert reply["choice"] == 2
+
+
+async def test_no_answer_by_the_deadline_is_a_timeout(pipes: Pipes) -> None:
+    with pytest.raises(BotTimeout, match=r"^no action in time$"):
+        pipes.connection.exchange_blocking(ACT, "action", soon(0.1), pipes.stop_read)
+
+
+async def test_a_bot_that_stops_reading_times_out_while_sending(pipes: Pipes) -> None:
+    big = {"type": "game_over", "events": ["x" * 1000] * 300}  # more than a pipe holds
+    with pytest.raises(BotTimeout, match=r"^did not read its game_over message in time$"):
+        pipes.connection.send_blocking(big, soon(0.1), pipes.stop_read)
+    with pytest.raises(BotTimeout, match=r"^no action in time$"):
+        pipes.connection.exchange_blocking(big, "action", soon(0.1), pipes.stop_read)
+
+
+async def test_a_closed_input_is_a_crash(pipes: Pipes) -> None:
+    os.close(pipes.to_bot_read)
+    with pytest.raises(BotCrashed, match=r"^pipe closed while sending act$"):
+        pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+
+
+async def test_a_closed_output_is_a_crash(pipes: Pipes) -> None:
+    pipes.answer(frame({"type": "action"})[:6])
+    os.close(pipes.from_bot_write)
+    with pytest.raises(
+        BotCrashed,
+        match=r"^closed its output while the referee waited for action \(in the middle",
+    ):
+        pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+
+
+async def test_bad_bytes_are_malformed_with_the_bytes(pipes: Pipes) -> None:
+    pipes.answer(b"\x00\x00\x00\x02\xc1\xc1")
+    with pytest.raises(BotMalformed) as caught:
+        pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+    assert str(caught.value).startswith("action: ")
+    assert caught.value.detail == b"\x00\x00\x00\x02\xc1\xc1"
+
+
+async def test_a_stop_wakes_the_wait_at_once(pipes: Pipes) -> None:
+    os.write(pipes.stop_write, b"x")
+    start = time.perf_counter()
+    with pytest.raises(Stopped):
+        pipes.connection.exchange_blocking(ACT, "action", soon(30), pipes.stop_read)
+    big = {"type": "game_over", "events": ["x" * 1000] * 300}
+    with pytest.raises(Stopped):
+        pipes.connection.send_blocking(big, soon(30), pipes.stop_read)
+    assert time.perf_counter() - start < 10
+
+
+async def test_other_streams_have_no_pipes() -> None:
+    left, _right = trio.testing.memory_stream_pair()
+    assert Connection(left).pipe_fds() is None
