@@ -35,5 +35,14 @@ class Clocks:
             raise ConfigError("decision_ms must be at least 1")
 
     def to_dict(self) -> dict[str, int | None]:
-        """A JSON-ready dict."""
-        return dataclasses.asdict(self)
+        """A JSON-ready dict (built by hand: `dataclasses.asdict` costs ten times as much,
+        once a game)."""
+        return {
+            "decision_ms": self.decision_ms,
+            "bank_ms": self.bank_ms,
+            "increment_ms": self.increment_ms,
+            "startup_ms": self.startup_ms,
+            "grace_ms": self.grace_ms,
+            "exit_grace_ms": self.exit_grace_ms,
+            "kill_grace_ms": self.kill_grace_ms,
+        }

@@ -27,6 +27,9 @@ for _card in Card:
     _ACTION_DICTS[Action.play(_card)] = {"kind": "play", "card": _CODE[_card]}
     _ACTION_DICTS[Action.bust(_card)] = {"kind": "bust", "card": _CODE[_card]}
 _ACTION_DICTS[Action.quad()] = {"kind": "quad"}
+# The rules engine hands out shared Action objects (Action.play, .bust, .quad), which
+# live as long as the program: looking them up by identity skips the dataclass hash.
+_BY_ID = {id(action): d for action, d in _ACTION_DICTS.items()}
 
 
 def action_to_dict(action: Action) -> dict[str, str]:
@@ -154,7 +157,7 @@ def act(
         "observation": observation_to_dict(obs),
         "events": events,
         "clock": {"decision_ms": decision_ms, "bank_ms": bank_ms},
-        "legal": [_ACTION_DICTS[a] for a in legal],
+        "legal": [_BY_ID.get(id(a)) or _ACTION_DICTS[a] for a in legal],
     }
 
 

@@ -303,3 +303,11 @@ async def test_the_time_judged_is_the_time_recorded(
     decisions = [r for r in result.log if r["type"] == "decision"]
     assert all(r["ms"] <= limit for r in decisions)
     assert [f.cause for f in result.faults if f.seat == 0] == (["timeout"] if late else [])
+
+
+def test_clocks_to_dict_has_every_field() -> None:
+    """The replay's clocks record is written by hand; it must not miss a field."""
+    import dataclasses
+
+    clocks = Clocks(decision_ms=7, bank_ms=9, increment_ms=1, startup_ms=3, grace_ms=2)
+    assert clocks.to_dict() == dataclasses.asdict(clocks)
