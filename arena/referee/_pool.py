@@ -44,7 +44,11 @@ class RunSettings:
 
 class _Budget:
     """The bot processes alive among a set of pools, and their idle ones from least to
-    most recently used: what `RunSettings.max_processes` closes first."""
+    most recently used: what `RunSettings.max_processes` closes first.
+
+    A process counts from the moment its start is decided until it has exited: one
+    closed to make room still counts while it takes its exit grace (a bot that ignores
+    bye takes all of it, and then its kill grace), and a start waits for it to go."""
 
     def __init__(self, limit: int | None, nursery: trio.Nursery, clocks: Clocks) -> None:
         self.limit = limit
@@ -52,6 +56,8 @@ class _Budget:
         self.closed = 0
         """Idle processes closed to make room, so far."""
         self._idle: dict[BotSession, BotPool] = {}  # insertion order: least recent first
+        self._closing = 0
+        self._gone = trio.Event()  # set when a process closed to make room is gone
         self._nursery = nursery
         self._clocks = clocks
 
@@ -61,21 +67,34 @@ class _Budget:
     def woken(self, session: BotSession) -> None:
         self._idle.pop(session, None)
 
-    def make_room(self) -> None:
-        """Close least recently used idle processes (in the background) until one more
-        may start."""
+    async def make_room(self) -> None:
+        """Close least recently used idle processes (in the background) and wait for them
+        to go until one more may start. When every process is in a game, there is no
+        room to make: the games in flight go past the limit."""
         if self.limit is None:
             return
-        while self.alive >= self.limit and self._idle:
-            session, pool = next(iter(self._idle.items()))
-            del self._idle[session]
-            pool.evict(session)
-            self.closed += 1
-            self._nursery.start_soon(self._close, session)
+        while self.alive >= self.limit:
+            if self.alive - self._closing >= self.limit and self._idle:
+                session, pool = next(iter(self._idle.items()))
+                del self._idle[session]
+                pool.evict(session)
+                self.closed += 1
+                self._closing += 1
+                self._nursery.start_soon(self._close, session)
+            elif self._closing:
+                await self._gone.wait()
+            else:
+                return
 
     async def _close(self, session: BotSession) -> None:
-        with trio.CancelScope(shield=True):  # never left half-closed
-            await session.close(self._clocks)
+        try:
+            with trio.CancelScope(shield=True):  # never left half-closed
+                await session.close(self._clocks)
+        finally:
+            self.alive -= 1
+            self._closing -= 1
+            self._gone.set()
+            self._gone = trio.Event()
 
 
 class BotPool:
@@ -137,9 +156,10 @@ class BotPool:
             self._budget.rested(session, self)
 
     def evict(self, session: BotSession) -> None:
-        """Forget an idle session the budget closes to make room."""
+        """Forget an idle session the budget closes to make room (it stays counted as
+        alive until it is gone)."""
         self._idle.remove(session)
-        self._forget(session)
+        self._all.remove(session)
 
     def _forget(self, session: BotSession) -> None:
         if session in self._all:
@@ -150,7 +170,7 @@ class BotPool:
         settings = self.settings
         log = settings.log_dir / f"{self.spec.name}.log" if settings.log_dir is not None else None
         self.started += 1
-        self._budget.make_room()
+        await self._budget.make_room()
         self._budget.alive += 1  # counted from now, so that a start at the same time sees it
         try:
             process = await start_process(

@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 NAMES = ["spy-a", "spy-b", "spy-c", "spy-d"]
 
 
-@pytest.mark.parametrize("concurrency", [1, 2])
+@pytest.mark.parametrize("concurrency", [1, 2, 4])
 @pytest.mark.parametrize("sandboxed", BOTH)
 def test_no_process_plays_two_games_of_a_duplicate_group(
     tmp_path: Path, concurrency: int, sandboxed: bool

@@ -1,0 +1,82 @@
+"""Hostile bots against the process cap and the workers that play several games at once
+(issue 14.1 and 14.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from arena.messages import Play, Setup, WorkerSettings
+from arena.referee import Clocks, RunSettings, open_pools, play_seated
+from arena.rules import GameConfig
+from arena.runners import WorkerPool
+
+from ..referee.botscripts import alive, pids, spec
+
+
+async def test_a_process_closed_to_make_room_counts_until_it_is_gone(tmp_path: Path) -> None:
+    """A bot that ignores bye and SIGTERM lingers through its exit and kill graces when
+    it is closed to make room. It counts against the limit until it is gone: the next
+    start waits for it, and never more than the limit are alive."""
+    bad_pids, good_pids = tmp_path / "bad", tmp_path / "good"
+    specs = [spec("ignore_sigterm", bad_pids, name="bad")]
+    specs += [spec("good", good_pids, name=f"g{i}") for i in range(3)]
+    clocks = Clocks(decision_ms=5000, exit_grace_ms=600, kill_grace_ms=400)
+    settings = RunSettings(clocks=clocks, max_processes=2)
+    most = 0
+    sampling = True
+
+    async def sample() -> None:
+        nonlocal most
+        while sampling:
+            most = max(most, sum(alive(p) for p in pids(bad_pids) + pids(good_pids)))
+            await trio.sleep(0.01)
+
+    async with open_pools(specs, settings) as pools, trio.open_nursery() as nursery:
+        nursery.start_soon(sample)
+        first = await play_seated(
+            [pools["bad"], pools["g0"]], GameConfig(players=2), 1, clocks=clocks, game_id="a"
+        )
+        assert not first.faults
+        start = trio.current_time()
+        second = await play_seated(
+            [pools["g1"], pools["g2"]], GameConfig(players=2), 2, clocks=clocks, game_id="b"
+        )
+        waited = trio.current_time() - start
+        assert not second.faults
+        await trio.sleep(0.1)
+        sampling = False
+    assert pids(bad_pids)
+    assert not alive(pids(bad_pids)[0])
+    assert most == 2
+    assert waited >= 0.6  # the start waited for the lingering bot to be killed
+
+
+async def test_a_hanging_bot_holds_up_only_its_own_game() -> None:
+    """One worker process plays two games at once; in one of them a bot hangs until its
+    decision time runs out. The other game finishes first, untouched."""
+    pidfile = Path("/dev/null")
+    bots = (
+        spec("hang", pidfile, name="hang"),
+        spec("good", pidfile, name="g0"),
+        spec("good", pidfile, name="g1"),
+        spec("good", pidfile, name="g2"),
+    )
+    clocks = Clocks(decision_ms=3000, exit_grace_ms=300, kill_grace_ms=200)
+    settings = WorkerSettings.of(RunSettings(clocks=clocks), "none")
+    setup = Setup(bots, settings, GameConfig(players=2))
+    results = {}
+    async with WorkerPool(1, games=2).players(setup) as players:
+
+        async def play(player: int, game: Play) -> None:
+            results[game.game_id] = await players[player](game)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, 0, Play("slow", ("hang", "g0"), 1, None))
+            nursery.start_soon(play, 1, Play("quick", ("g1", "g2"), 2, None))
+    slow, quick = results["slow"], results["quick"]
+    assert [f.cause for f in slow.result.faults] == ["timeout"]
+    assert not quick.result.faults
+    assert quick.finished < slow.finished
+    assert quick.finished - quick.started < 2.5
