@@ -7,9 +7,17 @@ can read a store, a web server included, without the ratings' weight.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from arena.rules import FAULT_ORDER
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+IntColumn: TypeAlias = "Sequence[int] | npt.NDArray[Any]"
+"""A column of whole numbers: a list, or a numpy array of the reader that made it."""
 
 FORFEIT = "forfeit"
 """The cause of a seat that forfeited its game (its bot was disqualified)."""
@@ -88,6 +96,84 @@ class GameRecord:
                 ranking.append([seat.player])
                 last = seat.place
         return ranking
+
+
+@dataclass(frozen=True, eq=False)
+class ResultColumns:
+    """Finished games in columns: the same results as a list of `GameRecord`s, without
+    an object per game or seat, for the millions of seats of a large store or file
+    (issue 14.6). The standings read these columns straight into arrays.
+
+    Each seat of each game is one entry of the seat columns (``seat_game`` ...
+    ``seat_cause``); the seats of one game are consecutive and in seat order. Whoever
+    makes the columns has checked them: every index in range, places >= 1, every game
+    with a seat, no player twice in one game.
+    """
+
+    game_ids: Sequence[str]
+    """Every game's id, each once, in the order of the games (a store's schedule)."""
+    groups: Sequence[str | None]
+    """Every game's duplicate-deal group, or None."""
+    players: Sequence[str]
+    """Every player, sorted by name, each once."""
+    causes: Sequence[str]
+    """Every elimination cause that occurs, each once."""
+    seat_game: IntColumn
+    """The game of each seat: an index into ``game_ids``."""
+    seat_player: IntColumn
+    """The player in each seat: an index into ``players``."""
+    place: IntColumn
+    """The finishing place of each seat."""
+    points: Sequence[int | None]
+    """The final score of each seat, in formats that keep one (None otherwise)."""
+    seat_cause: IntColumn
+    """The elimination cause of each seat: an index into ``causes``, or -1 for none."""
+
+    @classmethod
+    def from_records(cls, records: Iterable[GameRecord]) -> ResultColumns:
+        """The columns of ``records`` (games in the same order)."""
+        games = list(records)
+        players = sorted({seat.player for game in games for seat in game.seats})
+        causes = sorted({s.cause for game in games for s in game.seats if s.cause is not None})
+        player_index = {name: k for k, name in enumerate(players)}
+        cause_index: dict[str | None, int] = {cause: k for k, cause in enumerate(causes)}
+        cause_index[None] = -1
+        seats = [(g, seat) for g, game in enumerate(games) for seat in game.seats]
+        return cls(
+            game_ids=[game.game_id for game in games],
+            groups=[game.group for game in games],
+            players=tuple(players),
+            causes=tuple(causes),
+            seat_game=[g for g, _ in seats],
+            seat_player=[player_index[seat.player] for _, seat in seats],
+            place=[seat.place for _, seat in seats],
+            points=[seat.points for _, seat in seats],
+            seat_cause=[cause_index[seat.cause] for _, seat in seats],
+        )
+
+    def records(self) -> list[GameRecord]:
+        """The same results as game records, in the order of ``game_ids``."""
+        players, causes = self.players, (*self.causes, None)
+        seat = SeatRecord.checked
+        seats: list[list[SeatRecord]] = [[] for _ in self.game_ids]
+        for g, p, place, points, cause in zip(
+            _plain(self.seat_game),
+            _plain(self.seat_player),
+            _plain(self.place),
+            self.points,
+            _plain(self.seat_cause),
+            strict=True,
+        ):
+            seats[g].append(seat(players[p], place, points, causes[cause]))
+        return [
+            GameRecord.checked(game_id, group, tuple(s))
+            for game_id, group, s in zip(self.game_ids, self.groups, seats, strict=True)
+        ]
+
+
+def _plain(column: IntColumn) -> Sequence[int]:
+    """The column as Python ints."""
+    return column if isinstance(column, Sequence) else column.tolist()
 
 
 _new = object.__new__

@@ -13,14 +13,16 @@ import csv
 import io
 import json
 import math
+import operator
 import os
 import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from statistics import NormalDist
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import numpy as np
 import tabulate as _tabulate
@@ -32,6 +34,7 @@ from arena.ratings import (
     DEFAULT_PRIOR,
     ELO_PER_NAT,
     MAX_TIE,
+    FinishingOrders,
     bootstrap_plackett_luce,
     fit_plackett_luce,
     likelihood_of_superiority,
@@ -39,7 +42,11 @@ from arena.ratings import (
 )
 from arena.records import FAULT_CAUSES as FAULT_CAUSES  # re-exported: the tables' order
 from arena.records import GameRecord as GameRecord
+from arena.records import ResultColumns as ResultColumns
 from arena.records import SeatRecord as SeatRecord
+
+if TYPE_CHECKING:  # numpy.typing costs a tenth of numpy's import time
+    import numpy.typing as npt
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 """Unicode's control characters (category Cc), which no name may hold."""
@@ -166,7 +173,7 @@ class Standings:
 
 @paused_collector()  # the fit of 100,000 games makes millions of objects, in no cycle
 def compute_standings(
-    records: Iterable[GameRecord],
+    records: Iterable[GameRecord] | ResultColumns,
     *,
     prior: float = DEFAULT_PRIOR,
     mean: float = 1500.0,
@@ -178,6 +185,8 @@ def compute_standings(
 ) -> Standings:
     """Rate the bots and count their results.
 
+    ``records`` are game records or the same results in columns (`ResultColumns`, as a
+    store or `read_places_columns` reads them: the fast form for large result sets).
     ``method="mle"`` fits Plackett–Luce strengths to all finishing orders at once
     (`arena.ratings.fit_plackett_luce`; ``prior`` pseudo-wins and pseudo-losses per
     bot keep the unbeaten and the winless finite; 0 gives the plain MLE) with 95%
@@ -190,9 +199,15 @@ def compute_standings(
     the plain MLE does not exist, and ``ValueError`` for invalid arguments or
     records (two records with one game id).
     """
-    games = list(records)
-    _check_arguments(games, prior=prior, mean=mean, method=method, bootstrap=bootstrap)
-    rankings = [game.ranking() for game in games]
+    _check_options(prior=prior, mean=mean, method=method, bootstrap=bootstrap)
+    if isinstance(records, ResultColumns):
+        results = _Columns(records)
+        results.check()
+    else:
+        games = list(records)
+        _check_games(games)
+        results = _Columns(ResultColumns.from_records(games))
+        del games
 
     elo: dict[str, float]
     plus_minus: dict[str, float] = {}
@@ -201,23 +216,26 @@ def compute_standings(
     cov: dict[tuple[str, str], float] | None = None
     kind: Literal["fisher", "bootstrap"] | None = None
     skipped = 0
-    grouped = any(game.group is not None for game in games)
+    groups_seen = set(results.source.groups)
+    grouped = bool(groups_seen - {None})
     if method == "sequential":
         if not k_factor > 0.0 or not math.isfinite(k_factor):
             raise ValueError("k_factor must be a finite number > 0")
-        elo = sequential_elo(rankings, k_factor=k_factor, mean=mean)
+        elo = sequential_elo(results.rankings(), k_factor=k_factor, mean=mean)
     else:
-        fit = fit_plackett_luce(rankings, prior=prior, intervals=intervals and not bootstrap)
+        orders = results.orders()
+        fit = fit_plackett_luce(orders, prior=prior, intervals=intervals and not bootstrap)
         players = fit.players
         elo = dict(zip(players, (float(x) for x in fit.elo(mean)), strict=True))
         matrix: list[list[float]] | None = None
         if bootstrap:
+            source = results.source
             groups = [
-                f"group:{game.group}" if game.group is not None else f"game:{game.game_id}"
-                for game in games
+                f"group:{group}" if group is not None else f"game:{game_id}"
+                for game_id, group in zip(source.game_ids, source.groups, strict=True)
             ]
             boot = bootstrap_plackett_luce(
-                rankings, groups, prior=prior, resamples=bootstrap, seed=seed
+                orders, groups, prior=prior, resamples=bootstrap, seed=seed
             )
             skipped = boot.skipped
             if len(boot.samples) >= 2:
@@ -238,7 +256,7 @@ def compute_standings(
             }
 
     order = sorted(elo, key=lambda p: (-elo[p], p))
-    counts = _count(games)
+    counts = results.counts()
     rows: list[StandingsRow] = []
     for rank, player in enumerate(order, start=1):
         los = None
@@ -261,12 +279,12 @@ def compute_standings(
                 wins=c.wins,
                 average_place=c.place_sum / c.games if c.games else 0.0,
                 points=c.points_sum / c.points_games if c.points_games else None,
-                faults=tuple((cause, c.faults[cause]) for cause in FAULT_CAUSES),
+                faults=c.faults,
             )
         )
     return Standings(
         rows=tuple(rows),
-        games=len(games),
+        games=len(results.source.game_ids),
         method=method,
         mean=mean,
         prior=prior if method == "mle" else None,
@@ -275,13 +293,11 @@ def compute_standings(
         bootstrap=bootstrap if method == "mle" else 0,
         bootstrap_skipped=skipped,
         grouped=grouped,
-        has_points=any(seat.points is not None for game in games for seat in game.seats),
+        has_points=results.has_points,
     )
 
 
-def _check_arguments(
-    games: Sequence[GameRecord], *, prior: float, mean: float, method: str, bootstrap: int
-) -> None:
+def _check_options(*, prior: float, mean: float, method: str, bootstrap: int) -> None:
     if method not in ("mle", "sequential"):
         raise ValueError(f"method must be 'mle' or 'sequential', not {method!r}")
     if not math.isfinite(mean):
@@ -292,19 +308,26 @@ def _check_arguments(
         raise ValueError("bootstrap must be >= 0")
     if bootstrap and method != "mle":
         raise ValueError("the bootstrap applies to the maximum-likelihood fit only")
+
+
+def _check_games(games: Sequence[GameRecord]) -> None:
     seen: set[str] = set()
     for game in games:
         if game.game_id in seen:
             raise ValueError(f"game {game.game_id!r} appears twice")
         seen.add(game.game_id)
-        if len(game.seats) <= MAX_TIE:
-            continue
-        tie = max(Counter(seat.place for seat in game.seats).values())
-        if tie > MAX_TIE:
-            raise InputError(
-                f"game {game.game_id!r}: {tie} players share a place; "
-                f"the fit supports ties among at most {MAX_TIE}"
-            )
+        _check_tie(game.game_id, [seat.place for seat in game.seats])
+
+
+def _check_tie(game_id: str, places: Sequence[int]) -> None:
+    if len(places) <= MAX_TIE:
+        return
+    tie = max(Counter(places).values())
+    if tie > MAX_TIE:
+        raise InputError(
+            f"game {game_id!r}: {tie} players share a place; "
+            f"the fit supports ties among at most {MAX_TIE}"
+        )
 
 
 def _covariance(samples: Any) -> list[list[float]]:
@@ -312,30 +335,117 @@ def _covariance(samples: Any) -> list[list[float]]:
     return [[float(x) for x in row] for row in matrix]
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Counts:
-    games: int = 0
-    wins: int = 0
-    place_sum: int = 0
-    points_sum: int = 0
-    points_games: int = 0
-    faults: Counter[str] = field(default_factory=Counter)
+    games: int
+    wins: int
+    place_sum: float
+    points_sum: float
+    points_games: int
+    faults: tuple[tuple[str, int], ...]
 
 
-def _count(games: Iterable[GameRecord]) -> dict[str, _Counts]:
-    counts: dict[str, _Counts] = defaultdict(_Counts)
-    for game in games:
-        for seat in game.seats:
-            c = counts[seat.player]
-            c.games += 1
-            c.wins += seat.place == 1
-            c.place_sum += seat.place
-            if seat.points is not None:
-                c.points_sum += seat.points
-                c.points_games += 1
-            if seat.cause in FAULT_CAUSES:
-                c.faults[seat.cause] += 1
-    return counts
+class _Columns:
+    """`ResultColumns` as numpy arrays: what the fit and the counts read."""
+
+    def __init__(self, source: ResultColumns) -> None:
+        self.source = source
+        seats = len(source.seat_game)
+        self.game = _array(source.seat_game, np.intp, "game index")
+        self.player = _array(source.seat_player, np.intp, "player index")
+        self.place = _array(source.place, np.int64, "place")
+        if not len(self.player) == len(self.place) == seats == len(source.points):
+            raise ValueError("the seat columns differ in length")
+        kinds = set(source.points)
+        self.has_points = kinds != {None} and bool(kinds)
+        self.points: npt.NDArray[np.int64] | None = None
+        self.kept: npt.NDArray[np.bool_] | None = None
+        if self.has_points:
+            if None in kinds:
+                self.kept = np.fromiter((p is not None for p in source.points), bool, seats)
+                values: Iterable[int] = (0 if p is None else p for p in source.points)
+            else:
+                values = source.points  # type: ignore[assignment]
+            self.points = _array(values, np.int64, "points")
+        faults = [FAULT_CAUSES.index(c) if c in FAULT_CAUSES else -1 for c in source.causes]
+        self.fault = np.asarray([*faults, -1], dtype=np.intp)[
+            _array(source.seat_cause, np.intp, "cause index")
+        ]
+
+    def check(self) -> None:
+        """What `_check_games` checks of records: no game twice, no tie too large."""
+        source = self.source
+        if len(set(source.game_ids)) != len(source.game_ids):
+            seen: set[str] = set()
+            for game_id in source.game_ids:
+                if game_id in seen:
+                    raise ValueError(f"game {game_id!r} appears twice")
+                seen.add(game_id)
+        seats = np.bincount(self.game, minlength=len(source.game_ids))
+        if len(seats) and seats.max() > MAX_TIE:
+            places = _plain(self.place)
+            first = 0
+            for g, count in enumerate(seats.tolist()):
+                _check_tie(source.game_ids[g], places[first : first + count])
+                first += count
+
+    def orders(self) -> FinishingOrders:
+        return FinishingOrders(
+            players=tuple(self.source.players),
+            game=self.game,
+            player=self.player,
+            place=self.place,
+            games=len(self.source.game_ids),
+        )
+
+    def rankings(self) -> list[list[list[str]]]:
+        """Every game's finishing order, in the order of the games."""
+        return [game.ranking() for game in self.source.records()]
+
+    def counts(self) -> dict[str, _Counts]:
+        """Each player's games, wins, places, points and faults."""
+        n = len(self.source.players)
+        player = self.player
+        games = np.bincount(player, minlength=n)
+        wins = np.bincount(player[self.place == 1], minlength=n)
+        place_sum = np.bincount(player, weights=self.place, minlength=n)
+        points_sum: Any = np.zeros(n)
+        points_games: Any = np.zeros(n, dtype=np.intp)
+        if self.points is not None:
+            kept = self.kept
+            who = player if kept is None else player[kept]
+            points = self.points if kept is None else self.points[kept]
+            points_sum = np.bincount(who, weights=points, minlength=n)
+            points_games = np.bincount(who, minlength=n)
+        faulty = self.fault >= 0
+        faults = np.bincount(
+            self.fault[faulty] * n + player[faulty], minlength=len(FAULT_CAUSES) * n
+        ).reshape(len(FAULT_CAUSES), n)
+        return {
+            name: _Counts(
+                games=int(games[i]),
+                wins=int(wins[i]),
+                place_sum=float(place_sum[i]),
+                points_sum=float(points_sum[i]),
+                points_games=int(points_games[i]),
+                faults=tuple((cause, int(faults[k, i])) for k, cause in enumerate(FAULT_CAUSES)),
+            )
+            for i, name in enumerate(self.source.players)
+        }
+
+
+def _array(values: Iterable[int] | Any, dtype: Any, what: str) -> Any:
+    """``values`` as a numpy array of ``dtype`` (no copy if it is one already)."""
+    if isinstance(values, np.ndarray) and values.dtype == dtype:
+        return values
+    try:
+        return np.asarray(values if isinstance(values, Sequence) else list(values), dtype=dtype)
+    except OverflowError:
+        raise ValueError(f"a {what} does not fit in 64 bits") from None
+
+
+def _plain(values: Any) -> list[int]:
+    return list(values.tolist())
 
 
 # -- rendering -----------------------------------------------------------------------
@@ -572,12 +682,17 @@ _OPTIONAL = ("points", "cause", "group")
 
 def load_places_csv(path: str | os.PathLike[str]) -> list[GameRecord]:
     """Read a ``game,player,place`` CSV file (see `read_places_csv`); "-" is stdin."""
+    return load_places_columns(path).records()
+
+
+def load_places_columns(path: str | os.PathLike[str]) -> ResultColumns:
+    """`load_places_csv` in columns: the fast form for the standings of a large file."""
     name = os.fspath(path)
     try:
         if name == "-":
-            return read_places_csv(sys.stdin, "<stdin>")
+            return read_places_columns(sys.stdin, "<stdin>")
         with open(name, encoding="utf-8-sig", newline="") as stream:
-            return read_places_csv(stream, name)
+            return read_places_columns(stream, name)
     except UnicodeDecodeError as err:
         raise InputError(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from err
     except OSError as err:
@@ -593,39 +708,219 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
 
     Raises `InputError` naming the line for every problem: no header or no rows, a
     missing column, a wrong number of fields, an empty game or player, a place that is
-    not a whole number >= 1, points that are not a whole number, a player twice in one
-    game, a game given two groups.
+    not a whole number >= 1, points that are not a whole number, a number too large
+    for 64 bits, a player twice in one game, a game given two groups.
+    """
+    return read_places_columns(stream, name).records()
+
+
+def read_places_columns(stream: TextIO, name: str = "<input>") -> ResultColumns:
+    """`read_places_csv` in columns (`ResultColumns`), without an object per row.
+
+    A well-formed file is read column by column: each distinct text of a column is
+    checked and converted once, and numpy checks the games (issue 14.6). At anything
+    else (a blank line, a bad value, a repeated player...) the file is read again line
+    by line, which skips or reports it exactly as `read_places_csv` always has.
     """
     with paused_collector():  # a million rows make millions of objects, in no cycle
-        return _read_places_csv(stream, name)
+        text = stream.read()
+        columns = _read_columns(text, name)
+        if columns is None:
+            columns = ResultColumns.from_records(_read_places_csv(io.StringIO(text), name))
+        return columns
+
+
+_LARGEST = 2**63 - 1
+"""The largest place or points (they are counted in 64-bit integers, as SQLite does)."""
+
+
+def _header(reader: Any, name: str) -> dict[str, int]:
+    """Read the header (after any blank lines): the index of each known column."""
+    header = next(reader, None)
+    while header is not None and not any(cell.strip() for cell in header):
+        header = next(reader, None)
+    if header is None:
+        raise InputError(f"{name}: the file is empty; expected a header game,player,place")
+    columns = [cell.strip().lower() for cell in header]
+    where = f"{name}, line {reader.line_num}"
+    missing = [c for c in _REQUIRED if c not in columns]
+    if missing:
+        raise InputError(
+            f"{where}: missing column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(missing)}; the header must name game, player and place"
+        )
+    twice = sorted({c for c in columns if c and columns.count(c) > 1})
+    if twice:
+        raise InputError(f"{where}: column {twice[0]} appears twice in the header")
+    col = {c: columns.index(c) for c in _REQUIRED + _OPTIONAL if c in columns}
+    col["width"] = len(columns)
+    return col
+
+
+def _read_columns(text: str, name: str) -> ResultColumns | None:
+    """The columns of a well-formed file, or None if the line-by-line reader must
+    read it (to skip blank lines, or to report a problem with its line)."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    try:
+        col = _header(reader, name)
+        if '"' in text or "\r" in text or "\0" in text:
+            cells = _cells(reader, col["width"])
+        else:  # no quoting: the fields are the text between commas and newlines
+            start = 0
+            for _ in range(reader.line_num):  # past the header and any blank line before
+                start = text.find("\n", start) + 1 or len(text)
+            cells = _split_cells(text[start:], col["width"])
+    except csv.Error:
+        return None
+    if cells is None or not cells[0]:
+        return None
+    count = len(cells[0])
+
+    def codes(column: Sequence[str], index: dict[str, int]) -> npt.NDArray[np.intp]:
+        return np.fromiter(map(index.__getitem__, column), dtype=np.intp, count=count)
+
+    # Games, numbered in the order of their first row; players, in the order of names.
+    game_cells = cells[col["game"]]
+    # Most files give each game's rows together: then a game starts wherever the text
+    # changes, which costs a comparison a row rather than a lookup.
+    starts = np.fromiter(map(operator.ne, game_cells[1:], game_cells[:-1]), bool, count - 1)
+    game_texts = [game_cells[0], *compress(game_cells[1:], starts)]
+    game_names = list(map(str.strip, game_texts))
+    game_ids = game_names if game_names == game_texts else list(dict.fromkeys(game_names))
+    if len(set(game_ids)) == len(game_texts):  # no game in two runs of rows
+        game = np.concatenate(([0], np.cumsum(starts))).astype(np.intp)
+    else:
+        game_texts = list(dict.fromkeys(game_cells))
+        game_names = list(map(str.strip, game_texts))
+        game_ids = list(dict.fromkeys(game_names))
+        game_index = {game_id: k for k, game_id in enumerate(game_ids)}
+        game_of = dict(zip(game_texts, map(game_index.__getitem__, game_names), strict=True))
+        game = codes(game_cells, game_of)
+    del starts, game_texts
+    player_texts = list(set(cells[col["player"]]))
+    player_names = list(map(str.strip, player_texts))
+    if "" in game_names or "" in player_names:
+        return None
+    if _CONTROL.search("".join(game_names)) or _CONTROL.search("".join(player_names)):
+        return None
+    del game_names
+    players = sorted(set(player_names))
+    player_index = {player: k for k, player in enumerate(players)}
+    player_of = dict(zip(player_texts, map(player_index.__getitem__, player_names), strict=True))
+    player = codes(cells[col["player"]], player_of)
+    del player_of, player_texts, player_names
+
+    places: dict[str, int] = {}
+    for place_text in set(cells[col["place"]]):
+        value = _number(place_text)
+        if value is None or not 1 <= value <= _LARGEST:
+            return None
+        places[place_text] = value
+    place = np.fromiter(map(places.__getitem__, cells[col["place"]]), dtype=np.int64, count=count)
+    points: list[int | None] = [None] * count
+    if "points" in col:
+        values: dict[str, int | None] = {}
+        for points_text in set(cells[col["points"]]):
+            number = _number(points_text)
+            if number is None and points_text.strip():
+                return None
+            values[points_text] = number
+        points = list(map(values.__getitem__, cells[col["points"]]))
+    causes: list[str] = []
+    cause = np.full(count, -1, dtype=np.intp)
+    if "cause" in col:
+        cause_names = {t: t.strip() or None for t in set(cells[col["cause"]])}
+        causes = sorted({c for c in cause_names.values() if c is not None})
+        cause_index = {c: k for k, c in enumerate(causes)}
+        cause_of = {t: -1 if c is None else cause_index[c] for t, c in cause_names.items()}
+        cause = codes(cells[col["cause"]], cause_of)
+    group_names: list[str | None] = [None]
+    group = np.zeros(count, dtype=np.intp)
+    if "group" in col:
+        group_of = {t: t.strip() or None for t in set(cells[col["group"]])}
+        group_names = [None, *sorted({g for g in group_of.values() if g is not None})]
+        group_index = {g: k for k, g in enumerate(group_names)}
+        group = codes(cells[col["group"]], {t: group_index[g] for t, g in group_of.items()})
+    del cells
+
+    # The seats of each game together, in the order of their rows.
+    if np.any(game[1:] < game[:-1]):
+        order = np.argsort(game, kind="stable")
+        game, player, place, cause, group = (a[order] for a in (game, player, place, cause, group))
+        if "points" in col:
+            points = [points[k] for k in order.tolist()]
+    seats = np.bincount(game, minlength=len(game_ids))
+    if seats.min() < 2:
+        return None  # a game of one player
+    first = np.cumsum(seats) - seats
+    if np.any(group != np.repeat(group[first], seats)):
+        return None  # a game in two groups
+    if _repeats(game * len(players) + player):
+        return None  # a player twice in one game
+    return ResultColumns(
+        game_ids=game_ids,
+        groups=[group_names[k] for k in group[first].tolist()],
+        players=tuple(players),
+        causes=tuple(causes),
+        seat_game=game,
+        seat_player=player,
+        place=place,
+        points=points,
+        seat_cause=cause,
+    )
+
+
+def _cells(reader: Any, width: int) -> list[Sequence[str]] | None:
+    """The columns of the rows left in ``reader``; None unless each has ``width`` fields."""
+    rows = list(reader)
+    if set(map(len, rows)) != {width}:
+        return None
+    return list(zip(*rows, strict=True))
+
+
+def _split_cells(body: str, width: int) -> list[Sequence[str]] | None:
+    """The columns of CSV text without quotes or carriage returns (what `csv.reader`
+    reads from it); None unless every line has ``width`` fields."""
+    if body.endswith("\n"):
+        body = body[:-1]
+    if not body:
+        return None
+    data = np.frombuffer(body.encode(), dtype=np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    commas = np.searchsorted(np.flatnonzero(data == ord(",")), ends)
+    if np.any(np.diff(commas, prepend=0) != width - 1) or (
+        body.count(",") != (len(ends) + 1) * (width - 1)
+    ):
+        return None  # a blank line, or one with another number of fields
+    fields = body.replace("\n", ",").split(",")
+    return [fields[k::width] for k in range(width)]
+
+
+def _number(text: str) -> int | None:
+    """The whole number in ``text`` as `_whole` reads it; None if blank or not one."""
+    if text.isdecimal():
+        return int(text)
+    try:
+        return _whole(text, "", "")
+    except InputError:
+        return None
+
+
+def _repeats(keys: npt.NDArray[np.intp]) -> bool:
+    """Whether a value occurs twice."""
+    ordered = np.sort(keys)
+    return bool(np.any(ordered[1:] == ordered[:-1]))
 
 
 def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
     reader = csv.reader(stream, strict=True)
     seat = SeatRecord.checked  # every value is checked below, once
     try:
-        header = next(reader, None)
-        while header is not None and not any(cell.strip() for cell in header):
-            header = next(reader, None)
-        if header is None:
-            raise InputError(f"{name}: the file is empty; expected a header game,player,place")
-        columns = [cell.strip().lower() for cell in header]
-        where = f"{name}, line {reader.line_num}"
-        missing = [c for c in _REQUIRED if c not in columns]
-        if missing:
-            raise InputError(
-                f"{where}: missing column{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(missing)}; the header must name game, player and place"
-            )
-        twice = sorted({c for c in columns if c and columns.count(c) > 1})
-        if twice:
-            raise InputError(f"{where}: column {twice[0]} appears twice in the header")
-        col = {c: columns.index(c) for c in _REQUIRED + _OPTIONAL if c in columns}
-
+        col = _header(reader, name)
+        width = col["width"]
         seats: dict[str, list[SeatRecord]] = {}
         groups: dict[str, str | None] = {}
         first_line: dict[tuple[str, str], int] = {}
-        width = len(columns)
         game_at, player_at, place_at = col["game"], col["player"], col["place"]
         points_at, cause_at, group_at = col.get("points"), col.get("cause"), col.get("group")
         for fields in reader:
@@ -650,6 +945,8 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
                 raise InputError(
                     f"{name}, line {line}: place {text.strip()!r} is not a whole number >= 1"
                 )
+            if place > _LARGEST:
+                raise InputError(f"{name}, line {line}: place {text.strip()!r} is too large")
             points = (
                 _whole(fields[points_at], "points", f"{name}, line {line}")
                 if points_at is not None
@@ -696,11 +993,15 @@ def _bad_name(game: str, player: str, where: str) -> None:
 
 
 def _whole(text: str, what: str, where: str) -> int | None:
-    """The whole number in ``text``, None if it is blank; `InputError` if it is not one."""
+    """The whole number in ``text``, None if it is blank; `InputError` if it is not one
+    or does not fit in 64 bits."""
     text = text.strip()
     if not text:
         return None
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise InputError(f"{where}: {what} {text!r} is not a whole number") from None
+    if abs(value) > _LARGEST:
+        raise InputError(f"{where}: {what} {text!r} is too large")
+    return value

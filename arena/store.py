@@ -37,7 +37,7 @@ import json
 import sqlite3
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena._gc import paused_collector
 from arena.errors import StoreError
-from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, SeatRecord
+from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, ResultColumns
 
 if TYPE_CHECKING:
     from arena.referee import GameResult
@@ -533,52 +533,80 @@ class Store:
     # ------------------------------------------------------------------ reading
 
     def game_records(self) -> list[GameRecord]:
-        """Every stored game as a standings record, in schedule order.
-
-        The kinds of the values are checked in SQL over the whole tables at once, not
-        row by row, and the cyclic garbage collector waits while the records are made
-        (none is in a cycle): a large store reads at about the pace of its rows."""
+        """Every stored game as a standings record, in schedule order (`result_columns`,
+        as records)."""
         with paused_collector(), self._guard("cannot read the games"):
-            return self._game_records()
+            return self._result_columns().records()
 
-    def _game_records(self) -> list[GameRecord]:
+    def result_columns(self) -> ResultColumns:
+        """Every stored game in columns (`ResultColumns`), games in schedule order.
+
+        Both tables are read in one snapshot (a league may be writing), with one query
+        each; the kinds of the values are checked over the distinct values of each
+        column, not row by row, and the cyclic garbage collector waits while the rows
+        are in memory (none is in a cycle): a large store reads at about the pace of
+        its rows (issue 14.6). A value no game can hold is reported as damage."""
+        with paused_collector(), self._guard("cannot read the games"):
+            return self._result_columns()
+
+    def _result_columns(self) -> ResultColumns:
         db = self._db
-        bad = (
-            db.execute(
-                "SELECT game_id, grp FROM games WHERE typeof(game_id) != 'text'"
-                " OR typeof(grp) NOT IN ('text', 'null') LIMIT 1"
-            ).fetchone()
-            or db.execute(
-                "SELECT game_id, bot, place, points, cause FROM seats"
-                " WHERE typeof(game_id) != 'text' OR typeof(bot) != 'text' OR bot = ''"
-                " OR typeof(place) != 'integer' OR place < 1"
-                " OR typeof(points) NOT IN ('integer', 'null')"
-                " OR typeof(cause) NOT IN ('text', 'null') LIMIT 1"
-            ).fetchone()
-        )
-        if bad is not None:
-            raise ValueError(f"unexpected values {tuple(bad)!r}")
-        twice = db.execute(
-            "SELECT game_id, bot FROM seats GROUP BY game_id, bot HAVING count(*) > 1 LIMIT 1"
-        ).fetchone()
-        if twice is not None:
-            raise ValueError(f"game {twice[0]!r}: {twice[1]} seated twice")
-        seats: dict[str, list[SeatRecord]] = {}
-        groups: dict[str, str | None] = {}
-        for game_id, grp in db.execute("SELECT game_id, grp FROM games ORDER BY idx, game_id"):
-            seats[game_id] = []
-            groups[game_id] = grp
-        seat = SeatRecord.checked
-        for game_id, bot, place, points, cause in db.execute(
-            "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
+        snapshot = not db.in_transaction
+        if snapshot:
+            db.execute("BEGIN")
+        try:
+            games = db.execute("SELECT game_id, grp FROM games ORDER BY idx, game_id").fetchall()
+            rows = db.execute(
+                "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
+            ).fetchall()
+        finally:
+            if snapshot and db.in_transaction:
+                db.execute("COMMIT")
+        game_ids, groups = _columns(games, 2)
+        if not (_all_of(set(game_ids), str) and _all_of(set(groups), _STR_OR_NONE)):
+            _report_first(games, lambda row: type(row[0]) is str and type(row[1]) in _STR_OR_NONE)
+        seat_ids, bots, places, points, causes = _columns(rows, 5)
+        del rows
+        names, place_set, cause_set = set(bots), set(places), set(causes)
+        if not (
+            _all_of(set(seat_ids), str)
+            and _all_of(names, str)
+            and "" not in names
+            and _all_of(place_set, int)
+            and min(place_set, default=1) >= 1
+            and _all_of(set(points), _INT_OR_NONE)
+            and _all_of(cause_set, _STR_OR_NONE)
         ):
-            try:
-                seats[game_id].append(seat(bot, place, points, cause))
-            except KeyError:
-                raise ValueError(f"seats of game {game_id}, which is not stored") from None
-        if any(not s for s in seats.values()):
+            _report_first(zip(seat_ids, bots, places, points, causes, strict=True), _good_seat)
+        players = sorted(names)
+        player_index = {name: k for k, name in enumerate(players)}
+        seat_player = list(map(player_index.__getitem__, bots))
+        del bots
+        index = {game_id: k for k, game_id in enumerate(game_ids)}
+        try:
+            seat_game = list(map(index.__getitem__, seat_ids))
+        except KeyError as err:
+            codes = dict(index)  # and a new number for each game not stored
+            seat_game = [codes.setdefault(game_id, len(codes)) for game_id in seat_ids]
+            _check_seated_once(seat_game, seat_player, seat_ids, players)
+            raise ValueError(f"seats of game {err.args[0]}, which is not stored") from None
+        _check_seated_once(seat_game, seat_player, seat_ids, players)
+        if len(set(seat_game)) != len(game_ids):
             raise ValueError("a game without seats")
-        return [GameRecord.checked(g, groups[g], tuple(s)) for g, s in seats.items()]
+        cause_names = sorted(c for c in cause_set if c is not None)
+        cause_index: dict[str | None, int] = {c: k for k, c in enumerate(cause_names)}
+        cause_index[None] = -1
+        return ResultColumns(
+            game_ids=game_ids,
+            groups=groups,
+            players=tuple(players),
+            causes=tuple(cause_names),
+            seat_game=seat_game,
+            seat_player=seat_player,
+            place=places,
+            points=points,
+            seat_cause=list(map(cause_index.__getitem__, causes)),
+        )
 
     def seat_rows(self) -> list[SeatRow]:
         """Every seat of every stored game, in schedule order, then seat order."""
@@ -688,6 +716,62 @@ class Store:
 
 _STR_OR_NONE = (str, type(None))
 _INT_OR_NONE = (int, type(None))
+
+
+def _columns(rows: list[Any], width: int) -> list[tuple[Any, ...]]:
+    """The columns of a list of rows of ``width`` values."""
+    return list(zip(*rows, strict=True)) if rows else [()] * width
+
+
+def _all_of(values: set[Any], kinds: type | tuple[type, ...]) -> bool:
+    """Whether every value is exactly of one of ``kinds`` (no subclass: no bool)."""
+    allowed = kinds if isinstance(kinds, tuple) else (kinds,)
+    return all(type(value) in allowed for value in values)
+
+
+def _good_seat(row: tuple[Any, ...]) -> bool:
+    game_id, bot, place, points, cause = row
+    return (
+        type(game_id) is str
+        and type(bot) is str
+        and bot != ""
+        and type(place) is int
+        and place >= 1
+        and type(points) in _INT_OR_NONE
+        and type(cause) in _STR_OR_NONE
+    )
+
+
+def _report_first(rows: Iterable[tuple[Any, ...]], good: Callable[[tuple[Any, ...]], bool]) -> None:
+    """Raise the ValueError that names the first row that is not ``good``."""
+    for row in rows:
+        if not good(row):
+            raise ValueError(f"unexpected values {tuple(row)!r}")
+    raise AssertionError("no bad row")  # pragma: no cover - called only when there is one
+
+
+def _check_seated_once(
+    seat_game: Sequence[int],
+    seat_player: Sequence[int],
+    seat_ids: Sequence[str],
+    players: list[str],
+) -> None:
+    """ValueError if a player sits twice in one game (naming the first such game by id,
+    then player). numpy sorts the seats; it is imported here, as reading a store needs
+    no numpy otherwise."""
+    import numpy as np
+
+    width = max(len(players), 1)
+    key = np.array(seat_game, dtype=np.int64) * width + np.array(seat_player, dtype=np.int64)
+    ordered = np.sort(key)
+    repeated = set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
+    if repeated:
+        game_id, bot = min(
+            (seat_ids[k], players[seat_player[k]])
+            for k, value in enumerate(key.tolist())
+            if value in repeated
+        )
+        raise ValueError(f"game {game_id!r}: {bot} seated twice")
 
 
 def _typed(row: Sequence[Any], *kinds: type | tuple[type, ...]) -> tuple[Any, ...]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from arena.standings import GameRecord
+    from arena.standings import GameRecord, ResultColumns
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -118,9 +118,18 @@ def _given(ctx: click.Context, name: str) -> bool:
     )
 
 
-def print_standings(ctx: click.Context, records: Sequence[GameRecord], **options: Any) -> None:
-    """Rate ``records`` as the `rating_options` say and print the table."""
-    from arena.standings import compute_standings, head_to_head, render, render_head_to_head
+def print_standings(
+    ctx: click.Context, records: Sequence[GameRecord] | ResultColumns, **options: Any
+) -> None:
+    """Rate ``records`` (or the same in columns) as the `rating_options` say and print
+    the table."""
+    from arena.standings import (
+        ResultColumns,
+        compute_standings,
+        head_to_head,
+        render,
+        render_head_to_head,
+    )
 
     sequential = options["sequential"]
     if sequential:
@@ -145,7 +154,8 @@ def print_standings(ctx: click.Context, records: Sequence[GameRecord], **options
     fmt = options["fmt"]
     if options["matrix"]:
         order = [row.player for row in standings.rows]
-        text = render_head_to_head(head_to_head(records, order), fmt)
+        games = records.records() if isinstance(records, ResultColumns) else records
+        text = render_head_to_head(head_to_head(games, order), fmt)
     else:
         text = render(standings, fmt)
     click.echo(text, nl=False)
@@ -168,7 +178,6 @@ def rate(ctx: click.Context, /, file: str, **options: Any) -> None:
     the games; ± is the 95% interval and LOS the likelihood that a bot is stronger than
     the next one down.
     """
-    from arena.standings import load_places_csv
+    from arena.standings import load_places_columns
 
-    records = load_places_csv(file)
-    print_standings(ctx, records, **options)
+    print_standings(ctx, load_places_columns(file), **options)

@@ -27,7 +27,7 @@ def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
     if not db.exists():
         raise InputError(f"{db}: no such league store")
     with Store.open(db, readonly=True) as store:
-        records = store.game_records()
-    if not records:
+        results = store.result_columns()
+    if not results.game_ids:
         raise InputError(f"{db}: no game has finished yet")
-    print_standings(ctx, records, **options)
+    print_standings(ctx, results, **options)
