@@ -24,6 +24,7 @@ A league file (TOML) fixes everything; command-line options override it:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -31,7 +32,7 @@ import tempfile
 import time
 import tomllib
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -327,22 +328,25 @@ async def run_league(
     # flight at once (a worker waiting on one game's bot referees another meanwhile).
     workers = max(1, min(config.concurrency, os.cpu_count() or 1, len(todo)))
     per_worker = -(-min(config.concurrency, max(1, len(todo))) // workers)
+    max_processes = config.max_processes or 8 * config.table_size * per_worker
     settings = RunSettings(
         clocks=config.clocks,
         limits=config.limits,
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
         log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
-        max_processes=config.max_processes or 8 * config.table_size * per_worker,
+        max_processes=max_processes,
     )
     setup = Setup(
         bots=tuple(specs),
         settings=WorkerSettings.of(settings, config.sandbox),
         config=dataclasses.replace(config.game, players=config.table_size),
     )
+    room = max_processes  # the bot processes a game slot's worker keeps for it
     if runner is None:
         runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(workers, per_worker)
-    dispatch = Dispatch(todo, settings.max_processes, config.table_size)
+        room = max(1, max_processes // per_worker)  # the slot's share of its worker's
+    dispatch = Dispatch(schedule.games, room, done)
     async with runner.players(setup) as players, trio.open_nursery() as nursery:
         for player in players[: config.concurrency]:
             nursery.start_soon(book.drive, dispatch, player)
@@ -409,75 +413,203 @@ def _stored_schedule(blob: bytes | None) -> Schedule | None:
 
 class Dispatch:
     """Hands out the games to play so that bot processes are reused as much as the
-    schedule allows: a player gets the games of one table back to back, and then the
-    table whose bots it has used most recently (their processes are likely still alive
-    in its worker), else the next table in the schedule's order. When every table is
-    handed out, a player with nothing left takes over the last half of the longest
-    queue, so that no slot idles while another has games waiting.
+    schedule allows.
 
-    With duplicate deals a table's games go by rotation, each rotation through every
-    deal: a process plays one game of each duplicate group (never two of one, see
-    `arena.referee.BotPool.acquire`), so a table needs as many processes per bot as it
-    has seats, and each of them serves every deal.
+    The games go in *units*: without duplicate deals a table's games, with them one
+    rotation of a table (its game in each of the table's deals). A player gets a unit's
+    games back to back. It then gets, of the units that share a bot with that one, the
+    unit with the most bots that have a process able to play it in a model of its
+    worker's processes (`_PoolModel`: the same reuse, the same cap, the least recently
+    used closed first); with none, the first unit left in the schedule's order,
+    rotation 0 of every table before rotation 1 of any. When every unit is handed
+    out, a player with nothing left takes over the last half of the longest queue, so
+    that no slot idles while another has games waiting.
+
+    With duplicate deals a process never plays two games of one duplicate group
+    (`arena.referee.BotPool.acquire`), so it plays one rotation of a table at most;
+    the units are rotations so that one process of a bot can play one rotation of
+    each of many tables, as with single deals. (A table's rotations back to back need
+    a table's size of processes of each of its bots at once, each playing one game
+    per deal: far fewer bots fit under the cap, and far fewer processes are reused.)
+
+    The order decides which processes play a game, never its seats or its deal. It
+    decides which games a bot forfeits once disqualified, though (those after its
+    faults in a row): so that a league resumed at a concurrency of 1 plays on in the
+    order it would have without the interruption, the order does not change with the
+    games played already (`done`).
     """
 
-    def __init__(self, games: list[ScheduledGame], max_processes: int | None, seats: int) -> None:
-        tables: dict[int, list[ScheduledGame]] = {}
+    def __init__(
+        self, games: Sequence[ScheduledGame], room: int | None, done: Collection[str] = ()
+    ) -> None:
+        """`games`: the whole schedule; `room`: how many bot processes a player's worker
+        keeps for it (its share of the worker's `max_processes`), None for no limit;
+        `done`: the ids of the games played already (a resume), never handed out: the
+        first player goes on from where one player handing out every game in turn would
+        be once past them."""
+        units: dict[tuple[int, int], list[ScheduledGame]] = {}
         for game in games:
-            tables.setdefault(game.table, []).append(game)
-        self._tables = {
-            t: sorted(g, key=lambda game: (game.rotation, game.deal, game.index))
-            if g[0].group is not None
-            else g
-            for t, g in tables.items()
+            layer = game.rotation if game.group is not None else 0
+            units.setdefault((layer, game.table), []).append(game)
+        self._units = {
+            unit: sorted(unit_games, key=lambda game: (game.deal, game.index))
+            for unit, unit_games in units.items()
         }
-        self._order = list(self._tables)  # the tables in schedule order
-        self._first = 0  # before it, every table is handed out
-        self._handed: set[int] = set()
-        self._at: dict[int, set[int]] = {}  # bot -> tables not yet handed out
+        rank = {table: i for i, table in enumerate(dict.fromkeys(g.table for g in games))}
+        self._order = sorted(self._units, key=lambda unit: (unit[0], rank[unit[1]]))
+        self._first = 0  # before it, every unit is handed out
+        self._handed: set[tuple[int, int]] = set()
         self._names: dict[str, int] = {}
-        for table, table_games in self._tables.items():
-            for name in table_games[0].seats:
-                bot = self._names.setdefault(name, len(self._names))
-                self._at.setdefault(bot, set()).add(table)
-        duplicate = any(g.group is not None for g in games)
-        per_table = seats * (seats if duplicate else 1)  # processes a table needs
-        self._memory = max(1, (max_processes or per_table) // per_table)
-        """How many of its last tables a player's worker likely still has processes of."""
-        self._players: dict[object, tuple[list[ScheduledGame], list[set[int]]]] = {}
+        self._bots: dict[int, tuple[int, ...]] = {}  # table -> its bots
+        self._groups: dict[tuple[int, int], frozenset[str]] = {}
+        self._at: dict[int, set[tuple[int, int]]] = {}  # bot -> its units not handed out
+        for unit, unit_games in self._units.items():
+            bots = tuple(self._names.setdefault(n, len(self._names)) for n in unit_games[0].seats)
+            self._bots[unit[1]] = bots
+            self._groups[unit] = frozenset(g.group for g in unit_games if g.group is not None)
+            for bot in bots:
+                self._at.setdefault(bot, set()).add(unit)
+        self._room = room
+        self._slots: dict[object, _Slot] = {}
+        self._resumed = self._skip({g.game_id for g in games}.intersection(done))
 
     def next(self, player: object) -> ScheduledGame | None:
         """The next game for `player`, or None when every game is handed out."""
-        queue, recent = self._players.setdefault(player, ([], []))
-        if not queue:
-            table = self._choose(recent)
-            if table is None:  # none left: take over half of the longest queue
-                longest = max((q for q, _ in self._players.values()), key=len)
-                queue.extend(longest[: len(longest) // 2])
+        slot = self._slots.get(player)
+        if slot is None:
+            slot, self._resumed = self._resumed or _Slot(_PoolModel(self._room)), None
+            self._slots[player] = slot
+        if not slot.queue:
+            unit = self._choose(slot)
+            if unit is None:  # none left: take over half of the longest queue
+                longest = max((s.queue for s in self._slots.values()), key=len)
+                slot.queue.extend(longest[: len(longest) // 2])
                 del longest[: len(longest) // 2]
-                return queue.pop() if queue else None
-            queue.extend(reversed(self._tables[table]))
-            recent.append({self._names[n] for n in self._tables[table][0].seats})
-            del recent[: -self._memory]
-        return queue.pop()
+                return slot.queue.pop() if slot.queue else None
+            self._give(slot, unit)
+        return slot.queue.pop()
 
-    def _choose(self, recent: list[set[int]]) -> int | None:
-        shared: dict[int, int] = {}  # table -> how many of its bots were used lately
-        for bot in set().union(*recent):
-            for table in self._at[bot]:
-                shared[table] = shared.get(table, 0) + 1
-        if shared:  # the most bots in common, then the earliest
-            best = min(shared, key=lambda table: (-shared[table], table))
-        else:
-            while self._first < len(self._order) and self._order[self._first] in self._handed:
-                self._first += 1
-            if self._first == len(self._order):
-                return None
-            best = self._order[self._first]
+    def _give(self, slot: _Slot, unit: tuple[int, int]) -> None:
+        slot.queue.extend(reversed(self._units[unit]))
+        slot.last = self._bots[unit[1]]
+        for game in self._units[unit]:
+            slot.model.play(slot.last, game.group)
+
+    def _skip(self, done: set[str]) -> _Slot | None:
+        """Hand out every game to one player until the `done` ones are past, and leave
+        them out; that player, with the other games it got, for the first to ask."""
+        if not done:
+            return None
+        slot = _Slot(_PoolModel(self._room))
+        missed: list[ScheduledGame] = []  # games not done, handed out among done ones
+        while done:
+            if not slot.queue:
+                unit = self._choose(slot)
+                assert unit is not None  # the done games are among those left
+                self._give(slot, unit)
+            game = slot.queue.pop()
+            if game.game_id in done:
+                done.discard(game.game_id)
+            else:
+                missed.append(game)
+        slot.queue.extend(reversed(missed))
+        return slot
+
+    def _choose(self, slot: _Slot) -> tuple[int, int] | None:
+        while self._first < len(self._order) and self._order[self._first] in self._handed:
+            self._first += 1
+        if self._first == len(self._order):
+            return None
+        best, most = self._order[self._first], 0
+        processes = slot.model.processes
+        near = set().union(*(self._at[bot] for bot in slot.last))
+        for unit in itertools.islice(near, _LOOK):
+            bots, groups = self._bots[unit[1]], self._groups[unit]
+            ready = 0
+            for bot in bots:
+                for process in processes.get(bot, ()):
+                    if groups.isdisjoint(process.groups):
+                        ready += 1
+                        break
+            if ready > most:
+                best, most = unit, ready
+                if ready == len(bots):
+                    break
         self._handed.add(best)
-        for name in self._tables[best][0].seats:
-            self._at[self._names[name]].discard(best)
+        for bot in self._bots[best[1]]:
+            self._at[bot].discard(best)
         return best
+
+
+_LOOK = 300
+"""The most units `Dispatch` weighs for a choice (of a bot's dozens of tables at most
+in a sampled schedule, but thousands in a full one of few bots)."""
+
+
+class _Process:
+    """A bot process of `_PoolModel`: its bot and the duplicate groups it played."""
+
+    __slots__ = ("bot", "groups")
+
+    def __init__(self, bot: int) -> None:
+        self.bot = bot
+        self.groups: set[str] = set()
+
+
+class _PoolModel:
+    """The bot processes a worker likely keeps for one game slot, as its pool does
+    (`arena.referee.BotPool`): a game takes the most recently used process of each
+    bot that played no game of its duplicate group, else starts one; past `room`
+    processes, the least recently used is closed first. A guess (faults replace
+    processes, other slots share the worker), used only to choose the next games."""
+
+    def __init__(self, room: int | None) -> None:
+        self.room = room
+        self._recency: dict[_Process, None] = {}  # least recently used first
+        self.processes: dict[int, list[_Process]] = {}
+        """Each bot's processes, least recently used first."""
+        self.started = 0
+        """Processes started so far."""
+
+    def play(self, bots: tuple[int, ...], group: str | None) -> None:
+        """A game between `bots` (one of duplicate `group`) is played."""
+        taken: list[_Process] = []
+        for bot in bots:
+            processes = self.processes.setdefault(bot, [])
+            for process in reversed(processes):
+                if group not in process.groups:
+                    processes.remove(process)
+                    del self._recency[process]
+                    break
+            else:
+                while (
+                    self.room is not None
+                    and self._recency
+                    and (len(self._recency) + len(taken) >= self.room)
+                ):
+                    closed = next(iter(self._recency))
+                    del self._recency[closed]
+                    self.processes[closed.bot].remove(closed)
+                process = _Process(bot)
+                self.started += 1
+            if group is not None:
+                process.groups.add(group)
+            taken.append(process)
+        for process in taken:
+            self.processes[process.bot].append(process)
+            self._recency[process] = None
+
+
+@dataclasses.dataclass(eq=False)
+class _Slot:
+    """What `Dispatch` knows of one player."""
+
+    model: _PoolModel
+    """Its worker's processes, as far as they serve it."""
+    queue: list[ScheduledGame] = dataclasses.field(default_factory=list)
+    """Its games still to hand out, the next last."""
+    last: tuple[int, ...] = ()
+    """The bots of the unit it got last."""
 
 
 class _Book:

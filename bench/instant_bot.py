@@ -27,15 +27,19 @@ while True:
 """
 
 
-def make_bots(root: Path, count: int) -> Path:
+def make_bots(root: Path, count: int, starts: Path | None = None) -> Path:
     """`count` instant bots in root/bots (instant0, instant1, ... zero-padded to the width
-    of the largest number); returns that folder."""
+    of the largest number); returns that folder. With `starts`, each bot process adds a
+    line to that file when it starts (to count the processes started)."""
     bots = root / "bots"
     width = len(str(count - 1))
+    source = SOURCE
+    if starts is not None:
+        source = f"open({str(starts)!r}, 'a').write('.\\n')\n" + SOURCE
     for i in range(count):
         name = f"instant{i:0{width}d}"
         folder = bots / name
         folder.mkdir(parents=True)
-        (folder / "bot.py").write_text(SOURCE)
+        (folder / "bot.py").write_text(source)
         (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
     return bots

@@ -12,7 +12,19 @@ Targets: peak memory under 1 GB; reused processes play at least 5 times as many 
 per second as fresh ones without duplicate deals, at least 3 times with them (a bot
 process never plays two games of one duplicate group).
 
-Usage: python bench/large_league.py [--bots 100] [--tables 200] [--fresh-tables 40]
+Starting an instant Python bot (tens of milliseconds of CPU) costs more than a game
+between running ones, so games per second follow the process starts per game, which
+each bot's processes count here (one line per start in a file): 4 with fresh processes;
+with reused ones, what the hand-out order (`arena.league.Dispatch`) and the cap of 32
+processes per worker leave. Those fall as the league grows: every worker starts at
+least 4 processes of each bot it meets with duplicate deals (one per rotation of a
+table), however few games it plays with them. The reused runs play 400 tables, 16 per
+bot, to show a league past that start (a league of 100 bots plays 1000 tables by
+default, 40 per bot; 0.70 starts a game at 200 tables, 0.54 at 400, 0.38 at 1000 in a
+simulation of the hand-out and the cap); the fresh runs start 4 processes a game
+however long they are, so 30 tables measure them. About 4 minutes on two idle cores.
+
+Usage: python bench/large_league.py [--bots 100] [--tables 400] [--fresh-tables 30]
 """
 
 from __future__ import annotations
@@ -124,26 +136,28 @@ def run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=100)
-    parser.add_argument("--tables", type=int, default=200, help="tables of the reused runs")
+    parser.add_argument("--tables", type=int, default=400, help="tables of the reused runs")
     parser.add_argument("--fresh-tables", type=int, default=30, help="tables of the fresh runs")
     parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args()
     mb = 1 << 20
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        bots = make_bots(root, args.bots)
+        starts = root / "starts"
+        bots = make_bots(root, args.bots, starts)
         print(
             f"league: {args.bots} instant Python bots, tables of 4, 8 games per table,"
             f" concurrency {args.concurrency}"
         )
         print(
             f"{'deals':<10} {'processes':<9} {'games':>6} {'games/s':>8}"
-            f" {'peak RSS':>9} {'peak PSS':>9} {'procs':>6}"
+            f" {'peak RSS':>9} {'peak PSS':>9} {'procs':>6} {'starts/game':>12}"
         )
         rates = {}
         for duplicate in (False, True):
             for fresh in (False, True):
                 name = f"{'dup' if duplicate else 'nodup'}-{'fresh' if fresh else 'reused'}"
+                starts.write_text("")
                 rate, sampler, games = run(
                     bots,
                     root / f"{name}.sqlite",
@@ -157,7 +171,8 @@ def main() -> None:
                     f"{'duplicate' if duplicate else 'single':<10}"
                     f" {'fresh' if fresh else 'reused':<9} {games:>6} {rate:>8.1f}"
                     f" {sampler.peak_rss / mb:>7.0f}MB {sampler.peak_pss / mb:>7.0f}MB"
-                    f" {sampler.peak_processes:>6}",
+                    f" {sampler.peak_processes:>6}"
+                    f" {len(starts.read_text().split()) / games:>12.2f}",
                     flush=True,
                 )
         single = rates[False, False] / rates[False, True]

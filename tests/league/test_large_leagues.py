@@ -4,6 +4,7 @@ process plays several games at once."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.bots import BotSpec
-from arena.league import Dispatch, LeagueConfig, Progress, run_league
+from arena.league import Dispatch, LeagueConfig, Progress, _PoolModel, run_league
 from arena.messages import Play, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
@@ -114,31 +115,42 @@ async def test_one_worker_process_plays_several_games_at_once() -> None:
     assert two.started < one.finished
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     bots=st.integers(4, 9),
     size=st.integers(2, 4),
     duplicate=st.booleans(),
+    deals=st.integers(1, 3),
     players=st.integers(1, 4),
     limit=st.sampled_from([None, 4, 16]),
+    done=st.sets(st.integers(0, 200), max_size=30),
     order=st.randoms(use_true_random=False),
 )
-def test_dispatch_hands_out_every_game_once_a_table_at_a_time(
-    bots: int, size: int, duplicate: bool, players: int, limit: int | None, order: object
+def test_dispatch_hands_out_every_game_once_a_unit_at_a_time(
+    bots: int,
+    size: int,
+    duplicate: bool,
+    deals: int,
+    players: int,
+    limit: int | None,
+    done: set[int],
+    order: object,
 ) -> None:
-    """Whatever order the players ask in, every game is handed out exactly once; one
-    player gets the games of a table back to back, with duplicate deals rotation by
-    rotation (several players may split a table at the end, when one with nothing left
-    takes over half of another's queue)."""
+    """Whatever order the players ask in, and whichever games are played already (a
+    resume), every game left is handed out exactly once. One player gets the games of
+    a unit back to back: a table's games, with duplicate deals a table's games in one
+    rotation, deal by deal (several players may split a unit at the end, when one with
+    nothing left takes over half of another's queue)."""
     import random
 
     assert isinstance(order, random.Random)
     names = [f"b{i}" for i in range(bots)]
     schedule = make_schedule(
-        names, table_size=size, games_per_table=size * 2, seed=3, duplicate=duplicate,
+        names, table_size=size, games_per_table=size * deals, seed=3, duplicate=duplicate,
         max_tables=12,
     )  # fmt: skip
-    dispatch = Dispatch(list(schedule.games), limit, size)
+    todo = [g for g in schedule.games if g.index not in done]
+    dispatch = Dispatch(schedule.games, limit, {f"g{i:06d}" for i in done})
     got: dict[int, list[int]] = {p: [] for p in range(players)}
     waiting = list(range(players))
     while waiting:
@@ -149,20 +161,107 @@ def test_dispatch_hands_out_every_game_once_a_table_at_a_time(
         else:
             got[player].append(game.index)
     handed = sorted(i for games in got.values() for i in games)
-    assert handed == list(range(len(schedule.games)))
-    if players == 1:  # one player: whole tables, one after the other, by rotation
-        games = got[0]
-        for start in range(0, len(games), size * 2):
-            block = [schedule.games[i] for i in games[start : start + size * 2]]
-            assert len({g.table for g in block}) == 1
-            if duplicate:
-                assert [g.rotation for g in block] == sorted(g.rotation for g in block)
+    assert handed == [g.index for g in todo]
+    if players == 1 and not done:  # one player: unit after unit, each whole, by deal
+
+        def unit(index: int) -> tuple[int, int]:
+            game = schedule.games[index]
+            return game.table, game.rotation if duplicate else 0
+
+        runs = [list(run) for _, run in itertools.groupby(got[0], key=unit)]
+        assert len({unit(run[0]) for run in runs}) == len(runs)  # no unit comes back
+        for run in runs:
+            assert len(run) == sum(unit(g.index) == unit(run[0]) for g in todo)
+            assert [schedule.games[i].deal for i in run] == sorted(
+                schedule.games[i].deal for i in run
+            )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    duplicate=st.booleans(),
+    limit=st.sampled_from([None, 3, 8]),
+    cut=st.floats(0, 1),
+)
+def test_a_resumed_dispatch_goes_on_as_without_the_interruption(
+    duplicate: bool, limit: int | None, cut: float
+) -> None:
+    """One player gets the games of a schedule in some order; told that the first of
+    them are played already (a league resumed at a concurrency of 1), a new `Dispatch`
+    hands out the others in the same order, so that a bot disqualified after its faults
+    in a row forfeits the same games."""
+    names = [f"b{i}" for i in range(7)]
+    schedule = make_schedule(
+        names, table_size=3, games_per_table=6, seed=2, duplicate=duplicate, max_tables=20
+    )
+    dispatch = Dispatch(schedule.games, limit)
+    whole = list(iter(lambda: dispatch.next("p"), None))
+    assert sorted(g.index for g in whole) == list(range(len(schedule.games)))
+    played = round(cut * len(whole))
+    resumed = Dispatch(schedule.games, limit, {g.game_id for g in whole[:played]})
+    assert list(iter(lambda: resumed.next("q"), None)) == whole[played:]
+
+
+def test_with_duplicate_deals_a_process_plays_one_rotation_of_many_tables() -> None:
+    """The hand-out order reuses processes across tables with duplicate deals: played
+    by a pool that never lets a process play two games of one group and closes the least
+    recently used past its room (modelled here independently of `Dispatch`), it
+    needs under a fifth of the processes of a fresh process per game, where a table's
+    rotations back to back need 16 processes for its 8 games (2 per game) unless other
+    tables share its bots while theirs live."""
+    names = [f"b{i}" for i in range(24)]
+    schedule = make_schedule(
+        names, table_size=4, games_per_table=8, seed=7, duplicate=True, max_tables=60
+    )
+    room = 16
+    dispatch = Dispatch(schedule.games, room)
+    idle: list[tuple[str, set[str]]] = []  # least recently used first
+    starts = games = 0
+    while (game := dispatch.next("p")) is not None:
+        assert game.group is not None
+        taken = []
+        for name in game.seats:
+            process = next(
+                (p for p in reversed(idle) if p[0] == name and game.group not in p[1]), None
+            )
+            if process is not None:
+                idle.remove(process)
+            else:
+                starts += 1
+                while idle and len(idle) + len(taken) >= room:
+                    idle.pop(0)
+                process = (name, set())
+            process[1].add(game.group)
+            taken.append(process)
+        idle.extend(taken)
+        games += 1
+    assert games == len(schedule.games) == 480
+    assert starts < 0.8 * games  # fresh processes: 4 a game
+
+
+def test_the_dispatch_models_the_pool_of_processes() -> None:
+    """`Dispatch`'s model of a worker's processes starts and closes them as the pool
+    does: the games of `test_the_processes_alive_at_once_stay_within_the_limit` start
+    7 processes in both; a duplicate group takes another process of each bot."""
+    model = _PoolModel(3)
+    pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 0), (0, 5)]
+    for pair in pairs:
+        model.play(pair, None)
+    assert model.started == 7
+    assert sorted(p.bot for ps in model.processes.values() for p in ps) == [0, 1, 5]
+    model = _PoolModel(None)
+    for pair in [(0, 1), (1, 0), (0, 1), (0, 2)]:
+        model.play(pair, "t0-d0")
+    assert model.started == 8  # a process for each game of b0 (4), of b1 (3), of b2 (1)
+    model.play((1, 0), "t0-d1")
+    assert model.started == 8
+    assert [len(model.processes[bot]) for bot in (0, 1, 2)] == [4, 3, 1]
 
 
 def test_an_idle_player_takes_over_half_of_the_longest_queue() -> None:
     names = ["a", "b", "c"]
     schedule = make_schedule(names, table_size=3, games_per_table=9, seed=1, duplicate=False)
-    dispatch = Dispatch(list(schedule.games), None, 3)  # one table of 9 games
+    dispatch = Dispatch(schedule.games, None)  # one table of 9 games
     first = dispatch.next("p")
     assert first is not None
     stolen = dispatch.next("q")  # no table left: q takes the last 4 of p's 8
@@ -183,7 +282,7 @@ def test_dispatch_prefers_a_table_with_bots_just_used() -> None:
     schedule = make_schedule(
         names, table_size=3, games_per_table=3, seed=5, duplicate=False, max_tables=40
     )
-    dispatch = Dispatch(list(schedule.games), None, 3)
+    dispatch = Dispatch(schedule.games, None)
     first = dispatch.next("p")
     assert first is not None
     for _ in range(2):
