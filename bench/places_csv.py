@@ -21,27 +21,16 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from ratings import best_of
+from standings import timed
+
 from arena.standings import read_places_columns, read_places_csv
-
-
-def timed(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak resident memory (bytes) of one run of `command`."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"{' '.join(command)} failed")
-    return elapsed, usage.ru_maxrss * 1024
-
 
 FLOOR = """
 import csv, sys
@@ -49,16 +38,6 @@ with open(sys.argv[1], encoding="utf-8", newline="") as stream:
     rows = sum(1 for _ in csv.reader(stream))
 print(rows)
 """
-
-
-def best(action: object, repeat: int = 3) -> float:
-    assert callable(action)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -74,9 +53,9 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     rows = len(lines) - 1
 
-    floor_in = best(lambda: sum(1 for _ in csv.reader(io.StringIO(text))))
-    records = best(lambda: read_places_csv(io.StringIO(text)))
-    columns = best(lambda: read_places_columns(io.StringIO(text)))
+    floor_in = best_of(3, lambda: sum(1 for _ in csv.reader(io.StringIO(text))))
+    records = best_of(3, lambda: read_places_csv(io.StringIO(text)))
+    columns = best_of(3, lambda: read_places_columns(io.StringIO(text)))
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "places.csv"
