@@ -18,13 +18,11 @@ Usage: python bench/standings.py [--games N] [--bots N]
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from arena.store import Store
@@ -64,15 +62,29 @@ def fill(path: Path, games: int, bots: int) -> None:
     db.close()
 
 
+_TIMER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(process.pid, 0)
+print(time.perf_counter() - start, status, usage.ru_maxrss)
+"""
+"""Runs a command and prints its wall time, exit status and peak resident memory. A
+child's ru_maxrss starts from the high-water mark of the process it was forked from
+(Linux keeps it across exec), so a command started straight from this benchmark, which
+holds a whole league in memory, would be charged this benchmark's size: the timer is a
+small process of its own."""
+
+
 def timed(command: list[str]) -> tuple[float, int]:
     """Wall seconds and peak resident memory (bytes) of one run of `command`."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
+    out = subprocess.run(
+        [sys.executable, "-c", _TIMER, *command], stdout=subprocess.PIPE, check=True, text=True
+    ).stdout.split()
+    elapsed, status, peak = float(out[0]), int(out[1]), int(out[2])
     if status != 0:
         raise SystemExit(f"{' '.join(command)} failed")
-    return elapsed, usage.ru_maxrss * 1024
+    return elapsed, peak * 1024
 
 
 def main() -> None:

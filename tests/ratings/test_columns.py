@@ -29,6 +29,7 @@ from arena.standings import (
     Method,
     _read_places_csv,
     compute_standings,
+    load_places_columns,
     read_places_columns,
     read_places_csv,
 )
@@ -382,3 +383,39 @@ def test_a_large_well_formed_file_takes_the_column_path(monkeypatch: pytest.Monk
     assert columns.records() == _read_places_csv(io.StringIO(text), "<input>")
     assert len(columns.game_ids) == 200
     assert {row.games for row in compute_standings(columns).rows} == {200}
+
+
+@settings(max_examples=150, deadline=None)
+@given(csv_texts(), st.booleans(), st.sampled_from(["", "é", "名前", "\U0001f0cf"]))
+def test_a_file_is_read_from_its_bytes_as_its_text_would_be(
+    text: str, bom: bool, accent: str
+) -> None:
+    """`arena rate FILE` reads a plain file from its bytes: it gives the records, or the
+    error message, that the line-by-line reader gives on the file opened as text (with
+    or without a byte order mark, with names beyond ASCII)."""
+    text = text.replace("bot1", f"bot{accent}1")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.csv"
+        path.write_bytes(("\ufeff" if bom else "").encode() + text.encode())
+        try:
+            fast: list[GameRecord] | str = load_places_columns(path).records()
+        except InputError as err:
+            fast = str(err)
+        with open(path, encoding="utf-8-sig", newline="") as stream:
+            try:
+                slow: list[GameRecord] | str = _read_places_csv(stream, str(path))
+            except InputError as err:
+                slow = str(err)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("at", [0, 25, -2])
+def test_a_file_that_is_not_utf8_is_refused_wherever_the_bad_byte_is(
+    tmp_path: Path, at: int
+) -> None:
+    data = bytearray(b"game,player,place\ng1,a,1\ng1,b,2\n" * 3)
+    data[at] = 0xE9
+    path = tmp_path / "r.csv"
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match=r"r\.csv: not UTF-8 text \(invalid"):
+        load_places_columns(path)
