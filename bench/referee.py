@@ -169,7 +169,7 @@ async def recorded_act() -> dict[str, object]:
     seat = replay.to_move
     assert seat is not None
     events = [_wire.event_to_dict(e) for e in replay.events[-8:]]
-    return _wire.act(1, replay.observation(seat), events, 1000, None, replay.legal_actions())
+    return _wire.act(1, replay.observation_dict(seat), events, 1000, None, replay.legal_actions())
 
 
 async def main(seconds: float) -> None:

@@ -43,6 +43,9 @@ class Connection:
         self._stream = stream
         self._decoder = protocol.FrameDecoder(max_frame)
         self._eof = False
+        self._poller = select.poll()
+        self._poller_key: tuple[int, int] | None = None
+        """The (read, stop) descriptors `_poller` waits on in `exchange_blocking`."""
         self.last_bytes = b""
         """The last bytes received (up to 64), for fault reports."""
 
@@ -144,9 +147,14 @@ class Connection:
         self._write(protocol.encode_frame(message), write_fd, deadline, stop_fd, late, message)
         if (reply := self._take(what)) is not None:
             return reply
-        poller = select.poll()
-        poller.register(read_fd, _IN)
-        poller.register(stop_fd, _IN)
+        # One poller serves every exchange of a game (the same pipe and stop_fd).
+        key = (read_fd, stop_fd)
+        if self._poller_key != key:
+            self._poller = select.poll()
+            self._poller.register(read_fd, _IN)
+            self._poller.register(stop_fd, _IN)
+            self._poller_key = key
+        poller = self._poller
         while True:
             _wait(poller, deadline, stop_fd, late)
             try:
@@ -173,13 +181,15 @@ class Connection:
         poller = None
         while True:
             try:
-                view = view[os.write(write_fd, view) :]
+                written = os.write(write_fd, view)
             except BlockingIOError:
                 pass
             except OSError as err:
                 raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
-            if not view:
-                return
+            else:
+                if written == len(view):
+                    return  # nearly always at the first write: a frame fits in the pipe
+                view = view[written:]
             if poller is None:
                 poller = select.poll()
                 poller.register(write_fd, _OUT)

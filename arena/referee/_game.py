@@ -18,7 +18,7 @@ from arena.referee import _wire
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Stopped, fault_from_protocol
 from arena.referee._session import BotSession
-from arena.rules import Action, Cause, Game, GameConfig, Outcome
+from arena.rules import Cause, Game, GameConfig, Outcome
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -57,18 +57,6 @@ class GameResult:
 
 
 _CAUSES = {c.value: c for c in Cause}
-
-
-@dataclasses.dataclass(slots=True)
-class _Request:
-    """An act sent to the seat to move, and what its answer is judged against."""
-
-    request_id: int
-    message: dict[str, Any]
-    legal: tuple[Action, ...]
-    allowed: int
-    """The ms the bot has for this decision."""
-    bank: int | None
 
 
 _THREADS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("_THREADS")
@@ -244,47 +232,67 @@ class _Runner:
     def _game_over(self, seat: int) -> dict[str, Any]:
         return _wire.game_over(self.game_id, self.game.outcome(), self._news(seat))
 
-    def _request(self, seat: int) -> _Request:
-        """The act for `seat`, the seat to move."""
+    def _request(self, seat: int) -> dict[str, Any]:
+        """The act for `seat`, the seat to move; the answer is judged against it (and
+        against the legal actions, which stay as they are until it is played)."""
         game = self.game
-        clocks = self.clocks
-        legal = game.legal_actions()
         bank = self.bank[seat]
-        allowed = clocks.decision_ms
+        allowed = self.clocks.decision_ms
         if bank is not None:
             allowed = max(0, min(allowed, bank))
         request_id = self.seats[seat].next_request_id()
-        message = _wire.act(
-            request_id, game.observation(seat), self._news(seat), allowed, bank, legal
+        return _wire.act(
+            request_id,
+            game.observation_dict(seat),
+            self._news(seat),
+            allowed,
+            bank,
+            game.legal_actions(),
         )
-        return _Request(request_id, message, legal, allowed, bank)
 
-    def _accept(self, seat: int, request: _Request, reply: dict[str, Any], used_ms: float) -> None:
-        """Judge `seat`'s answer to `request`, given `used_ms` after the act was sent, and
-        play it; raises BotFault (the game is unchanged then)."""
-        clocks = self.clocks
-        try:
-            action = protocol.parse_bot_action(
-                reply, request_id=request.request_id, legal_count=len(request.legal)
-            )
-        except protocol.ProtocolError as err:
-            raise fault_from_protocol(err, "action") from err
+    def _accept(
+        self, seat: int, request: dict[str, Any], reply: dict[str, Any], used_ms: float
+    ) -> None:
+        """Judge `seat`'s answer to the act `request`, given `used_ms` after the act was
+        sent, and play it; raises BotFault (the game is unchanged then)."""
+        request_id = request["request_id"]
+        legal = self.game.legal_actions()
+        choice = reply.get("choice")
+        # The answer of a conforming bot is checked here, in line; anything else goes
+        # to the protocol's parser, which words the fault (or accepts what it accepts).
+        if not (
+            reply.get("type") == "action"
+            and type(got := reply.get("request_id")) is int
+            and got == request_id
+            and type(choice) is int
+            and 0 <= choice < len(legal)
+        ):
+            try:
+                action = protocol.parse_bot_action(
+                    reply, request_id=request_id, legal_count=len(legal)
+                )
+            except protocol.ProtocolError as err:
+                raise fault_from_protocol(err, "action") from err
+            choice = action.choice
         # One measurement is both judged and recorded: a reply read within the deadline
         # but measured past it (the referee was busy) is late all the same.
-        if used_ms > request.allowed + clocks.grace_ms:
-            raise BotTimeout(f"action after {used_ms:.1f} ms (limit {request.allowed} ms)")
+        clocks = self.clocks
+        clock = request["clock"]
+        allowed = clock["decision_ms"]
+        if used_ms > allowed + clocks.grace_ms:
+            raise BotTimeout(f"action after {used_ms:.1f} ms (limit {allowed} ms)")
         self.think[seat] += used_ms
-        bank = request.bank
+        bank = clock["bank_ms"]
         if bank is not None:
             self.bank[seat] = max(0, bank - round(used_ms)) + clocks.increment_ms
-        chosen = request.legal[action.choice]
+        chosen = legal[choice]
         self.decisions += 1
         self.log.append(
             {
                 "type": "decision",
                 "seat": seat,
-                "request_id": request.request_id,
-                "choice": action.choice,
+                "request_id": request_id,
+                "choice": choice,
                 "action": _wire.action_to_dict(chosen),
                 "ms": round(used_ms, 3),
             }
@@ -294,10 +302,11 @@ class _Runner:
     async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
         request = self._request(seat)
         start = trio.current_time()
-        scope.deadline = start + (request.allowed + self.clocks.grace_ms) / 1000
+        allowed = request["clock"]["decision_ms"]
+        scope.deadline = start + (allowed + self.clocks.grace_ms) / 1000
         self.waiting_for = seat
         try:
-            reply = await self.seats[seat].connection.exchange(request.message, "action")
+            reply = await self.seats[seat].connection.exchange(request, "action")
             used_ms = (trio.current_time() - start) * 1000
             self._accept(seat, request, reply, used_ms)
         except BotFault as fault:
@@ -377,10 +386,10 @@ class _Runner:
             while (mover := game.to_move) is not None:
                 request = self._request(mover)
                 start = time.perf_counter()
-                deadline = start + (request.allowed + grace) / 1000
+                deadline = start + (request["clock"]["decision_ms"] + grace) / 1000
                 try:
                     reply = seats[mover].connection.exchange_blocking(
-                        request.message, "action", deadline, stop_fd
+                        request, "action", deadline, stop_fd
                     )
                     self._accept(mover, request, reply, (time.perf_counter() - start) * 1000)
                 except BotFault as fault:

@@ -34,7 +34,7 @@ _BY_ID = {id(action): d for action, d in _ACTION_DICTS.items()}
 
 def action_to_dict(action: Action) -> dict[str, str]:
     """The wire form of a legal action: {"kind": "play", "card": "7"} ..."""
-    return _ACTION_DICTS[action]
+    return _BY_ID.get(id(action)) or _ACTION_DICTS[action]
 
 
 def action_from_dict(data: dict[str, Any]) -> Action:
@@ -144,21 +144,29 @@ def observation_to_dict(obs: Observation) -> dict[str, Any]:
 
 def act(
     request_id: int,
-    obs: Observation,
+    observation: dict[str, Any],
     events: list[dict[str, Any]],
     decision_ms: int,
     bank_ms: int | None,
     legal: tuple[Action, ...],
 ) -> dict[str, Any]:
-    """A request for a decision (SPEC §5.3)."""
+    """A request for a decision (SPEC §5.3), with the observation map of
+    `Game.observation_dict` (or `observation_to_dict`)."""
     return {
         "type": protocol.MSG_ACT,
         "request_id": request_id,
-        "observation": observation_to_dict(obs),
+        "observation": observation,
         "events": events,
         "clock": {"decision_ms": decision_ms, "bank_ms": bank_ms},
-        "legal": [_BY_ID.get(id(a)) or _ACTION_DICTS[a] for a in legal],
+        "legal": legal_dicts(legal),
     }
+
+
+def legal_dicts(legal: tuple[Action, ...]) -> list[dict[str, str]]:
+    """The wire forms of the legal actions (looked up by identity where they are the
+    engine's shared actions, by value otherwise)."""
+    get = _BY_ID.get
+    return [get(id(a)) or _ACTION_DICTS[a] for a in legal]
 
 
 def game_over(game_id: str, outcome: Outcome, events: list[dict[str, Any]]) -> dict[str, Any]:

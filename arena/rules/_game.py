@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from arena.errors import GameOverError, IllegalActionError, RulesError
-from arena.rules._cards import Card, Edition, deck
+from arena.rules._cards import CODES, Card, Edition, deck
 from arena.rules._config import Ending, Format, GameConfig
 from arena.rules._events import (
     FAULTS,
@@ -99,6 +99,9 @@ _HOLD = Card.HOLD
 _DOUBLE_PLAY = Card.DOUBLE_PLAY
 _KIND_PLAY = ActionKind.PLAY
 _KIND_QUAD = ActionKind.QUAD
+
+_CODE_OF = [CODES[Card(value)] for value in range(len(Card))]
+"""The wire code of each card, by its value (a list is indexed faster than a dict)."""
 
 _PLAY = {card: Action(ActionKind.PLAY, card) for card in Card}
 _BUST = {card: Action(ActionKind.BUST, card) for card in Card}
@@ -297,6 +300,34 @@ class Game:
             round=self._round,
             plays=self._plays,
         )
+
+    def observation_dict(self, seat: int) -> dict[str, Any]:
+        """`observation(seat)` as the plain map a bot is sent (protocol SPEC §7.3): the
+        same fields in the same order, lists for tuples and card codes for cards. Built
+        straight from the state, as the referee needs one per decision."""
+        if not 0 <= seat < self._n:
+            raise RulesError(f"no seat {seat} in a game of {self._n}")
+        code = _CODE_OF.__getitem__
+        scores = self._scores
+        tokens = self._tokens
+        return {
+            "seat": seat,
+            "hand": list(map(code, sorted(self._hands[seat]))),
+            "total": self._total,
+            "direction": self._direction,
+            "to_move": None if self._reason is not None else self._current,
+            "owes": self._owes,
+            "hand_sizes": list(map(len, self._hands)),
+            "in_game": self._in_game.copy(),
+            "in_round": self._in_round.copy(),
+            "face_up": [list(map(code, cards)) for cards in self._face_up],
+            "draw_size": len(self._draw),
+            "discard": list(map(code, self._discard)),
+            "scores": None if scores is None else scores.copy(),
+            "tokens": None if tokens is None else tokens.copy(),
+            "round": self._round,
+            "plays": self._plays,
+        }
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The hand of `seat`, sorted. Omniscient: never hand this to another seat."""

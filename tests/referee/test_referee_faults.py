@@ -167,6 +167,50 @@ async def test_out_of_range_or_non_integer_choice_is_illegal(choice: Any) -> Non
     assert [(f.seat, f.cause) for f in result.faults] == [(0, "illegal")]
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"choice": True},  # a bool is not an int on the wire (SPEC §5.5)
+        {"choice": False},
+        {"request_id": True},  # the first act's request_id is 1, and True == 1
+        {"request_id": 1.0},
+        {"type": b"action"},
+        {"type": "Action"},
+        {"choice": 2**64 - 1},
+        {"extra": "ignored"},  # unknown keys are ignored: accepted
+        {"type": None},
+    ],
+)
+async def test_a_nearly_right_answer_is_judged_as_the_protocol_parser_judges_it(
+    change: dict[str, Any],
+) -> None:
+    """The referee checks a conforming answer in line and leaves any other to
+    `protocol.parse_bot_action`: both must agree, fault and message, on every answer."""
+    replies: list[dict[str, Any]] = []
+
+    def odd(act: dict[str, Any]) -> Any:
+        reply = {"type": "action", "request_id": act["request_id"], "choice": 0} | change
+        replies.append(reply)
+        return reply
+
+    result, bots = await run_game([odd, first_legal])
+    act = bots[0].acts()[0]
+    error: protocol.ProtocolError | None = None
+    try:
+        protocol.parse_bot_action(
+            replies[0], request_id=act["request_id"], legal_count=len(act["legal"])
+        )
+    except protocol.ProtocolError as err:
+        error = err
+    if error is None:
+        assert result.faults == ()
+        assert len(replies) == len(bots[0].acts()) > 1
+    else:
+        cause = "illegal" if isinstance(error, protocol.IllegalChoice) else "malformed"
+        assert [(f.seat, f.cause) for f in result.faults] == [(0, cause)]
+        assert result.faults[0].message == f"action: {error}"
+
+
 async def test_unexpected_message_is_malformed() -> None:
     hello = {"type": "hello", "name": "again", "version": "1", "protocol": 1}
     result, _ = await run_game([after(1, hello), first_legal])

@@ -26,6 +26,7 @@ from arena.rules import (
 )
 
 from .helpers import arranged, cards, play
+from .test_properties import any_config
 
 
 def test_r10_1_r10_2_observation_holds_public_state_and_own_hand_only() -> None:
@@ -196,3 +197,39 @@ def test_events_round_trip_through_dicts() -> None:
     game = _random_game(GameConfig(players=3, format=Format.POINTS), seed=5, steps=500)
     for event in game.events:
         assert event_from_dict(event_to_dict(event)) == event
+
+
+@settings(max_examples=120, deadline=None)
+@given(config=any_config(), seed=st.integers(0, 2**64 - 1), choice_seed=st.integers(0, 2**32))
+def test_r10_the_map_sent_to_a_bot_is_its_observation(
+    config: GameConfig, seed: int, choice_seed: int
+) -> None:
+    """R10.1, R10.2: `observation_dict`, which the referee sends, encodes to the bytes of
+    the observation itself (protocol SPEC §7.3), for every seat at every step of random
+    games of every configuration, faults included; and it shares nothing with the
+    game's state."""
+    import msgpack
+
+    from arena.referee._wire import observation_to_dict
+
+    rng = random.Random(choice_seed)
+    game = Game(config, seed)
+    while True:
+        for seat in range(config.players):
+            sent = game.observation_dict(seat)
+            wire = msgpack.packb(sent)
+            assert wire == msgpack.packb(observation_to_dict(game.observation(seat)))
+            for value in sent.values():
+                if isinstance(value, list):
+                    value.append("x")  # the caller's to change: the game must not see it
+            assert msgpack.packb(game.observation_dict(seat)) == wire
+        if game.is_over:
+            break
+        if rng.random() < 0.03:
+            live = [s for s in range(config.players) if game.observation(s).in_game[s]]
+            game.eliminate(rng.choice(live), rng.choice([Cause.TIMEOUT, Cause.CRASH]))
+        else:
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])
+    with pytest.raises(RulesError):
+        game.observation_dict(config.players)
