@@ -59,6 +59,7 @@ bench: setup bots
 	$(BIN)/python bench/places_csv.py
 	$(BIN)/python bench/standings.py
 	$(BIN)/python bench/sprt.py
+	$(BIN)/python bench/startup.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

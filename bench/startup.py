@@ -1,0 +1,168 @@
+"""Start-up (issue 14.4) and the stored schedule (issue 14.5), each against its floor in
+one run:
+
+1. `arena --help` (a fresh process) against `python -c "import click"`: target at most 4x.
+2. A one-game `arena match` of four Python bots (`run_match`, as the command plays it,
+   under bubblewrap where it works): the time it spends starting and closing its bots
+   (the whole match less the game itself) against a single bot's start-up alone
+   (spawn to its hello answered): target less than 2x.
+3. A league's schedule of 5,000 tables of 4 among 100 bots: computing it (the first
+   start) against reading it back from the store (every resume).
+
+Usage: python bench/startup.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+import arena.referee._pool as pool_module
+from arena.bots import load_manifest
+from arena.league import LeagueConfig, _schedule
+from arena.match import run_match
+from arena.referee import RunSettings, open_pools
+from arena.rules import GameConfig
+from arena.sandbox import bwrap_wrap, resolve_sandbox
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "example_bots" / "python" / "random"
+
+
+def wall(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def arena_command() -> list[str]:
+    script = Path(sys.executable).parent / "arena"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "arena"]
+
+
+def help_figures(runs: int) -> tuple[float, float]:
+    """Best of `runs` interleaved: `arena --help`, `python -c "import click"`."""
+    arena = [*arena_command(), "--help"]
+    click = [sys.executable, "-c", "import click"]
+    wall(arena)
+    wall(click)  # warm the file cache
+    helps, clicks = [], []
+    for _ in range(runs):
+        helps.append(wall(arena))
+        clicks.append(wall(click))
+    return min(helps), min(clicks)
+
+
+def settings() -> RunSettings:
+    mode, _ = resolve_sandbox(None)
+    return RunSettings(wrap=bwrap_wrap() if mode == "bwrap" else None)
+
+
+async def single_start() -> float:
+    """One bot, alone: from its spawn to its hello answered."""
+    spec = load_manifest(BOT)
+    async with open_pools([spec], settings()) as pools:
+        start = time.perf_counter()
+        session = await pools[spec.name].acquire()
+        elapsed = time.perf_counter() - start
+        await pools[spec.name].release(session)
+    return elapsed
+
+
+async def match_overhead() -> tuple[float, float]:
+    """A one-game match of four of the bot: (start and close, the game)."""
+    spec = load_manifest(BOT)
+    specs = [dataclasses.replace(spec, name=f"p{i}") for i in range(4)]
+    played: list[float] = []
+    play_game = pool_module.play_game
+
+    async def timed_game(*args: object, **kwargs: object) -> object:
+        start = time.perf_counter()
+        try:
+            return await play_game(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            played.append(time.perf_counter() - start)
+
+    pool_module.play_game = timed_game  # type: ignore[assignment]
+    try:
+        start = time.perf_counter()
+        await run_match(specs, GameConfig(players=4), games=1, seed=1, settings=settings())
+        total = time.perf_counter() - start
+    finally:
+        pool_module.play_game = play_game
+    return total - played[0], played[0]
+
+
+def schedule_figures() -> tuple[float, float, int]:
+    """Seconds to compute and to read back the schedule of 5,000 tables of 4."""
+    names = [f"bot{i:03d}" for i in range(100)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "league.sqlite"
+        config = LeagueConfig(
+            bots=Path(tmp),
+            store=path,
+            game=GameConfig(players=4),
+            seed=1,
+            max_tables=5000,
+            games_per_table=8,
+        )
+
+        def timed(action: Callable[[Store], object]) -> tuple[float, object]:
+            with Store.open(path) as store:
+                start = time.perf_counter()
+                value = action(store)
+                return time.perf_counter() - start, value
+
+        compute, first = timed(lambda store: _schedule(config, names, store))
+        read, again = timed(lambda store: _schedule(config, names, store))
+        assert first == again
+        return compute, read, len(first.games) // config.games_per_table  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs of each (best is kept)")
+    runs = parser.parse_args().runs
+
+    arena_help, click = help_figures(runs)
+    print(
+        f"arena --help: {arena_help * 1000:.0f} ms; python -c 'import click': {click * 1000:.0f} ms"
+    )
+    print(f"arena --help / import click: {arena_help / click:.1f}x  (target: at most 4x)")
+
+    singles, overheads, games = [], [], []
+    for _ in range(runs):  # interleaved, so that a noisy neighbour hits both alike
+        singles.append(trio.run(single_start))
+        overhead, game = trio.run(match_overhead)
+        overheads.append(overhead)
+        games.append(game)
+    single, overhead = min(singles), min(overheads)
+    print(
+        f"one bot's start-up alone: {single * 1000:.0f} ms"
+        f" (median {statistics.median(singles) * 1000:.0f} ms)"
+    )
+    print(
+        f"one-game match of four bots: {overhead * 1000:.0f} ms starting and closing bots"
+        f" (median {statistics.median(overheads) * 1000:.0f} ms),"
+        f" {min(games) * 1000:.0f} ms playing"
+    )
+    print(f"start and close / one bot's start-up: {overhead / single:.1f}x  (target: under 2x)")
+    print(f"(bots: {BOT.relative_to(ROOT)}, sandbox: {resolve_sandbox(None)[0]})")
+
+    compute, read, tables = schedule_figures()
+    print(f"schedule of {tables:,} tables of 4 among 100 bots: computed in {compute:.2f} s,")
+    print(f"  read back from the store in {read * 1000:.0f} ms: {compute / read:,.0f}x faster")
+
+
+if __name__ == "__main__":
+    main()
