@@ -101,7 +101,11 @@ def runtime_paths() -> list[Path]:
 
 
 def _under(path: Path, roots: Iterable[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+    """Whether `path` is one of `roots` or inside one (all absolute and normalised).
+    By their parts: walking `path.parents` made a Path per parent, a third of the
+    referee's CPU for starting a sandboxed bot."""
+    parts = path.parts
+    return any(parts[: len(root.parts)] == root.parts for root in roots)
 
 
 def _outermost(paths: Iterable[Path]) -> list[Path]:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import arena.sandbox
 import protocol
@@ -157,3 +159,21 @@ def test_resolve_sandbox_where_bwrap_fails(monkeypatch: pytest.MonkeyPatch) -> N
         resolve_sandbox("bwrap")
     with pytest.raises(ConfigError, match="unknown sandbox"):
         resolve_sandbox("docker")
+
+
+@given(
+    st.lists(st.sampled_from(["usr", "us", "usrx", "lib", "a", "a.b", ".venv"]), max_size=4),
+    st.lists(
+        st.lists(st.sampled_from(["usr", "us", "usrx", "lib", "a", "a.b"]), max_size=3),
+        max_size=4,
+    ),
+)
+def test_a_path_is_under_a_root_exactly_when_it_is_one_or_inside_one(
+    parts: list[str], roots: list[list[str]]
+) -> None:
+    """What the sandbox shows and refuses rests on `_under`: `/usrx` is not under `/usr`,
+    `/usr/lib` is, and so is `/usr` itself."""
+    path = Path("/", *parts)
+    bases = [Path("/", *r) for r in roots]
+    expected = any(path == base or base in path.parents for base in bases)
+    assert arena.sandbox._under(path, bases) is expected
