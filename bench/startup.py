@@ -5,7 +5,9 @@ one run:
 2. A one-game `arena match` of four Python bots (`run_match`, as the command plays it,
    under bubblewrap where it works): the time it spends starting and closing its bots
    (the whole match less the game itself) against a single bot's start-up alone
-   (spawn to its hello answered): target less than 2x.
+   (spawn to its hello answered): target less than 2x. The same for a match of two
+   bots: a Python bot's start-up is mostly CPU, so on two cores four of them take
+   about twice as long as two.
 3. A league's schedule of 5,000 tables of 4 among 100 bots: computing it (the first
    start) against reading it back from the store (every resume).
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import statistics
 import subprocess
 import sys
@@ -79,10 +82,10 @@ async def single_start() -> float:
     return elapsed
 
 
-async def match_overhead() -> tuple[float, float]:
-    """A one-game match of four of the bot: (start and close, the game)."""
+async def match_overhead(seats: int) -> tuple[float, float]:
+    """A one-game match of `seats` of the bot: (start and close, the game)."""
     spec = load_manifest(BOT)
-    specs = [dataclasses.replace(spec, name=f"p{i}") for i in range(4)]
+    specs = [dataclasses.replace(spec, name=f"p{i}") for i in range(seats)]
     played: list[float] = []
     play_game = pool_module.play_game
 
@@ -96,7 +99,7 @@ async def match_overhead() -> tuple[float, float]:
     pool_module.play_game = timed_game  # type: ignore[assignment]
     try:
         start = time.perf_counter()
-        await run_match(specs, GameConfig(players=4), games=1, seed=1, settings=settings())
+        await run_match(specs, GameConfig(players=seats), games=1, seed=1, settings=settings())
         total = time.perf_counter() - start
     finally:
         pool_module.play_game = play_game
@@ -140,13 +143,15 @@ def main() -> None:
     )
     print(f"arena --help / import click: {arena_help / click:.1f}x  (target: at most 4x)")
 
-    singles, overheads, games = [], [], []
-    for _ in range(runs):  # interleaved, so that a noisy neighbour hits both alike
+    cores = len(os.sched_getaffinity(0))
+    singles, overheads, games, pairs = [], [], [], []
+    for _ in range(runs):  # interleaved, so that a noisy neighbour hits all alike
         singles.append(trio.run(single_start))
-        overhead, game = trio.run(match_overhead)
+        overhead, game = trio.run(match_overhead, 4)
         overheads.append(overhead)
         games.append(game)
-    single, overhead = min(singles), min(overheads)
+        pairs.append(trio.run(match_overhead, 2)[0])
+    single, overhead, pair = min(singles), min(overheads), min(pairs)
     print(
         f"one bot's start-up alone: {single * 1000:.0f} ms"
         f" (median {statistics.median(singles) * 1000:.0f} ms)"
@@ -157,6 +162,11 @@ def main() -> None:
         f" {min(games) * 1000:.0f} ms playing"
     )
     print(f"start and close / one bot's start-up: {overhead / single:.1f}x  (target: under 2x)")
+    print(
+        f"the same for a one-game match of two bots: {pair * 1000:.0f} ms,"
+        f" {pair / single:.1f}x (a bot's start-up is mostly CPU: this machine has"
+        f" {cores} cores)"
+    )
     print(f"(bots: {BOT.relative_to(ROOT)}, sandbox: {resolve_sandbox(None)[0]})")
 
     compute, read, tables = schedule_figures()
