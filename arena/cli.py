@@ -14,6 +14,7 @@ import click
 
 from arena import __version__
 from arena.commands import COMMANDS
+from arena.commands._terminal import printable
 from arena.errors import ArenaError
 
 
@@ -55,7 +56,7 @@ def _first(group: BaseExceptionGroup[ArenaError]) -> ArenaError:
 
 
 def _fail(err: ArenaError) -> None:
-    click.echo(f"arena: error: {err}", err=True)
+    click.echo(f"arena: error: {printable(str(err))}", err=True)
     sys.exit(2)
 
 

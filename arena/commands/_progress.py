@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.commands._terminal import printable
 from arena.league import LeagueReport, Progress, eta
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class TerminalProgress(Progress):
         self.line_every = 1
 
     def message(self, text: str) -> None:
-        click.echo(text, err=True)
+        click.echo(printable(text), err=True)
 
     def started(self, total: int, todo: int, note: str) -> None:
         self.first = total - todo

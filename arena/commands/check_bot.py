@@ -21,6 +21,7 @@ from arena.commands._options import (
     sandbox_option,
     sandboxed_spec,
 )
+from arena.commands._terminal import printable
 
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
@@ -63,5 +64,5 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     limits = build_limits({}, opts)
     checks = trio.run(lambda: check_bot(run, clocks=clocks, limits=limits, rounds=rounds))
     for line in report(spec.command, checks):
-        click.echo(line)
+        click.echo(printable(line))
     sys.exit(0 if conforms(checks) else 1)

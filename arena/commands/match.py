@@ -23,6 +23,7 @@ from arena.commands._options import (
     run_options,
     sandbox_mode,
 )
+from arena.commands._terminal import printable
 from arena.errors import ConfigError
 from arena.match import BotSummary, result_to_json, run_match, summarize
 from arena.referee import GameResult, RunSettings
@@ -70,7 +71,7 @@ def match(
     wrap = build_wrap(opts)
     for spec in specs:
         if spec.build is not None and spec.folder is not None:
-            click.echo(f"building {spec.name}: {' '.join(spec.build)}", err=True)
+            click.echo(printable(f"building {spec.name}: {' '.join(spec.build)}"), err=True)
         build_bot(spec, opts, sandbox_mode(opts))
         resolve_command(spec.command, spec.folder)  # fails early on a missing program
         check_sandboxed(spec, wrap)

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from arena.commands._terminal import printable
 from arena.errors import InputError
 from arena.replay import read_replay, render
 
@@ -44,4 +45,4 @@ def replay(file: Path, game_id: str | None, seat: int | None) -> None:
     """Print a game play by play: a replay FILE (arena match --replays), or GAME_ID of a
     league store FILE (a league keeps every game's replay in its store)."""
     for line in render(load_game(file, game_id), seat):
-        click.echo(line)
+        click.echo(printable(line))

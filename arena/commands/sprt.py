@@ -21,6 +21,7 @@ from arena.commands._options import (
     sandbox_mode,
 )
 from arena.commands._stopping import run_stoppable
+from arena.commands._terminal import printable
 from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError
 from arena.sprt import SprtProgress
@@ -235,7 +236,7 @@ class TerminalProgress(SprtProgress):
         if self.drawn and self.tty:
             click.echo("", err=True)
             self.drawn = False
-        click.echo(text, err=True)
+        click.echo(printable(text), err=True)
 
     def started(self, result: SprtResult) -> None:
         self.start = time.monotonic()

@@ -90,3 +90,16 @@ def test_missing_program_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["check-bot", "--", "no-such-program-here"])
     assert result.exit_code == 2
     assert "not found" in result.output
+
+
+def test_the_bots_stderr_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    """The report quotes the end of the bot's stderr, whose bytes are the bot's to
+    choose: a control character is shown as an escape, never sent to the terminal."""
+    bot = tmp_path / "bot.py"
+    bot.write_text(
+        "import sys\nsys.stderr.write('\\x1b]0;pwned\\x07\\x1b[2JPASS\\r\\n')\nsys.exit(2)\n"
+    )
+    result = CliRunner().invoke(main, ["check-bot", "--", "python3", str(bot)], color=True)
+    assert result.exit_code == 1
+    assert not set("\x1b\x07\r") & set(result.output)
+    assert "| \\x1b]0;pwned\\x07\\x1b[2JPASS" in result.output

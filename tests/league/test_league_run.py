@@ -439,3 +439,32 @@ def test_hostile_submission_files_are_refused_and_the_league_goes_on(tmp_path: P
     assert "left out: escape: passwd is a link out of the submission (to /etc/passwd)" in err
     players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
     assert players == {"ann", "bob", "cat", "dan"}
+
+
+ESCAPES = "\x1b]0;pwned\x07\x1b[2J\rok"
+"""Retitle the window, clear the screen, write over the start of the line."""
+
+
+def test_text_a_bot_chose_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    """A terminal obeys the escape sequences it is sent. A build's output, a file name
+    and a manifest key are a bot's to choose: their control characters are shown as
+    escapes in the league's messages, never sent to the terminal."""
+    four_bots(tmp_path)
+    noisy = make_bot(tmp_path, "noisy", build="python3 build.py")
+    (noisy / "build.py").write_text(f"import sys\nprint({ESCAPES!r})\nsys.exit(1)\n")
+    fifo = make_bot(tmp_path, "fifo")
+    os.mkfifo(fifo / f"{ESCAPES}pipe")
+    keys = make_bot(tmp_path, "keys")
+    with (keys / "bot.toml").open("a") as f:
+        f.write('"\\u001b]0;pwned\\u0007" = 1\n')
+    path = league_file(tmp_path, concurrency=1)
+    result = CliRunner().invoke(main, ["league", str(path), "--sandbox", "none"], color=True)
+    err = result.stderr
+    assert result.exit_code == 0, err
+    assert not set("\x1b\x07\r") & set(err)
+    shown = "\\x1b]0;pwned\\x07\\x1b[2J\\x0dok"
+    assert f"left out: noisy: build exited with status 1: {shown[:-6]}" in err
+    assert f"left out: fifo: {shown}pipe is a special file" in err
+    assert "unknown key(s): \\x1b]0;pwned\\x07" in err
+    players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
+    assert players == {"ann", "bob", "cat", "dan"}

@@ -106,6 +106,23 @@ def test_replay_of_an_edited_file_is_refused(tmp_path: Path) -> None:
     assert "does not match" in result.output
 
 
+def test_replay_of_a_file_from_elsewhere_escapes_its_control_characters(tmp_path: Path) -> None:
+    """A replay file need not come from arena: what it says is shown as text, and a
+    control character in it (here in a bot's name) is not sent to the terminal."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    replays = tmp_path / "r"
+    CliRunner().invoke(main, ["match", str(a), str(b), "-n", "1", "--replays", str(replays), "-q"])
+    path = next(replays.glob("*.jsonl"))
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["names"][0] = "\x1b]0;pwned\x07\x1b[2J"
+    path.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(path)], color=True)
+    assert result.exit_code == 0, result.output
+    assert not set("\x1b\x07") & set(result.stdout)
+    assert "seats: 0 \\x1b]0;pwned\\x07\\x1b[2J, 1 bob" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
