@@ -377,7 +377,7 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
     game = {"id": payload["id"], "seats": names, "places": result["places"],
             "reason": result["reason"], "forfeit": False,
             "faults": [[names[f["seat"]], f["cause"]] for f in payload["faults"]],
-            "plays": result["plays"]}  # fmt: skip
+            "plays": result["plays"], "file": "game"}  # fmt: skip
     league = {
         "title": f"arena replay {payload['id']}",
         "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -388,6 +388,5 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
     (out / "data" / "games").mkdir(parents=True, exist_ok=True)
     (out / "data" / "league.js").write_text(script("league", league), encoding="utf-8")
     (out / "data" / "games.js").write_text(script("games", [game]), encoding="utf-8")
-    (out / "data" / "games" / f"{payload['id']}.js").write_text(
-        script("game", payload), encoding="utf-8"
-    )
+    # Named by arena, not by the game id: a replay file's text is no path.
+    (out / "data" / "games" / "game.js").write_text(script("game", payload), encoding="utf-8")

@@ -141,3 +141,26 @@ def test_report_of_one_replay_file(tmp_path: Path) -> None:
     game = next((root / "site" / "data" / "games").glob("*.js"))
     assert payload(game)["names"] == ["random", "heuristic"]
     assert payload(root / "site" / "data" / "league.js")["start"] == "#/game/m0001"
+
+
+def test_a_replay_files_game_id_names_no_file_outside_the_site(tmp_path: Path) -> None:
+    """A replay file need not come from arena: its game id is text, not a path. The
+    viewer's data file of `arena report --replay` has a name of arena's, inside the
+    site, and the viewer still opens on the game."""
+    root = tmp_path / "m"
+    root.mkdir()
+    bots = Path(__file__).resolve().parents[2] / "example_bots" / "python"
+    cli("match", bots / "random", bots / "heuristic", "-n", "1", "--sandbox", "none",
+        "--replays", root / "replays")  # fmt: skip
+    (replay,) = (root / "replays").glob("*.jsonl")
+    lines = replay.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["game_id"] = "../../../outside"
+    replay.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    site = root / "site" / "one"
+    cli("report", "--replay", replay, "-o", site)
+    assert not list(tmp_path.rglob("outside.js"))
+    (listed,) = payload(site / "data" / "games.js")
+    assert listed["id"] == "../../../outside"
+    game = site / "data" / "games" / f"{listed['file']}.js"
+    assert payload(game)["id"] == "../../../outside"
