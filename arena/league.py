@@ -23,6 +23,7 @@ A league file (TOML) fixes everything; command-line options override it:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -32,6 +33,7 @@ import tempfile
 import time
 import tomllib
 import zlib
+from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -612,6 +614,10 @@ class _Slot:
     """The bots of the unit it got last."""
 
 
+_ALONE = contextlib.nullcontext()
+"""What a game of no duplicate group waits for: nothing."""
+
+
 class _Book:
     """The league's bookkeeping: forfeits, records, fault streaks, disqualifications."""
 
@@ -631,14 +637,21 @@ class _Book:
         self.streak = {n: 0 for n in names} | store.fault_streaks()
         for name in names:  # a league killed between a game and the disqualification
             self._check_streak(name)
+        self._groups: defaultdict[str, trio.Lock] = defaultdict(trio.Lock)
+        """Held while a game of the duplicate group is played (see `drive`)."""
 
     async def drive(self, dispatch: Dispatch, player: Player) -> None:
         """Give `player` the games `dispatch` hands it until none is left (a slow game
-        holds up only its own player); a game a disqualified bot sits at is forfeited."""
+        holds up only its own player); a game a disqualified bot sits at is forfeited.
+
+        A game waits while another game of its duplicate group is played: two processes
+        of a bot playing one deal at once, in two seats, could tell each other their
+        hands (a lock or an inotify watch on a file they both see crosses the sandbox)."""
         while (game := dispatch.next(player)) is not None:
-            if not self._forfeit(game):
-                play = Play(game.game_id, game.seats, game.seed, game.group)
-                self._record(game, await player(play))
+            async with self._groups[game.group] if game.group is not None else _ALONE:
+                if not self._forfeit(game):
+                    play = Play(game.game_id, game.seats, game.seed, game.group)
+                    self._record(game, await player(play))
 
     def _forfeit(self, game: ScheduledGame) -> bool:
         """Record `game` as a forfeit if a disqualified bot sits at it."""

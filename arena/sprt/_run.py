@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -341,6 +341,8 @@ class _Book:
             faults, stored=len(self.games),
         )  # fmt: skip
         self._pairs: dict[int, Pair] = {}
+        self._pairs_playing: defaultdict[int, trio.Lock] = defaultdict(trio.Lock)
+        """Held while a game of the pair is played (see `drive`)."""
         self._advance(report=False)
 
     def _pair(self, index: int) -> Pair:
@@ -364,9 +366,11 @@ class _Book:
                     yield pair, game
 
     async def drive(self, queue: Iterator[tuple[Pair, PairGame]], player: Player) -> None:
-        """Give `player` the next game until none is left or the test is done."""
+        """Give `player` the next game until none is left or the test is done. The two
+        games of a pair are never played at once (see `arena.league`'s `drive`)."""
         for pair, game in queue:
-            played = await player(Play(game.game_id, game.seats, game.seed, game.group))
+            async with self._pairs_playing[pair.index]:
+                played = await player(Play(game.game_id, game.seats, game.seed, game.group))
             self._record(pair, game, played)
             if self.done():
                 self.stop()

@@ -10,6 +10,7 @@ concurrency, with or without the sandbox (whose private /tmp dies with the proce
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -57,3 +58,35 @@ def test_no_process_plays_two_games_of_a_duplicate_group(
     assert dealt == 4 * 6 * 3
     for pid, groups in seen.items():
         assert len(groups) == len(set(groups)), f"process {pid} played {groups}"
+
+
+@pytest.mark.parametrize("concurrency", [2, 3])
+def test_no_two_games_of_a_duplicate_group_are_played_at_once(
+    tmp_path: Path, concurrency: int
+) -> None:
+    """Two processes of a bot that play one deal at the same time, in two seats, can
+    tell each other their hands: a lock on a file of their folder or an inotify watch
+    on it crosses the sandbox (the kernel's locks and watches are the file's, not the
+    mount namespace's). So the games of a group are played one after another: each one
+    starts after the last one of its group has finished, at any concurrency."""
+    for name in NAMES[:3]:
+        make_bot(tmp_path / "bots", name, "slow", 5, token="arena-duplicate-timing")
+    lines = [
+        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
+        "games_per_table = 6", "duplicate = true", f"concurrency = {concurrency}",
+    ]  # fmt: skip
+    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
+    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", "none"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    with contextlib.closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
+        rows = db.execute("SELECT grp, started_at, finished_at FROM games").fetchall()
+    assert len(rows) == 6
+    spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for grp, started, finished in rows:
+        spans[grp].append((started, finished))
+    assert len(spans) == 2
+    for grp, games in spans.items():
+        games.sort()
+        for (_, finished), (started, _) in itertools.pairwise(games):
+            assert started >= finished, f"two games of {grp} were played at once: {games}"

@@ -141,6 +141,25 @@ def test_no_bot_process_plays_both_games_of_a_deal(tmp_path: Path) -> None:
         assert a.isdisjoint(b)
 
 
+def test_the_two_games_of_a_deal_are_never_played_at_once(tmp_path: Path) -> None:
+    """Two processes of a field bot playing one deal at once could tell each other what
+    they see (a lock on a file of their folder crosses the sandbox), and the one that is
+    behind would know the draws to come: at -j 2, game b starts after game a ends."""
+    new, old, f1, f2 = logger_bots(tmp_path, ["new", "old", "f1", "f2"], 0.005)
+    store = tmp_path / "t.sqlite"
+    sprt(
+        str(new), str(old), "--field", str(f1), str(f2), "--max-games", "8",
+        "--store", str(store), "-j", "2",
+    )  # fmt: skip
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT game_id, started, finished FROM games").fetchall()
+    spans = {game_id: (started, finished) for game_id, started, finished in rows}
+    assert len(spans) == 8
+    for pair in range(4):
+        a, b = sorted([spans[f"p{pair:06d}a"], spans[f"p{pair:06d}b"]])
+        assert b[0] >= a[1], f"the games of pair {pair} were played at once: {a}, {b}"
+
+
 def _stored(store: Path) -> list[tuple[object, ...]]:
     if not store.exists():
         return []

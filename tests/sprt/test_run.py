@@ -79,14 +79,15 @@ async def test_a_clearly_better_bot_is_accepted_and_the_test_stops(tmp_path: Pat
 async def test_pairs_count_in_deal_order_whichever_game_ends_first(
     tmp_path: Path, autojump_clock: trio.abc.Clock
 ) -> None:
-    """The first game takes long; the other player meanwhile plays on. No pair is counted
-    before pair 0, and the test decides exactly as when the games finish in order."""
+    """Pair 0's second game takes long (its first is never played at the same time); the
+    other player meanwhile plays on. No pair is counted before pair 0, and the test
+    decides exactly as when the games finish in order."""
     rank = by_strength({"new": 0.3})
     in_order = await run(field_config(tmp_path / "one"), ScriptedRunner(rank))
     heard = Heard()
-    slow = ScriptedRunner(rank, players=2, delay=lambda play: 100.0 * (play.game_id == "p000000a"))
+    slow = ScriptedRunner(rank, players=2, delay=lambda play: 100.0 * (play.game_id == "p000000b"))
     out_of_order = await run(field_config(tmp_path / "two"), slow, heard)
-    assert slow.finished[-1] == "p000000a"  # the slow game ended last...
+    assert slow.finished[-1] == "p000000b"  # the slow game ended last...
     stored, pairs, _ = heard.counted_at[0]
     assert pairs == 1
     assert stored > 2
