@@ -47,7 +47,8 @@ class _Budget:
     most recently used: what `RunSettings.max_processes` closes first.
 
     A process counts from the moment its start is decided until it has exited: one
-    closed to make room still counts while it takes its exit grace (a bot that ignores
+    closed to make room, after its game (`--fresh-process`, a fault) or before its CPU
+    time could run out still counts while it takes its exit grace (a bot that ignores
     bye takes all of it, and then its kill grace), and a start waits for it to go."""
 
     def __init__(self, limit: int | None, nursery: trio.Nursery, clocks: Clocks) -> None:
@@ -85,6 +86,12 @@ class _Budget:
                 await self._gone.wait()
             else:
                 return
+
+    async def retire(self, session: BotSession) -> None:
+        """Close a session that is not idle (a game gave it back, or it is worn out); it
+        counts until it is gone."""
+        self._closing += 1
+        await self._close(session)
 
     async def _close(self, session: BotSession) -> None:
         try:
@@ -134,8 +141,7 @@ class BotPool:
             ):  # replaced before its CPU limit could cut a game short
                 self._idle.remove(session)
                 self._budget.woken(session)
-                self._forget(session)
-                await session.close(self.settings.clocks)
+                await self._retire(session)
             elif group is None or group not in session.groups:
                 self._idle.remove(session)
                 self._budget.woken(session)
@@ -149,8 +155,7 @@ class BotPool:
     async def release(self, session: BotSession) -> None:
         """Give a session back after a game: kept for reuse, or closed."""
         if session.broken or self.settings.fresh_process:
-            self._forget(session)
-            await session.close(self.settings.clocks)
+            await self._retire(session)
         else:
             self._idle.append(session)
             self._budget.rested(session, self)
@@ -161,10 +166,13 @@ class BotPool:
         self._idle.remove(session)
         self._all.remove(session)
 
-    def _forget(self, session: BotSession) -> None:
+    async def _retire(self, session: BotSession) -> None:
+        """Close `session` for good; a process counts against the limit until it is gone."""
         if session in self._all:
             self._all.remove(session)
-            self._budget.alive -= 1
+            await self._budget.retire(session)
+        else:  # a process that never started: nothing counts it
+            await session.close(self.settings.clocks)
 
     async def _start(self) -> BotSession:
         settings = self.settings

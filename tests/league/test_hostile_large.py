@@ -8,7 +8,7 @@ from pathlib import Path
 import trio
 
 from arena.messages import Play, Setup, WorkerSettings
-from arena.referee import Clocks, RunSettings, open_pools, play_seated
+from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import WorkerPool
 
@@ -48,6 +48,60 @@ async def test_a_process_closed_to_make_room_counts_until_it_is_gone(tmp_path: P
         await trio.sleep(0.1)
         sampling = False
     assert pids(bad_pids)
+    assert not alive(pids(bad_pids)[0])
+    assert most == 2
+    assert waited >= 0.6  # the start waited for the lingering bot to be killed
+
+
+async def test_a_process_closed_after_its_game_counts_until_it_is_gone(tmp_path: Path) -> None:
+    """With --fresh-process every process is closed when its game ends. One of a bot
+    that ignores bye and SIGTERM lingers through its exit and kill graces: it counts
+    against the limit until it is gone, so a game starting meanwhile waits for it."""
+    bad_pids, good_pids = tmp_path / "bad", tmp_path / "good"
+    specs = [spec("ignore_sigterm", bad_pids, name="bad")]
+    specs += [spec("good", good_pids, name=f"g{i}") for i in range(3)]
+    clocks = Clocks(decision_ms=5000, exit_grace_ms=600, kill_grace_ms=400)
+    settings = RunSettings(clocks=clocks, max_processes=2, fresh_process=True)
+    most = 0
+    sampling = True
+    waited = 0.0
+
+    async def sample() -> None:
+        nonlocal most
+        while sampling:
+            most = max(most, sum(alive(p) for p in pids(bad_pids) + pids(good_pids)))
+            await trio.sleep(0.01)
+
+    async with open_pools(specs, settings) as pools, trio.open_nursery() as nursery:
+        nursery.start_soon(sample)
+        bad = pools["bad"]
+        giving_back, second_done = trio.Event(), trio.Event()
+        release = bad.release
+
+        async def released(session: BotSession) -> None:
+            giving_back.set()
+            await release(session)
+
+        bad.release = released  # type: ignore[method-assign]
+
+        async def second() -> None:  # starts as the first game gives its processes back
+            nonlocal waited
+            await giving_back.wait()
+            start = trio.current_time()
+            game = await play_seated(
+                [pools["g1"], pools["g2"]], GameConfig(players=2), 2, clocks=clocks, game_id="b"
+            )
+            waited = trio.current_time() - start
+            assert not game.faults
+            second_done.set()
+
+        nursery.start_soon(second)
+        first = await play_seated(
+            [bad, pools["g0"]], GameConfig(players=2), 1, clocks=clocks, game_id="a"
+        )
+        assert not first.faults
+        await second_done.wait()
+        sampling = False
     assert not alive(pids(bad_pids)[0])
     assert most == 2
     assert waited >= 0.6  # the start waited for the lingering bot to be killed
