@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import os
 import platform
 import struct
 from collections.abc import Callable
+from typing import NamedTuple
 
 _LD_W_ABS = 0x20
 _JEQ_K = 0x15
@@ -111,3 +113,115 @@ def userns_filter() -> Callable[[], None] | None:
         del _keep
 
     return install
+
+
+# -- the filter against covert channels between processes ------------------------------
+#
+# Two bot processes that run at the same time can signal to each other through the
+# kernel's state of a file they both see (their read-only submission folder, /usr):
+# one takes a lock or opens the file, the other tests the lock or is told of the open
+# by inotify. A bot's processes in two games of one deal could so pass on an
+# opponent's hand, and two bots at one table their own. Installed by bubblewrap
+# (`--seccomp`) in every bot process of a game, as root or not, this filter makes
+#
+# - flock, and fcntl's F_SETLK, F_SETLKW (and their 64-bit and open-file-description
+#   forms), succeed without locking anything: a lock neither holds nor conflicts,
+#   so it carries no signal (and a runtime that locks its own files runs on);
+# - fcntl's F_GETLK (and its forms) fail with ENOLCK: there is no lock to report;
+# - fcntl's F_NOTIFY (dnotify) and F_SETLEASE fail with EPERM;
+# - inotify_init, inotify_init1 and inotify_add_watch fail with ENOSYS, fanotify_init
+#   with EPERM;
+# - x32 system calls fail with EPERM.
+#
+# What it cannot close is timing: the page cache (whether a file's page was read
+# lately) and the load of the machine; the README says so.
+
+_ARG1_OFFSET = 24  # arg1's low 32 bits (little-endian): fcntl's command
+
+_F_GETLKS = (5, 12, 36)  # F_GETLK, F_GETLK64, F_OFD_GETLK
+_F_SETLKS = (6, 7, 13, 14, 37, 38)  # F_SETLK(W), F_SETLK(W)64, F_OFD_SETLK(W)
+_F_DENIED = (1024, 1026)  # F_SETLEASE, F_NOTIFY
+
+
+class _Calls(NamedTuple):
+    """The system call numbers the channel filter judges on one architecture."""
+
+    arch: int
+    flock: int
+    fcntl: tuple[int, ...]
+    inotify: tuple[int, ...]
+    fanotify_init: int
+
+
+_CHANNEL_CALLS = {
+    "x86_64": [
+        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300),
+        _Calls(0x40000003, 143, (55, 221), (291, 292, 332), 338),  # i386 (int 0x80)
+    ],
+    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262)],
+}
+
+
+def _assemble(program: list[tuple[int, str | None, str | None, int] | str]) -> bytes:
+    """Classic BPF from instructions (code, jump-if-true label, jump-if-false label, k)
+    and the labels (strings) between them."""
+    labels: dict[str, int] = {}
+    code: list[tuple[int, str | None, str | None, int]] = []
+    for item in program:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+
+    def offset(label: str | None, at: int) -> int:
+        return 0 if label is None else labels[label] - at - 1
+
+    return b"".join(
+        _insn(op, offset(jt, at), offset(jf, at), k) for at, (op, jt, jf, k) in enumerate(code)
+    )
+
+
+def channels_program(machine: str | None = None) -> bytes | None:
+    """The covert-channel filter for this machine's architectures (see above), or None
+    on an architecture this module does not know."""
+    arches = _CHANNEL_CALLS.get(machine or platform.machine())
+    if arches is None:
+        return None
+    success, no_lock = _ERRNO | 0, _ERRNO | errno.ENOLCK
+    deny, nosys = _ERRNO | errno.EPERM, _ERRNO | errno.ENOSYS
+    program: list[tuple[int, str | None, str | None, int] | str] = []
+    for i, calls in enumerate(arches):
+        arch, fcntl, ret = f"arch{i}", f"fcntl{i}", f"ret{i}"
+        program += [f"{arch}", (_LD_W_ABS, None, None, _ARCH_OFFSET)]
+        program += [(_JEQ_K, None, f"arch{i + 1}", calls.arch), (_LD_W_ABS, None, None, _NR_OFFSET)]
+        if calls.arch == 0xC000003E:
+            program += [(_JGE_K, f"{ret}-deny", None, _X32_BIT)]
+        program += [(_JEQ_K, f"{ret}-success", None, calls.flock)]
+        program += [(_JEQ_K, fcntl, None, nr) for nr in calls.fcntl]
+        program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.inotify]
+        program += [(_JEQ_K, f"{ret}-deny", None, calls.fanotify_init)]
+        program += [(_RET_K, None, None, _ALLOW), fcntl, (_LD_W_ABS, None, None, _ARG1_OFFSET)]
+        program += [(_JEQ_K, f"{ret}-success", None, cmd) for cmd in _F_SETLKS]
+        program += [(_JEQ_K, f"{ret}-nolock", None, cmd) for cmd in _F_GETLKS]
+        program += [(_JEQ_K, f"{ret}-deny", None, cmd) for cmd in _F_DENIED]
+        program += [(_RET_K, None, None, _ALLOW)]
+        for name, value in (("success", success), ("nolock", no_lock), ("deny", deny)):
+            program += [f"{ret}-{name}", (_RET_K, None, None, value)]
+        program += [f"{ret}-nosys", (_RET_K, None, None, nosys)]
+    program += [f"arch{len(arches)}", (_RET_K, None, None, _ALLOW)]  # not ours to judge
+    return _assemble(program)
+
+
+def program_pipe(program: bytes) -> int:
+    """The read end of a pipe that holds `program` and then ends (for bubblewrap's
+    `--seccomp FD`, which reads a program to its end); the caller closes it."""
+    read_fd, write_fd = os.pipe()
+    try:
+        if os.write(write_fd, program) != len(program):  # a pipe takes 4 KiB at once
+            raise OSError(f"a seccomp program of {len(program)} bytes did not fit a pipe")
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    return read_fd

@@ -21,7 +21,7 @@ import trio.testing
 import protocol
 from arena.bots import BotSpec, Limits, start_process
 from arena.errors import BotFault
-from arena.referee import BotSession, Clocks, Connection, play_game
+from arena.referee import BotSession, Clocks, Connection, Wrap, play_game
 from arena.rules import Edition, Format, GameConfig, derive_seed
 
 SECTIONS = {
@@ -90,10 +90,17 @@ async def _builtin_bot(stream: trio.abc.Stream, seed: int) -> None:
 
 class _Checker:
     def __init__(
-        self, spec: BotSpec, clocks: Clocks, limits: Limits, rounds: int, log: Path
+        self,
+        spec: BotSpec,
+        clocks: Clocks,
+        limits: Limits,
+        rounds: int,
+        log: Path,
+        wrap: Wrap | None = None,
     ) -> None:
         self.log = log
         self.spec = spec
+        self.wrap = wrap
         self.clocks = clocks
         self.limits = limits
         self.rounds = rounds
@@ -110,7 +117,9 @@ class _Checker:
 
     async def start(self, nursery: trio.Nursery) -> BotSession | None:
         try:
-            process = await start_process(self.spec, nursery, limits=self.limits, log_path=self.log)
+            process = await start_process(
+                self.spec, nursery, limits=self.limits, log_path=self.log, wrap=self.wrap
+            )
         except OSError as err:
             self.add(Check("start-up", False, f"cannot start the bot: {err}", SECTIONS["crash"]))
             return None
@@ -219,10 +228,12 @@ async def check_bot(
     clocks: Clocks = Clocks(),
     limits: Limits = Limits(),
     rounds: int = 1,
+    wrap: Wrap | None = None,
 ) -> list[Check]:
-    """Run every check on the bot; the list of results, in order."""
+    """Run every check on the bot (each of its processes started through `wrap`, the
+    sandbox, if given); the list of results, in order."""
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
-        checker = _Checker(spec, clocks, limits, rounds, Path(tmp) / "stderr.log")
+        checker = _Checker(spec, clocks, limits, rounds, Path(tmp) / "stderr.log", wrap)
         await checker.run()
     return checker.checks
 

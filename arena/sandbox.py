@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
-from arena._seccomp import userns_filter
+from arena._seccomp import channels_program, program_pipe, userns_filter
 from arena.errors import ConfigError, ManifestError
 
 Wrap = Callable[[list[str], Path, Path | None], list[str]]
@@ -222,7 +222,7 @@ def bwrap_wrap(
     tmp_mb: int = TMP_MB,
     build: bool = False,
     network: bool = False,
-) -> Wrap:
+) -> _Wrapper:
     """A `Wrap` that runs each bot under bubblewrap (see the module docstring).
 
     `extra_ro` are more folders the bots may read (an interpreter installed outside
@@ -300,19 +300,33 @@ def bwrap_wrap(
             args += _drop_privileges(uid if uid else UID_BASE + secrets.randbelow(UID_SPAN))
         return args + command
 
-    return _Wrapper(wrap, userns_filter() if root else None)
+    # A bot's processes in its games get the covert-channel filter; a build gets none
+    # (its tools lock their files, and it plays no game).
+    return _Wrapper(wrap, userns_filter() if root else None, None if build else channels_program())
 
 
 class _Wrapper:
-    """A `Wrap` with what the child process must do before it runs bwrap: as root,
-    install the filter that denies new user namespaces (`arena._seccomp`)."""
+    """A `Wrap` with what the child process must do before it runs bwrap (as root,
+    install the filter that denies new user namespaces, `arena._seccomp`) and the
+    seccomp program bwrap installs in the bot (the covert-channel filter)."""
 
-    def __init__(self, wrap: Wrap, preexec: Callable[[], None] | None) -> None:
+    def __init__(
+        self, wrap: Wrap, preexec: Callable[[], None] | None, seccomp: bytes | None = None
+    ) -> None:
         self._wrap = wrap
         self.preexec = preexec
+        self.seccomp = seccomp
+        """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
+        this program (`with_seccomp`, `arena.bots.program_pipe`)."""
 
     def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
         return self._wrap(command, workdir, folder)
+
+    @staticmethod
+    def with_seccomp(args: list[str], fd: int) -> list[str]:
+        """`args`, a command line of this wrap, with bwrap reading its seccomp program
+        from the file descriptor `fd` (which the process must inherit)."""
+        return [args[0], "--seccomp", str(fd), *args[1:]]
 
 
 @functools.cache
@@ -333,8 +347,19 @@ def bwrap_problem() -> str | None:
         folder.mkdir()
         workdir.mkdir()
         try:
-            command = bwrap_wrap()([true], workdir, folder)
-            done = subprocess.run(command, capture_output=True, timeout=30, check=False)
+            wrap = bwrap_wrap()
+            command = wrap([true], workdir, folder)
+            fds: tuple[int, ...] = ()
+            if wrap.seccomp is not None:  # bwrap must take the bots' seccomp program too
+                fds = (program_pipe(wrap.seccomp),)
+                command = wrap.with_seccomp(command, fds[0])
+            try:
+                done = subprocess.run(
+                    command, capture_output=True, timeout=30, check=False, pass_fds=fds
+                )
+            finally:
+                for fd in fds:
+                    os.close(fd)
         except (OSError, subprocess.TimeoutExpired, ManifestError, ConfigError) as err:
             return f"bwrap failed: {err}"
     if done.returncode != 0:

@@ -93,8 +93,10 @@ async def spawn(
     cwd: str,
     env: dict[str, str],
     preexec_fn: Callable[[], None],
+    pass_fds: Sequence[int] = (),
 ) -> Child:
-    """Start `command` with three pipes in a new session, forked by the spawner thread.
+    """Start `command` with three pipes in a new session, forked by the spawner thread;
+    `pass_fds` stay open in it (the caller closes its own copies).
 
     Raises OSError when the program cannot be started. Not cancellable while the fork
     is under way (a fork takes milliseconds), so a started process is never lost.
@@ -113,6 +115,7 @@ async def spawn(
             env=env,
             start_new_session=True,
             preexec_fn=preexec_fn,
+            pass_fds=tuple(pass_fds),
         )
 
     done = trio.Event()

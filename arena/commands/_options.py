@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -253,15 +252,3 @@ def check_sandboxed(spec: BotSpec, wrap: Wrap | None) -> None:
     """Fail early (ManifestError) if `spec`'s program would not be seen in the sandbox."""
     if wrap is not None:
         wrap(resolve_command(spec.command, spec.folder), Path("/tmp/arena-check"), spec.folder)
-
-
-def sandboxed_spec(spec: BotSpec, wrap: Wrap | None) -> BotSpec:
-    """`spec` with its command wrapped once, for code that starts bots without a wrap.
-
-    The bot's HOME and TMPDIR inside are then /tmp/home, whatever folder
-    `start_process` makes for it outside.
-    """
-    if wrap is None:
-        return spec
-    command = wrap(resolve_command(spec.command, spec.folder), Path("/tmp/home"), spec.folder)
-    return dataclasses.replace(spec, command=tuple(command))

@@ -19,7 +19,6 @@ from arena.commands._options import (
     build_wrap,
     sandbox_mode,
     sandbox_option,
-    sandboxed_spec,
 )
 from arena.commands._terminal import printable
 
@@ -58,11 +57,12 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     else:
         spec = BotSpec(name="bot-under-test", command=command, folder=None)
     resolve_command(spec.command, spec.folder)  # a missing program is a usage error
-    # The checker starts the bot without a wrap: the sandbox goes into its command line.
-    run = sandboxed_spec(spec, build_wrap(opts))
+    wrap = build_wrap(opts)
     clocks = build_clocks({}, opts)
     limits = build_limits({}, opts)
-    checks = trio.run(lambda: check_bot(run, clocks=clocks, limits=limits, rounds=rounds))
+    checks = trio.run(
+        lambda: check_bot(spec, clocks=clocks, limits=limits, rounds=rounds, wrap=wrap)
+    )
     for line in report(spec.command, checks):
         click.echo(printable(line))
     sys.exit(0 if conforms(checks) else 1)

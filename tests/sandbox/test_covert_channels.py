@@ -1,0 +1,202 @@
+"""Covert channels between bot processes that run at the same time (the README's table
+of attacks; SPEC §14.6).
+
+Two processes see the same files: a bot's processes share its read-only submission
+folder, and every bot sees /usr and arena's Python. The kernel keeps a file's locks
+and watches for the file, not for a mount namespace, so without more a lock taken by
+one process, or an open seen by an inotify or dnotify watch, signals to the other: a
+bot's process in one game of a deal could tell its process in another game of the
+same deal an opponent's hand, and two colluding bots at one table their own.
+
+Here one process of a bot holds every kind of lock on a file of its folder and opens
+it again and again, and a second process of the same bot, in its own sandbox, probes
+for them. Without the sandbox every probe sees the other process (the control: the
+channels are real); under the sandbox none does.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.bots import BotSpec, Limits, start_process
+from arena.sandbox import bwrap_wrap
+
+from .helpers import needs_bwrap
+
+HOLDER = textwrap.dedent(
+    """
+    import fcntl, json, os, struct, sys, time
+    fd = os.open("bot.py", os.O_RDONLY)
+    held = {}
+    def attempt(name, call):
+        try:
+            call()
+            held[name] = "ok"
+        except OSError as err:
+            held[name] = err.errno
+    attempt("flock", lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB))
+    attempt("posix", lambda: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB))
+    ofd = struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0)
+    attempt("ofd", lambda: fcntl.fcntl(os.open("bot.py", os.O_RDONLY), 37, ofd))
+    print("HELD " + json.dumps(held), file=sys.stderr, flush=True)
+    end = time.monotonic() + 20
+    while time.monotonic() < end:  # opens for a watch to see, until killed
+        os.close(os.open("bot.py", os.O_RDONLY))
+        time.sleep(0.02)
+    """
+)
+
+PROBER = textwrap.dedent(
+    """
+    import ctypes, errno, fcntl, json, os, select, struct, sys, time
+    out = {}
+    def code(err):
+        return errno.errorcode.get(err.errno, str(err.errno))
+    fd = os.open("bot.py", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        out["flock"] = "granted"
+    except OSError as err:
+        out["flock"] = code(err)  # EWOULDBLOCK: the other process holds it
+    for name, cmd in (("getlk", fcntl.F_GETLK), ("ofd_getlk", 36)):
+        query = struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0)
+        try:
+            kind = struct.unpack("hhqqi", fcntl.fcntl(fd, cmd, query))[0]
+            out[name] = "locked" if kind != fcntl.F_UNLCK else "free"
+        except OSError as err:
+            out[name] = code(err)
+    libc = ctypes.CDLL(None, use_errno=True)
+    watch = libc.inotify_init1(os.O_NONBLOCK)
+    if watch < 0:
+        out["inotify"] = errno.errorcode.get(ctypes.get_errno(), "?")
+    else:
+        libc.inotify_add_watch(watch, b"bot.py", 0x20)  # IN_OPEN
+        seen = select.select([watch], [], [], 2.0)[0]
+        out["inotify"] = "saw an open" if seen else "nothing"
+    try:
+        fcntl.fcntl(os.open(".", os.O_RDONLY), fcntl.F_NOTIFY, fcntl.DN_ACCESS)
+        out["dnotify"] = "set"
+    except OSError as err:
+        out["dnotify"] = code(err)
+    print("PROBE " + json.dumps(out), file=sys.stderr, flush=True)
+    """
+)
+
+
+def spec(folder: Path, script: str, name: str) -> BotSpec:
+    return BotSpec(name=name, command=("python3", "-c", script), folder=folder)
+
+
+def line_of(log: Path, prefix: str) -> dict[str, Any] | None:
+    """The JSON after `prefix` on a line of `log`, once there is one."""
+    if log.exists():
+        for line in log.read_text().splitlines():
+            if line.startswith(prefix):
+                found: dict[str, Any] = json.loads(line[len(prefix) :])
+                return found
+    return None
+
+
+async def wait_for(log: Path, prefix: str) -> dict[str, Any]:
+    for _ in range(400):
+        if (found := line_of(log, prefix)) is not None:
+            return found
+        await trio.sleep(0.05)
+    raise AssertionError(f"no {prefix!r} line in {log}")
+
+
+async def probe(tmp_path: Path, sandboxed: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the holder got, and what the prober saw of it."""
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    (folder / "bot.py").write_text("# the file both processes see\n")
+    (folder / "bot.py").chmod(0o644)
+    wrap = bwrap_wrap() if sandboxed else None
+    async with trio.open_nursery() as nursery:
+        holder = await start_process(
+            spec(folder, HOLDER, "holder"),
+            nursery,
+            limits=Limits(),
+            log_path=tmp_path / "holder.log",
+            wrap=wrap,
+        )
+        try:
+            held = await wait_for(tmp_path / "holder.log", "HELD ")
+            prober = await start_process(
+                spec(folder, PROBER, "prober"),
+                nursery,
+                limits=Limits(),
+                log_path=tmp_path / "prober.log",
+                wrap=wrap,
+            )
+            try:
+                seen = await wait_for(tmp_path / "prober.log", "PROBE ")
+            finally:
+                await prober.kill(1.0)
+        finally:
+            await holder.kill(1.0)
+        nursery.cancel_scope.cancel()
+    return held, seen
+
+
+async def test_without_the_sandbox_locks_and_watches_cross_between_processes(
+    tmp_path: Path,
+) -> None:
+    """The control: the channels the sandbox closes are real."""
+    held, seen = await probe(tmp_path, sandboxed=False)
+    assert held == {"flock": "ok", "posix": "ok", "ofd": "ok"}
+    assert seen["flock"] == "EAGAIN"
+    assert seen["getlk"] == "locked"
+    assert seen["ofd_getlk"] == "locked"
+    assert seen["inotify"] == "saw an open"
+    assert seen["dnotify"] == "set"
+
+
+@needs_bwrap
+async def test_under_the_sandbox_no_lock_or_watch_crosses_between_processes(
+    tmp_path: Path,
+) -> None:
+    """Locks are granted and hold nothing (a runtime that locks its own files, like the
+    JVM, runs on), a lock cannot be queried, and no watch can be set."""
+    held, seen = await probe(tmp_path, sandboxed=True)
+    assert held == {"flock": "ok", "posix": "ok", "ofd": "ok"}
+    assert seen == {
+        "flock": "granted",
+        "getlk": "ENOLCK",
+        "ofd_getlk": "ENOLCK",
+        "inotify": "ENOSYS",
+        "dnotify": "EPERM",
+    }
+
+
+@needs_bwrap
+def test_a_build_keeps_its_locks() -> None:
+    """A build plays no game, and its tools (cargo, maven) lock their own files: it
+    gets no covert-channel filter."""
+    assert bwrap_wrap(build=True).seccomp is None
+    assert bwrap_wrap().seccomp is not None
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_filter_is_well_formed(machine: str) -> None:
+    """Classic BPF: whole instructions, every jump forward and inside the program, and
+    every path ends in a return."""
+    from arena._seccomp import channels_program
+
+    program = channels_program(machine)
+    assert program is not None
+    count = len(program) // 8
+    assert len(program) == count * 8
+
+    for at in range(count):
+        op, jt, jf, _ = struct.unpack_from("HBBI", program, at * 8)
+        if op & 0x07 == 0x05:  # a jump
+            assert at + 1 + max(jt, jf) < count
+    assert struct.unpack_from("HBBI", program, (count - 1) * 8)[0] == 0x06  # ret
