@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
@@ -170,3 +171,46 @@ def test_check_bot_under_the_sandbox(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check-bot", "--sandbox", "bwrap", "--", str(writer)])
     assert result.exit_code == 1
     assert "Read-only file system" in result.output
+
+
+NAMED_BY_ITS_PROBES = """
+import ctypes, errno, fcntl, os, sys
+import msgpack
+libc = ctypes.CDLL(None, use_errno=True)
+def code(ok):
+    return "ok" if ok else errno.errorcode.get(ctypes.get_errno(), "x")
+userns = code(libc.unshare(0x10000000) == 0)  # CLONE_NEWUSER
+inotify = code(libc.inotify_init1(0) >= 0)
+name = f"userns-{userns}.inotify-{inotify}"
+r, w = sys.stdin.buffer, sys.stdout.buffer
+while (h := r.read(4)) and len(h) == 4:
+    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
+    if m["type"] == "hello":
+        b = msgpack.packb({"type": "hello", "name": name, "version": "1", "protocol": 1})
+    elif m["type"] == "act":
+        b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": 0})
+    elif m["type"] == "bye":
+        break
+    else:
+        continue
+    w.write(len(b).to_bytes(4, "big") + b)
+    w.flush()
+"""
+
+
+@needs_bwrap
+def test_check_bot_runs_the_bot_in_the_sandbox_a_league_gives_it(tmp_path: Path) -> None:
+    """`arena check-bot` (an organiser may vet submissions with it) starts the bot under
+    the same filters as a league: no covert channel, and as root no user namespace of
+    its own. The bot names itself after what its probes got."""
+    folder = tmp_path / "prober"
+    folder.mkdir()
+    (folder / "bot.py").write_text(NAMED_BY_ITS_PROBES)
+    (folder / "bot.toml").write_text('name = "prober"\nrun = "python3 bot.py"\n')
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", "bwrap", "--", str(folder)])
+    assert result.exit_code == 0, result.output
+    found = re.search(r"name 'userns-(\w+)\.inotify-(\w+)'", result.output)
+    assert found is not None, result.output
+    # As root the filter says EPERM; as a user, bwrap's --disable-userns refuses it too.
+    assert found.group(1) == "EPERM" if os.geteuid() == 0 else found.group(1) != "ok"
+    assert found.group(2) == "ENOSYS"
