@@ -21,6 +21,9 @@ game id is stored at most once (recording it again raises `StoreError`). With th
 write-ahead log a process killed at any moment (SIGKILL included) leaves every game
 either wholly stored or not at all; ``synchronous=NORMAL`` means a power cut may lose
 the last games committed, never half of one, and a resumed league plays them again.
+A new store is made whole in a file of its own, which then takes its name
+(`make_whole`): killed while it is made, a league leaves no store or a whole one,
+never the empty file that would be refused.
 
 Errors. Every SQLite, zlib or JSON failure leaves this module as a `StoreError` that
 names the file and says what is wrong (not a store, damaged, locked, read-only,
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import zlib
 from collections import defaultdict
@@ -195,6 +199,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise StoreError(f"{path}: cannot create its folder: {err}") from None
+        make_whole(path, lambda db: cls(db, path)._make_tables())
         return cls._connect(path, str(path), lambda store: store._init(check), uri=False)
 
     @classmethod
@@ -246,17 +251,20 @@ class Store:
             )
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
-        if not tables:
-            with self._transaction():
-                # Another process may have created the schema since we looked.
-                if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                    self._set("format", FORMAT)
-                    self._set("schema", SCHEMA_VERSION)
+        if not tables:  # an SQLite file with no tables yet (as an older arena left one)
+            self._make_tables()
         if check:
             self._quick_check()
+
+    def _make_tables(self) -> None:
+        with self._transaction():
+            # Another process may have created the schema since we looked.
+            if self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._set("format", FORMAT)
+                self._set("schema", SCHEMA_VERSION)
 
     def _quick_check(self) -> None:
         problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
@@ -712,6 +720,50 @@ class Store:
             if not all(isinstance(record, dict) for record in log):
                 raise ValueError("a replay record that is not a JSON object")
             return log
+
+
+def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
+    """Make the SQLite file `path`, if there is none, whole or not at all.
+
+    `fill` writes its tables into a file of its own beside it, which is switched to
+    the write-ahead log, closed, and then takes the name `path` (a hard link: unless
+    another process made `path` meanwhile, whose file is then kept). A process killed
+    at any moment so leaves no file at `path`, or a whole one; never the empty file
+    that connecting makes first, which is refused as not a store. At most a stray
+    ``.NAME.PID.new`` stays beside it. Raises `StoreError`, naming `path`.
+    """
+    if path.exists():
+        return
+    new = path.with_name(f".{path.name}.{os.getpid()}.new")
+    side = [new, *(new.with_name(new.name + end) for end in ("-journal", "-wal", "-shm"))]
+
+    def remove_new() -> None:
+        for file in side:
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+
+    try:
+        remove_new()  # left by a process killed here with the same pid
+        db = sqlite3.connect(new, isolation_level=None, timeout=30)
+        try:
+            fill(db)
+            db.execute("PRAGMA journal_mode=WAL")
+        finally:
+            db.close()
+        try:
+            os.link(new, path)
+        except FileExistsError:
+            pass  # made by another process since we looked: theirs is opened
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(new, path)
+    except sqlite3.Error as err:
+        raise _store_error(path, "cannot create", err) from None
+    except OSError as err:
+        raise StoreError(f"{path}: cannot create: {err.strerror or err}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            remove_new()
 
 
 _STR_OR_NONE = (str, type(None))

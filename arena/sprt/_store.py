@@ -13,7 +13,9 @@ Tables (schema version 1)::
 
 A game is written whole or not at all, so an SPRT killed at any moment (SIGKILL
 included) loses only the games it was playing, and the same command plays them again
-with the same deals. Every SQLite or JSON failure leaves as a `StoreError` naming the
+with the same deals; a new store is made whole beside its path, then takes its name
+(`arena.store.make_whole`), so an SPRT killed as it starts leaves no empty file that
+would be refused. Every SQLite or JSON failure leaves as a `StoreError` naming the
 file; a file that is not an SPRT store (an empty one, a league's) is left untouched.
 """
 
@@ -29,6 +31,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
+from arena.store import make_whole
 
 FORMAT = "arena-sprt-store"
 """The value of the meta key "format" in every SPRT store."""
@@ -95,8 +98,12 @@ class SprtStore:
                 )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StoreError(f"{path}: cannot create its folder: {err}") from None
+        make_whole(path, lambda db: cls(db, path)._make_tables())
+        try:
             db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
-        except (OSError, sqlite3.Error) as err:
+        except sqlite3.Error as err:
             raise StoreError(f"{path}: cannot open: {err}") from None
         store = cls(db, path)
         opened = False
@@ -132,13 +139,16 @@ class SprtStore:
                 f" {mode}); put the store on a local file system"
             )
         db.execute("PRAGMA synchronous=NORMAL")
-        if not tables:
-            with self._transaction():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                self._set("format", FORMAT)
-                self._set("schema", SCHEMA_VERSION)
+        if not tables:  # an SQLite file with no tables yet (as an older arena left one)
+            self._make_tables()
+
+    def _make_tables(self) -> None:
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            self._set("format", FORMAT)
+            self._set("schema", SCHEMA_VERSION)
 
     def close(self) -> None:
         self._db.close()

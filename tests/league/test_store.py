@@ -556,3 +556,61 @@ def test_a_read_only_store_writes_nothing_and_reads_while_a_league_writes(
     with Store.open(path, readonly=True) as reader:  # after the writer closed
         assert reader.games_count() == 2
     assert path.read_bytes() == content
+
+
+CREATE_CHILD = """
+import os, signal, sqlite3, sys
+from pathlib import Path
+
+kind, path, kill_at = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+connect = sqlite3.connect
+statements = [0]
+
+def killing_connect(*args, **kwargs):
+    db = connect(*args, **kwargs)
+
+    def trace(statement):
+        if statements[0] == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        statements[0] += 1
+
+    db.set_trace_callback(trace)
+    return db
+
+sqlite3.connect = killing_connect
+if kind == "league":
+    from arena.store import Store as Opened
+else:
+    from arena.sprt import SprtStore as Opened
+Opened.open(path).close()
+print("opened", statements[0], flush=True)
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("kind", ["league", "sprt"])
+def test_a_store_killed_while_it_is_made_opens_again(tmp_path: Path, kind: str) -> None:
+    """A league or SPRT killed (SIGKILL) at any statement of making its new store leaves
+    no file that the same command then refuses (such as an empty one): opened again,
+    the store is made anew, or is the store already made."""
+    from arena.sprt import SprtStore
+
+    opener = Store.open if kind == "league" else SprtStore.open
+    kill_at = 0
+    while True:
+        path = tmp_path / str(kill_at) / "store.sqlite"
+        child = subprocess.run(
+            [sys.executable, "-c", CREATE_CHILD, kind, str(path), str(kill_at)],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        if child.returncode == 0:  # opened without reaching statement `kill_at`
+            assert child.stdout.startswith("opened"), child.stderr
+            break
+        assert child.returncode == -signal.SIGKILL, child.stderr
+        opener(path).close()  # the same command works again
+        with sqlite3.connect(path) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+            assert {"meta", "games"} <= tables
+        kill_at += 1
+    assert kill_at > 3  # the child was killed at every statement up to the last
