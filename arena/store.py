@@ -30,12 +30,15 @@ names the file and says what is wrong (not a store, damaged, locked, read-only,
 full), never as a traceback. Opening a file that is not an arena store changes
 nothing in it.
 
-The store is used from one thread at a time (the league's trio thread).
+The store is used from one thread at a time (the league's trio thread), and written by
+one process at a time: a store open to write is held (`hold_store`), and a second
+league opening it is refused.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -167,6 +170,7 @@ class Store:
         self._db = db
         self.path = path
         """The store's file."""
+        self._hold: int | None = None  # `hold_store` of a store open to write
 
     # ------------------------------------------------------------------ open, close
 
@@ -176,7 +180,8 @@ class Store:
 
         A file that is not an arena store (an empty one included: a store is never
         empty), a store of another schema version, or a damaged one raises
-        `StoreError`, and is left as it was. ``check`` also reads every page of the
+        `StoreError`, and is left as it was; so does a store another process has open
+        to write (`hold_store`). ``check`` also reads every page of the
         file (``PRAGMA quick_check``); `verify` checks the replays' content as well.
 
         ``readonly`` opens an existing store for reading only: nothing in it is
@@ -200,7 +205,14 @@ class Store:
         except OSError as err:
             raise StoreError(f"{path}: cannot create its folder: {err}") from None
         make_whole(path, lambda db: cls(db, path)._make_tables())
-        return cls._connect(path, str(path), lambda store: store._init(check), uri=False)
+        hold = hold_store(path, "a league")
+        try:
+            store = cls._connect(path, str(path), lambda store: store._init(check), uri=False)
+        except BaseException:
+            os.close(hold)
+            raise
+        store._hold = hold
+        return store
 
     @classmethod
     def _open_readonly(cls, path: Path, check: bool) -> Store:
@@ -303,6 +315,9 @@ class Store:
     def close(self) -> None:
         """Close the store; it cannot be used afterwards (closing twice is fine)."""
         self._db.close()
+        if self._hold is not None:  # after the connection: see `hold_store`
+            os.close(self._hold)
+            self._hold = None
 
     def __enter__(self) -> Store:
         return self
@@ -764,6 +779,32 @@ def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
     finally:
         with contextlib.suppress(OSError):
             remove_new()
+
+
+def hold_store(path: Path, user: str) -> int:
+    """Hold the store at `path` for this process to write: an open descriptor of the
+    file with an exclusive `flock` (SQLite's own locks are of another kind, and do not
+    see it), to be closed after the store's connection (closing it first would drop
+    SQLite's locks on the file). Two leagues (or SPRTs) on one store would play the
+    same games, and the second to record one would stop with an error: another
+    process holding the store raises `StoreError` instead, before anything is played.
+    `user` names who would hold it ("a league"). Where the file system has no
+    `flock`, nothing is checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise StoreError(f"{path}: cannot open: {err.strerror or err}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(
+            f"{path}: the store is in use by another arena process ({user} still running on"
+            " it): wait for it to finish or stop it, or give another store"
+        ) from None
+    except OSError:
+        pass  # no flock here
+    return fd
 
 
 _STR_OR_NONE = (str, type(None))

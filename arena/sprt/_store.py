@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
-from arena.store import make_whole
+from arena.store import hold_store, make_whole
 
 FORMAT = "arena-sprt-store"
 """The value of the meta key "format" in every SPRT store."""
@@ -83,6 +84,7 @@ class SprtStore:
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self._db = db
         self.path = path
+        self._hold: int | None = None  # `arena.store.hold_store`, once open to write
 
     @classmethod
     def open(cls, path: Path) -> SprtStore:
@@ -101,11 +103,14 @@ class SprtStore:
         except OSError as err:
             raise StoreError(f"{path}: cannot create its folder: {err}") from None
         make_whole(path, lambda db: cls(db, path)._make_tables())
+        hold = hold_store(path, "an SPRT")
         try:
             db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
         except sqlite3.Error as err:
+            os.close(hold)
             raise StoreError(f"{path}: cannot open: {err}") from None
         store = cls(db, path)
+        store._hold = hold
         opened = False
         try:
             with store._guard("cannot open"):
@@ -113,7 +118,7 @@ class SprtStore:
             opened = True
         finally:
             if not opened:
-                db.close()
+                store.close()
         return store
 
     def _init(self) -> None:
@@ -152,6 +157,9 @@ class SprtStore:
 
     def close(self) -> None:
         self._db.close()
+        if self._hold is not None:  # after the connection (`arena.store.hold_store`)
+            os.close(self._hold)
+            self._hold = None
 
     def __enter__(self) -> SprtStore:
         return self

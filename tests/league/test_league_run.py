@@ -307,6 +307,29 @@ def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Pa
     assert results(store) == first  # nothing lost
 
 
+def test_a_second_league_on_a_store_in_use_is_refused_and_the_first_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Two `arena league` runs on one store would play the same games, and the second to
+    record one would stop with an error: whichever it was, a league was lost. The second
+    is refused at once, before it plays or builds anything, and the first plays on."""
+    for name in ("ann", "bob"):
+        make_bot(tmp_path, name)
+    make_bot(tmp_path, "cat", "slow")
+    path = league_file(tmp_path, games_per_table=6, table_size=3)
+    store = tmp_path / "league.sqlite"
+    first = _start(path, "--sandbox", "none")
+    _wait_for_games(store, 1, first)
+    second = _start(path, "--sandbox", "none")
+    _, err = second.communicate(timeout=120)
+    assert second.returncode == 2, err
+    assert b"in use by another arena process" in err
+    assert b"Traceback" not in err
+    _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    assert len(results(store)) == 6
+
+
 def test_a_damaged_or_empty_store_is_refused_on_resume(tmp_path: Path) -> None:
     """Issue 10.10: an empty file is not taken as a new league, and a resume reads the
     whole store first (page structure and every replay's checksum)."""

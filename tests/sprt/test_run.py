@@ -184,6 +184,15 @@ def test_a_league_store_or_a_stray_file_is_not_an_sprt_store(tmp_path: Path) -> 
     assert empty.read_bytes() == b""
 
 
+def test_an_sprt_store_in_use_is_refused(tmp_path: Path) -> None:
+    """The same test run twice at once would play the same games and the second to
+    record one would stop; a store held by a writer is refused, and free once closed."""
+    path = tmp_path / "t.sqlite"
+    with SprtStore.open(path), pytest.raises(StoreError, match="in use by another arena"):
+        SprtStore.open(path)
+    SprtStore.open(path).close()
+
+
 async def test_a_fault_is_a_loss_and_faults_are_counted_by_side(tmp_path: Path) -> None:
     """OLD crashes in every game yet the engine ranks it first: it scores 0 all the same."""
 
