@@ -187,7 +187,9 @@ class Store:
         ``readonly`` opens an existing store for reading only: nothing in it is
         written, not even the journal mode, and it reads while a league writes the
         same file (the write-ahead log lets readers and one writer work at once).
-        SQLite may create the log's side files (-wal, -shm) beside it to read.
+        SQLite may create the log's side files (-wal, -shm) beside it to read; where
+        it cannot (a read-only file system, another user's folder) and there are
+        none, no league has the store open, and it is read as a file nobody writes.
         """
         path = Path(path)
         if readonly:
@@ -224,7 +226,10 @@ class Store:
             if check:
                 store._quick_check()
 
-        return cls._connect(path, path.resolve().as_uri() + "?mode=ro", init, uri=True)
+        uri = path.resolve().as_uri() + "?mode=ro"
+        if _finished_out_of_reach(path):
+            uri += "&immutable=1"
+        return cls._connect(path, uri, init, uri=True)
 
     @classmethod
     def _connect(
@@ -735,6 +740,15 @@ class Store:
             if not all(isinstance(record, dict) for record in log):
                 raise ValueError("a replay record that is not a JSON object")
             return log
+
+
+def _finished_out_of_reach(path: Path) -> bool:
+    """Whether the store at `path` lies where SQLite cannot make the write-ahead log's
+    side files, and has none: then no process writes it (a league would have made
+    them), and SQLite reads it only as an immutable file. A store whose log is left
+    (a league killed) is not one of these: read so, it would lack the log's games."""
+    side = [path.with_name(path.name + end) for end in ("-wal", "-shm")]
+    return not os.access(path.parent, os.W_OK) and not any(map(os.path.lexists, side))
 
 
 def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:

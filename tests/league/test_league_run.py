@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 from arena.cli import main
 
 from ..referee.botscripts import alive, pids, script
+from ..sandbox.helpers import needs_bwrap
 
 pytestmark = pytest.mark.subprocess
 
@@ -262,6 +264,35 @@ def test_standings_of_a_missing_or_foreign_file_fails_cleanly(tmp_path: Path) ->
     code, _, err = run_cli("standings", str(bad))
     assert code == 2
     assert "not an arena league store" in err
+
+
+@needs_bwrap
+def test_a_finished_store_on_a_read_only_file_system_is_read(tmp_path: Path) -> None:
+    """A league's store handed on where nobody may write (a read-only mount, another
+    user's folder): SQLite cannot make the write-ahead log's side files there, yet
+    standings, replay and report read it, and write nothing beside it."""
+    four_bots(tmp_path)
+    assert run_cli("league", str(league_file(tmp_path)), "-q")[0] == 0
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    shutil.copy(tmp_path / "league.sqlite", shelf / "league.sqlite")
+    store = str(shelf / "league.sqlite")
+    expected = run_cli("standings", str(tmp_path / "league.sqlite"))[1]
+    read_only = ["bwrap", "--bind", "/", "/", "--ro-bind", str(shelf), str(shelf)]
+    read_only += ["--dev", "/dev", "--proc", "/proc", sys.executable, "-m", "arena.cli"]
+    for command in (
+        ["standings", store],
+        ["replay", store, "g000000"],
+        ["report", store, "-o", str(tmp_path / "site")],
+    ):
+        done = subprocess.run(
+            read_only + command, cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        if command[0] == "standings":
+            assert done.stdout == expected
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert os.listdir(shelf) == ["league.sqlite"]
 
 
 def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
