@@ -28,7 +28,8 @@ MiB = 1024 * 1024
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Limits:
-    """Resource limits applied to every bot process (None: no limit)."""
+    """Resource limits applied to every bot process (None: no limit). A limit above the
+    hard limit arena itself runs under (``ulimit -H``) is lowered to that one."""
 
     memory_mb: int | None = 4096
     """Address space (RLIMIT_AS), in MiB."""
@@ -56,7 +57,14 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
         out.append((resource.RLIMIT_NPROC, limits.processes))
     if limits.file_size_mb is not None:
         out.append((resource.RLIMIT_FSIZE, limits.file_size_mb * MiB))
-    return out
+    return [(which, _within_hard(which, value)) for which, value in out]
+
+
+def _within_hard(which: int, value: int) -> int:
+    """`value`, or the hard limit arena runs under if that is lower (``ulimit -H``): a
+    process cannot raise its hard limit, and a bot so gets the lower of the two."""
+    hard = resource.getrlimit(which)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
 def _preexec(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,3 +139,28 @@ def test_bad_input_gives_one_line_and_exit_2(args: list[str], message: str) -> N
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_bots_start_under_a_hard_limit_below_arenas(tmp_path: Path) -> None:
+    """arena run where the hard limit on file size (ulimit -Hf) is below the bots' (64
+    MiB by default): a process cannot raise a hard limit, so every bot start failed with
+    a traceback. The bots now get the hard limit, the lower of the two."""
+    limit = 16 * 2**20
+    seen = tmp_path / "limits.txt"
+    report = "import resource\n" + (
+        f"open({str(seen)!r}, 'a').write(repr(resource.getrlimit(resource.RLIMIT_FSIZE)) + '\\n')\n"
+    )
+    source = script("good").replace("acts = 0\n", "acts = 0\n" + report)
+    folders = []
+    for name in ("alice", "bob"):
+        folder = make_bot(tmp_path, name)
+        (folder / "bot.py").write_text(source)
+        folders.append(str(folder))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", *folders, "-n", "2", "--sandbox", "none"],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert set(seen.read_text().splitlines()) == {repr((limit, limit))}
