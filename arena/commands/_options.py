@@ -14,8 +14,29 @@ from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
 from arena.rules import Edition, Ending, Format, GameConfig
 from arena.sandbox import SANDBOXES, Wrap, bwrap_wrap, resolve_sandbox
+from protocol import MAX_FRAME_LIMIT
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+MAX_MS = 86_400_000
+"""The longest time an option may give, in ms (a day): every deadline stays within what
+the referee's clocks and a bot's decoder (a 32-bit integer) can hold."""
+MAX_SIZE = 2**30
+"""The largest size, count or number of seconds a limit may give: within what
+setrlimit and the worker messages hold."""
+MAX_RULE_NUMBER = 1_000_000
+"""The most tokens, or the highest target, a game may have."""
+
+
+def ms(low: int) -> click.IntRange:
+    """A time in ms from `low` to `MAX_MS`."""
+    return click.IntRange(low, MAX_MS)
+
+
+def size(low: int) -> click.IntRange:
+    """A limit from `low` to `MAX_SIZE`."""
+    return click.IntRange(low, MAX_SIZE)
+
 
 _GAME_OPTIONS = [
     click.option(
@@ -31,8 +52,18 @@ _GAME_OPTIONS = [
         default=None,
         help="Match format. [default: single]",
     ),
-    click.option("--tokens", type=click.IntRange(0), default=None, help="Tokens (tokens format)."),
-    click.option("--target", type=click.IntRange(1), default=None, help="Target (points format)."),
+    click.option(
+        "--tokens",
+        type=click.IntRange(0, MAX_RULE_NUMBER),
+        default=None,
+        help="Tokens (tokens format).",
+    ),
+    click.option(
+        "--target",
+        type=click.IntRange(1, MAX_RULE_NUMBER),
+        default=None,
+        help="Target (points format).",
+    ),
     click.option(
         "--ending",
         type=click.Choice([e.value for e in Ending]),
@@ -55,23 +86,26 @@ sandbox_option = click.option(
 """The --sandbox option (part of `run_options`; check-bot adds it alone)."""
 
 _RUN_OPTIONS = [
-    click.option("--decision-ms", type=click.IntRange(1), default=None, help="Time per decision."),
-    click.option("--bank-ms", type=click.IntRange(0), default=None, help="Time bank per game."),
-    click.option("--increment-ms", type=click.IntRange(0), default=None, help="Bank increment."),
-    click.option("--startup-ms", type=click.IntRange(1), default=None, help="Start-up time."),
-    click.option("--grace-ms", type=click.IntRange(0), default=None, help="Deadline margin."),
-    click.option("--exit-grace-ms", type=click.IntRange(0), default=None, help="Exit time."),
+    click.option("--decision-ms", type=ms(1), default=None, help="Time per decision."),
+    click.option("--bank-ms", type=ms(0), default=None, help="Time bank per game."),
+    click.option("--increment-ms", type=ms(0), default=None, help="Bank increment."),
+    click.option("--startup-ms", type=ms(1), default=None, help="Start-up time."),
+    click.option("--grace-ms", type=ms(0), default=None, help="Deadline margin."),
+    click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time."),
     click.option(
         "--fresh-process/--reuse-process",
         default=None,
         help="New bot processes for every game. [default: reuse]",
     ),
-    click.option("--memory-mb", type=click.IntRange(16), default=None, help="Address space."),
-    click.option("--cpu-seconds", type=click.IntRange(1), default=None, help="CPU time per game."),
-    click.option("--processes", type=click.IntRange(1), default=None, help="Process limit."),
-    click.option("--file-size-mb", type=click.IntRange(0), default=None, help="File size limit."),
+    click.option("--memory-mb", type=size(16), default=None, help="Address space."),
+    click.option("--cpu-seconds", type=size(1), default=None, help="CPU time per game."),
+    click.option("--processes", type=size(1), default=None, help="Process limit."),
+    click.option("--file-size-mb", type=size(0), default=None, help="File size limit."),
     click.option(
-        "--max-frame", type=click.IntRange(16), default=None, help="Largest frame from a bot."
+        "--max-frame",
+        type=click.IntRange(16, MAX_FRAME_LIMIT),
+        default=None,
+        help="Largest frame from a bot.",
     ),
     click.option(
         "--log-dir",
@@ -100,7 +134,7 @@ build_options = [
 _RUN_OPTIONS += build_options
 
 
-_FILE_ONLY = {"kill_grace_ms": click.IntRange(0), "stderr_kb": click.IntRange(0)}
+_FILE_ONLY = {"kill_grace_ms": ms(0), "stderr_kb": size(0)}
 """Settings a league file may hold that have no command-line option, and their types."""
 
 _FILE_NAMES = {"format": "fmt"}

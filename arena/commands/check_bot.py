@@ -17,18 +17,20 @@ from arena.commands._options import (
     build_limits,
     build_options,
     build_wrap,
+    ms,
     sandbox_mode,
     sandbox_option,
+    size,
 )
 from arena.commands._terminal import printable
 
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
 @click.argument("command", nargs=-1, required=True)
-@click.option("--decision-ms", type=click.IntRange(1), default=None, help="Time per decision.")
-@click.option("--startup-ms", type=click.IntRange(1), default=None, help="Start-up time.")
-@click.option("--exit-grace-ms", type=click.IntRange(0), default=None, help="Exit time.")
-@click.option("--memory-mb", type=click.IntRange(16), default=None, help="Address space.")
+@click.option("--decision-ms", type=ms(1), default=None, help="Time per decision.")
+@click.option("--startup-ms", type=ms(1), default=None, help="Start-up time.")
+@click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time.")
+@click.option("--memory-mb", type=size(16), default=None, help="Address space.")
 @sandbox_option
 @build_options[0]
 @build_options[1]

@@ -15,6 +15,7 @@ from arena.commands._options import (
     check_file_values,
     game_options,
     run_options,
+    size,
 )
 from arena.commands._stopping import run_stoppable
 from arena.errors import ConfigError, InputError
@@ -178,7 +179,7 @@ def _sandbox(opts: dict[str, Any]) -> str:
 )
 @click.option(
     "--max-processes",
-    type=click.IntRange(1),
+    type=size(1),
     default=None,
     help="Bot processes alive at once per worker; past it the least recently used idle"
     " one is closed (games in play keep theirs). [default: 8 per seat of the games a"

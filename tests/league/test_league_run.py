@@ -448,7 +448,15 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
         ("game", "edition = 2022", '[game] edition = 2022: must be one of "2022", "1980"'),
         ("clocks", 'decision_ms = "1000"', '[clocks] decision_ms = "1000": must be a whole number'),
         ("clocks", "kill_grace_ms = -3", "[clocks] kill_grace_ms = -3: -3 is not in the range"),
-        ("limits", "stderr_kb = 1.5", "[limits] stderr_kb = 1.5: must be a whole number >= 0"),
+        ("limits", "stderr_kb = 1.5", "[limits] stderr_kb = 1.5: must be a whole number from 0"),
+        # Numbers too large for a deadline, a limit or a message: once tracebacks.
+        ("clocks", f"decision_ms = {10**17}", f"[clocks] decision_ms = {10**17}: {10**17} is not"),
+        ("clocks", f"kill_grace_ms = {10**20}", f"[clocks] kill_grace_ms = {10**20}: {10**20} is"),
+        ("limits", f"memory_mb = {10**17}", f"[limits] memory_mb = {10**17}: {10**17} is not in"),
+        ("limits", f"stderr_kb = {10**20}", f"[limits] stderr_kb = {10**20}: {10**20} is not in"),
+        ("league", f"max_processes = {10**20}", f"[league] max_processes = {10**20}: {10**20} is"),
+        ("league", f"max_frame = {2**32}", f"[league] max_frame = {2**32}: {2**32} is not in the"),
+        ("game", f"tokens = {10**20}", f"[game] tokens = {10**20}: {10**20} is not in the range"),
     ],
 )
 def test_league_file_values_get_the_checks_of_their_options(

@@ -164,3 +164,25 @@ def test_bots_start_under_a_hard_limit_below_arenas(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert set(seen.read_text().splitlines()) == {repr((limit, limit))}
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "--decision-ms", "--bank-ms", "--increment-ms", "--startup-ms", "--grace-ms",
+        "--exit-grace-ms", "--memory-mb", "--cpu-seconds", "--processes", "--file-size-mb",
+        "--max-frame", "--tokens", "--target",
+    ],
+)  # fmt: skip
+def test_a_number_too_large_for_an_option_is_refused_in_one_line(
+    tmp_path: Path, option: str
+) -> None:
+    """Numbers past what a deadline, setrlimit or a message can hold were taken, and
+    the match died with a traceback (OverflowError, or a ValueError in the codec)."""
+    a, b = (make_bot(tmp_path, n) for n in ("alice", "bob"))
+    result = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "1", "--sandbox", "none", option, str(10**20)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}'" in result.stderr
+    assert "is not in the range" in result.stderr
