@@ -21,6 +21,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 # The same values as arena.ratings.DEFAULT_PRIOR and DEFAULT_K_FACTOR (a test checks).
 _DEFAULT_PRIOR = 1.0
 _DEFAULT_K_FACTOR = 32.0
+# The largest a prior and a K-factor may be: far past any use, and short of the floats'
+# overflow (a prior of 1e308 made the fit run 100,000 steps on NaN; a K-factor of 1e308
+# overflowed 10^(Δ/400)).
+_MAX_PRIOR = 1e6
+_MAX_K_FACTOR = 1000.0
 
 
 def _check_format(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -42,7 +47,7 @@ def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> f
 _RATING_OPTIONS = [
     click.option(
         "--prior",
-        type=click.FloatRange(min=0.0),
+        type=click.FloatRange(0.0, _MAX_PRIOR),
         default=_DEFAULT_PRIOR,
         show_default=True,
         callback=_check_finite,
@@ -80,7 +85,13 @@ _RATING_OPTIONS = [
         help="Error bars from N resamples of whole games (whole duplicate groups "
         "when the games have them) instead of the Fisher information.",
     ),
-    click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap."),
+    click.option(
+        "--seed",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Seed of the bootstrap.",
+    ),
     click.option(
         "--no-intervals",
         is_flag=True,
@@ -94,7 +105,7 @@ _RATING_OPTIONS = [
     ),
     click.option(
         "--k-factor",
-        type=click.FloatRange(min=0.0, min_open=True),
+        type=click.FloatRange(0.0, _MAX_K_FACTOR, min_open=True),
         default=_DEFAULT_K_FACTOR,
         show_default=True,
         callback=_check_finite,
