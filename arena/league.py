@@ -377,6 +377,8 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
     }
     if stored is not None and stored != identity:
         differ = sorted(k for k in identity if stored.get(k) != identity[k])
+        if "bots" in differ:  # name them: a bot left out now is no setting changed
+            differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
         raise ConfigError(
             f"{store.path} holds a league with other settings ({', '.join(differ)});"
             " resume it with the same settings, or give another --store"
@@ -400,6 +402,23 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
     store.set_meta("total_games", len(schedule.games))
     store.set_meta("settings", {"clocks": config.clocks.to_dict(), "sandbox": config.sandbox})
     return schedule
+
+
+def _bots_differ(stored: Any, names: list[str]) -> str:
+    """What differs between the stored league's bots and the playable ones now."""
+    before = {str(name) for name in stored} if isinstance(stored, list) else set()
+    parts = []
+    gone = sorted(before - set(names))
+    if gone:
+        parts.append(
+            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} not playable now (left"
+            " out: a bot.toml that cannot be read, or a failed build; without -q arena says"
+            " why)"
+        )
+    new = sorted(set(names) - before)
+    if new:
+        parts.append(f"{', '.join(new)} {'is' if len(new) == 1 else 'are'} new")
+    return "bots: " + "; ".join(parts) if parts else "bots"
 
 
 def _stored_schedule(blob: bytes | None) -> Schedule | None:

@@ -305,6 +305,23 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+def test_a_resume_that_lost_a_bot_says_which(tmp_path: Path) -> None:
+    """A bot whose bot.toml broke (or whose build now fails) is left out of a resume,
+    so the league's bots differ from the stored ones: the refusal names the bot, as
+    --progress quiet shows nothing of the "left out" message (it said only "other
+    settings (bots)", as if the organiser had changed a setting)."""
+    four_bots(tmp_path)
+    random_bot(tmp_path, "eve")
+    path = league_file(tmp_path)
+    assert run_cli("league", str(path), "-q")[0] == 0
+    stored = results(tmp_path / "league.sqlite")
+    (tmp_path / "bots" / "cat" / "bot.toml").write_text("name = [\n")
+    code, _, err = run_cli("league", str(path), "-q")
+    assert code == 2
+    assert "other settings (bots: cat is not playable now" in err, err
+    assert results(tmp_path / "league.sqlite") == stored
+
+
 def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Path) -> None:
     """Issue 10.1: no seed given, a 128-bit secret is drawn and stored; the same command
     resumes with it; another seed, or a store from before secret deals, is refused."""
