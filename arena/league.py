@@ -108,6 +108,14 @@ _LEAGUE_KEYS = {f.name for f in dataclasses.fields(LeagueConfig)} - {
 are not a section of their own or chosen on the command line only."""
 
 
+_SECTION_KEYS = {
+    "game": {f.name for f in dataclasses.fields(GameConfig)},
+    "clocks": {f.name for f in dataclasses.fields(Clocks)},
+    "limits": {f.name for f in dataclasses.fields(Limits)},
+}
+"""The keys of a league file's [game], [clocks] and [limits] sections."""
+
+
 def read_league_file(path: Path) -> dict[str, Any]:
     """Read a league file; raises InputError with the reason."""
     try:
@@ -122,10 +130,12 @@ def read_league_file(path: Path) -> dict[str, Any]:
     for section in data.values():
         if not isinstance(section, dict):
             raise InputError(f"{path}: settings must be in [league], [game], [clocks], [limits]")
+    known = {"league": _LEAGUE_KEYS} | _SECTION_KEYS
+    for name, section in data.items():
+        unknown = set(section) - known[name]
+        if unknown:
+            raise InputError(f"{path}: unknown [{name}] key(s): {', '.join(sorted(unknown))}")
     league = data.get("league", {})
-    unknown = set(league) - _LEAGUE_KEYS
-    if unknown:
-        raise InputError(f"{path}: unknown [league] key(s): {', '.join(sorted(unknown))}")
     base = path.parent
     for key in ("bots", "store", "log_dir"):
         if key in league:

@@ -474,6 +474,10 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
         ("league", f"max_processes = {10**20}", f"[league] max_processes = {10**20}: {10**20} is"),
         ("league", f"max_frame = {2**32}", f"[league] max_frame = {2**32}: {2**32} is not in the"),
         ("game", f"tokens = {10**20}", f"[game] tokens = {10**20}: {10**20} is not in the range"),
+        # A misspelt key: once "clocks: Clocks.__init__() got an unexpected keyword ...".
+        ("clocks", "decision = 500", "unknown [clocks] key(s): decision"),
+        ("limits", "memory = 512", "unknown [limits] key(s): memory"),
+        ("game", "taget = 50", "unknown [game] key(s): taget"),
     ],
 )
 def test_league_file_values_get_the_checks_of_their_options(
