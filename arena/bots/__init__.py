@@ -14,7 +14,7 @@ from arena.bots._manifest import (
     resolve_command,
     unique_names,
 )
-from arena.bots._process import BotProcess, Limits, clean_env, start_process
+from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
 
 __all__ = [
     "BUILD_TIMEOUT",
@@ -24,6 +24,7 @@ __all__ = [
     "BotSpec",
     "Limits",
     "build",
+    "check_log_dir",
     "check_name",
     "clean_env",
     "load_bot",

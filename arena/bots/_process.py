@@ -22,6 +22,7 @@ import trio
 from arena._seccomp import program_pipe
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, spawn
+from arena.errors import ConfigError
 
 MiB = 1024 * 1024
 
@@ -152,6 +153,22 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 TRUNCATED = b"\n[arena: stderr log truncated]\n"
+
+
+def check_log_dir(folder: Path | None) -> None:
+    """Make the folder of the bots' logs (`--log-dir`) and check that a log can be
+    written in it; `ConfigError` naming it if not. Otherwise every bot's start fails
+    there, and the league charges each bot a crash for it."""
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise ConfigError(
+            f"log folder {folder}: cannot write there: {err.strerror or err}"
+        ) from None
 
 
 class CappedLog:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import trio
 
-from arena.bots import BotSpec, load_manifest, resolve_command
+from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command
 from arena.checker import check_bot, conforms, report
 from arena.commands._options import (
     build_bot,
@@ -53,6 +53,7 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     COMMAND is the bot's command line after `--` (arena check-bot -- python3 bot.py),
     or a bot folder with a bot.toml. Exit status 0 only for a conforming bot.
     """
+    check_log_dir(opts.get("log_dir"))
     if len(command) == 1 and Path(command[0]).is_dir():
         spec = load_manifest(Path(command[0]))
         build_bot(spec, opts, sandbox_mode(opts))  # as match and league do

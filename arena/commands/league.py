@@ -211,12 +211,14 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     Ctrl-C (or SIGTERM) stops cleanly: games in progress are abandoned (not recorded)
     and every bot process is killed.
     """
+    from arena.bots import check_log_dir
     from arena.commands._progress import make_progress
     from arena.store import Store
 
     config = _league_config(file, opts)
     if quiet:
         mode = "quiet"
+    check_log_dir(config.log_dir)
     with Store.open(config.store) as store:
         progress = make_progress(mode, every, store)
         _play(config, store, progress)

@@ -11,7 +11,7 @@ import tabulate
 import trio
 
 import protocol
-from arena.bots import load_bot, resolve_command, unique_names
+from arena.bots import check_log_dir, load_bot, resolve_command, unique_names
 from arena.commands._options import (
     build_bot,
     build_clocks,
@@ -68,6 +68,7 @@ def match(
     if not 2 <= len(bots) <= 6:
         raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
     specs = unique_names([load_bot(b) for b in bots])
+    check_log_dir(opts["log_dir"])
     wrap = build_wrap(opts)
     for spec in specs:
         if spec.build is not None and spec.folder is not None:

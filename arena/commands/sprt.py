@@ -154,7 +154,7 @@ def sprt(
     Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
     same command resumes (a store of another test is refused).
     """
-    from arena.bots import load_bot
+    from arena.bots import check_log_dir, load_bot
     from arena.sprt import DEFAULT_MAX_GAMES, Hypotheses, SprtConfig, SprtStore
 
     hypotheses = Hypotheses(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
@@ -181,6 +181,7 @@ def sprt(
     )
     from arena.sprt import render
 
+    check_log_dir(config.log_dir)
     with SprtStore.open(config.store) as db:
         progress = TerminalProgress(quiet=quiet)
         try:

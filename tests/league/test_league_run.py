@@ -305,6 +305,31 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+@pytest.mark.parametrize("command", ["league", "match", "sprt"])
+def test_a_log_folder_that_cannot_be_made_is_refused_before_any_game(
+    tmp_path: Path, command: str
+) -> None:
+    """A --log-dir arena cannot write (under a file here; a read-only or another user's
+    folder alike) failed every bot's start, charged to the bot as a crash: a league
+    stored crashes, disqualifications and forfeits for every bot. It is refused first."""
+    four_bots(tmp_path)
+    (tmp_path / "file").write_text("not a folder")
+    logs = tmp_path / "file" / "logs"
+    bots = [str(tmp_path / "bots" / name) for name in ("ann", "cat")]
+    store = tmp_path / "league.sqlite"
+    args = {
+        "league": [str(league_file(tmp_path))],
+        "match": ["match", *bots, "-n", "2"],
+        "sprt": ["sprt", *bots, "--store", str(store), "--max-games", "4"],
+    }[command]
+    if command == "league":
+        args = ["league", *args]
+    code, out, err = run_cli(*args, "--sandbox", "none", "--log-dir", str(logs))
+    assert code == 2, out + err
+    assert f"log folder {logs}" in err, err
+    assert not store.exists()
+
+
 def test_a_resume_that_lost_a_bot_says_which(tmp_path: Path) -> None:
     """A bot whose bot.toml broke (or whose build now fails) is left out of a resume,
     so the league's bots differ from the stored ones: the refusal names the bot, as
