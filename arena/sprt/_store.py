@@ -78,6 +78,18 @@ class StoredGame:
         return tuple(s in seats for s in range(len(self.seats)))
 
 
+def _check(game: StoredGame) -> None:
+    """ValueError (the guard's "damaged") for a game no SPRT can have stored: a side
+    other than a or b, places that are not one of 1..n per seat, a fault of no seat."""
+    n = len(game.seats)
+    if game.side not in ("a", "b") or n < 2:
+        raise ValueError(f"game {game.game_id}: side {game.side!r}, {n} seats")
+    if len(game.places) != n or not all(1 <= place <= n for place in game.places):
+        raise ValueError(f"game {game.game_id}: places {list(game.places)} for {n} seats")
+    if not all(0 <= seat < n for seat, _, _ in game.faults):
+        raise ValueError(f"game {game.game_id}: a fault of a seat it does not have")
+
+
 class SprtStore:
     """An open SPRT store: `SprtStore.open(path)`, best used as a context manager."""
 
@@ -251,7 +263,7 @@ class SprtStore:
                 " FROM games ORDER BY pair, side"
             )
             for game_id, pair, side, seats, seed, places, faults, started, finished in rows:
-                out[str(game_id)] = StoredGame(
+                game = StoredGame(
                     game_id=str(game_id),
                     pair=int(pair),
                     side=str(side),
@@ -262,6 +274,8 @@ class SprtStore:
                     started=float(started),
                     finished=float(finished),
                 )
+                _check(game)
+                out[game.game_id] = game
         return out
 
     def count(self) -> int:

@@ -4,6 +4,7 @@ a bound, pairs counted in deal order, resuming, stores of other tests, faults.""
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,28 @@ def test_an_sprt_store_in_use_is_refused(tmp_path: Path) -> None:
     with SprtStore.open(path), pytest.raises(StoreError, match="in use by another arena"):
         SprtStore.open(path)
     SprtStore.open(path).close()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        'faults = \'[[7, "crash", "gone"]]\'',  # a seat the game does not have
+        "places = '[1, 2, 3, 4]'",  # more places than seats
+        "places = '[1]'",
+        "places = '[0, 9, 1]'",  # places outside 1..seats
+        "side = 'z'",
+        "faults = '[[0, \"crash\"]]'",
+    ],
+)
+async def test_values_no_game_can_hold_are_reported_as_damage(tmp_path: Path, change: str) -> None:
+    """A damaged SPRT store (rows that no game can hold) is reported as damage, as the
+    league's store is, not as an IndexError or a numpy ValueError from the tally."""
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    with sqlite3.connect(config.store) as db:
+        db.execute(f"UPDATE games SET {change} WHERE rowid = 2")
+    with pytest.raises(StoreError, match="the store is damaged"):
+        await run(config, ScriptedRunner(by_strength({})))
 
 
 async def test_a_fault_is_a_loss_and_faults_are_counted_by_side(tmp_path: Path) -> None:
