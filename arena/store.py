@@ -220,6 +220,8 @@ class Store:
     def _open_readonly(cls, path: Path, check: bool) -> Store:
         if not path.is_file():
             raise StoreError(f"{path}: no such league store")
+        if path.stat().st_size == 0:  # SQLite would read it as a database of no tables
+            raise StoreError(f"{path} is an empty file, not an arena league store")
 
         def init(store: Store) -> None:
             store._check_identity(store._tables())

@@ -264,6 +264,14 @@ def test_standings_of_a_missing_or_foreign_file_fails_cleanly(tmp_path: Path) ->
     code, _, err = run_cli("standings", str(bad))
     assert code == 2
     assert "not an arena league store" in err
+    empty = tmp_path / "empty.sqlite"  # it said "an SQLite file, but not an arena store"
+    empty.write_bytes(b"")
+    for command in ("standings", "report"):
+        out = ["-o", str(tmp_path / "site")] if command == "report" else []
+        code, _, err = run_cli(command, str(empty), *out)
+        assert code == 2
+        assert f"{empty} is an empty file, not an arena league store" in err, err
+    assert empty.read_bytes() == b""
 
 
 @needs_bwrap
