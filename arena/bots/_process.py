@@ -178,26 +178,37 @@ class CappedLog:
     (restarted after each crash, or in other worker processes) appends to the same
     file, so a bot's log stays within the cap over the whole league (a few writes
     racing at the end may pass it by at most one chunk each).
+
+    A log is for people, and best effort: a log file that cannot be opened or written
+    (a full disk) is given up, and the bot plays on as if it had none.
     """
 
     def __init__(self, path: Path | None, cap: int) -> None:
-        self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
+        self._file = None
+        if path is not None:
+            with contextlib.suppress(OSError):
+                self._file = open(path, "ab")  # noqa: SIM115
         self._cap = cap
 
     def write(self, data: bytes | bytearray) -> None:
         if self._file is None:
             return
-        room = self._cap - os.fstat(self._file.fileno()).st_size
-        if room <= 0:
-            return
-        self._file.write(data[:room])
-        if len(data) >= room:
-            self._file.write(TRUNCATED)
-        self._file.flush()
+        try:
+            room = self._cap - os.fstat(self._file.fileno()).st_size
+            if room <= 0:
+                return
+            self._file.write(data[:room])
+            if len(data) >= room:
+                self._file.write(TRUNCATED)
+            self._file.flush()
+        except OSError:
+            self.close()
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            file, self._file = self._file, None
+            with contextlib.suppress(OSError):  # what it could not write, it drops
+                file.close()
 
 
 async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog) -> None:

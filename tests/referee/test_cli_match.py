@@ -186,3 +186,19 @@ def test_a_number_too_large_for_an_option_is_refused_in_one_line(
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{option}'" in result.stderr
     assert "is not in the range" in result.stderr
+
+
+def test_a_log_that_cannot_be_written_is_dropped_and_the_games_go_on(tmp_path: Path) -> None:
+    """A bot's log on a full disk (its file is /dev/full here): the failed write left the
+    referee with an OSError, and the match (a league: its worker) died with a traceback
+    at the first stderr a bot wrote. The log is best effort: the games go on, unfaulted."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "loud.log").symlink_to("/dev/full")
+    loud, quiet = make_bot(tmp_path, "loud", "flood_stderr"), make_bot(tmp_path, "quiet")
+    args = ["match", str(loud), str(quiet), "-n", "2", "--json", "--sandbox", "none"]
+    result = CliRunner().invoke(main, [*args, "--log-dir", str(logs)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["bots"]["loud"]["faults"] == {}
+    assert summary["bots"]["quiet"]["faults"] == {}
