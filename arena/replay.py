@@ -31,11 +31,15 @@ Record = dict[str, Any]
 
 
 def write_replay(path: Path, log: Sequence[Record]) -> None:
-    """Write a replay file (JSON lines), creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as f:
-        for record in log:
-            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+    """Write a replay file (JSON lines), creating its folder; InputError if it cannot
+    be written (a folder that cannot be made, a full disk)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as f:
+            for record in log:
+                f.write(json.dumps(record, separators=(",", ":")) + "\n")
+    except OSError as err:
+        raise InputError(f"{path}: cannot write the replay: {err.strerror or err}") from None
 
 
 def read_replay(path: Path) -> list[Record]:

@@ -155,10 +155,11 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 TRUNCATED = b"\n[arena: stderr log truncated]\n"
 
 
-def check_log_dir(folder: Path | None) -> None:
+def check_log_dir(folder: Path | None, what: str = "log folder") -> None:
     """Make the folder of the bots' logs (`--log-dir`) and check that a log can be
     written in it; `ConfigError` naming it if not. Otherwise every bot's start fails
-    there, and the league charges each bot a crash for it."""
+    there, and the league charges each bot a crash for it. (`what` names another
+    folder arena writes in, checked alike.)"""
     if folder is None:
         return
     try:
@@ -166,9 +167,7 @@ def check_log_dir(folder: Path | None) -> None:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as err:
-        raise ConfigError(
-            f"log folder {folder}: cannot write there: {err.strerror or err}"
-        ) from None
+        raise ConfigError(f"{what} {folder}: cannot write there: {err.strerror or err}") from None
 
 
 class CappedLog:

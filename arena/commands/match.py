@@ -69,6 +69,7 @@ def match(
         raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
     specs = unique_names([load_bot(b) for b in bots])
     check_log_dir(opts["log_dir"])
+    check_log_dir(replays, "replay folder")
     wrap = build_wrap(opts)
     for spec in specs:
         if spec.build is not None and spec.folder is not None:

@@ -202,3 +202,16 @@ def test_a_log_that_cannot_be_written_is_dropped_and_the_games_go_on(tmp_path: P
     summary = json.loads(result.stdout)
     assert summary["bots"]["loud"]["faults"] == {}
     assert summary["bots"]["quiet"]["faults"] == {}
+
+
+def test_a_replay_folder_that_cannot_be_written_is_refused_in_one_line(tmp_path: Path) -> None:
+    """--replays under a file (or where arena may not write): the first game was played,
+    then its replay's NotADirectoryError ended the match with a traceback."""
+    (tmp_path / "file").write_text("")
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    folder = tmp_path / "file" / "replays"
+    result = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "2", "--sandbox", "none", "--replays", str(folder)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"replay folder {folder}: cannot write there" in result.stderr
