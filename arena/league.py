@@ -130,6 +130,13 @@ def read_league_file(path: Path) -> dict[str, Any]:
     for section in data.values():
         if not isinstance(section, dict):
             raise InputError(f"{path}: settings must be in [league], [game], [clocks], [limits]")
+    if "players" in data.get("game", {}):
+        # A league seats table_size players at every table; [game] players would be
+        # ignored, and a league of 4-seat games played where 3 were meant.
+        raise InputError(
+            f"{path}: [game] players: a league's tables seat [league] table_size players;"
+            " set that instead"
+        )
     known = {"league": _LEAGUE_KEYS} | _SECTION_KEYS
     for name, section in data.items():
         unknown = set(section) - known[name]

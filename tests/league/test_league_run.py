@@ -511,6 +511,8 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
         ("clocks", "decision = 500", "unknown [clocks] key(s): decision"),
         ("limits", "memory = 512", "unknown [limits] key(s): memory"),
         ("game", "taget = 50", "unknown [game] key(s): taget"),
+        # Once ignored: the league played tables of table_size (4) where 3 were meant.
+        ("game", "players = 3", "[game] players: a league's tables seat [league] table_size"),
     ],
 )
 def test_league_file_values_get_the_checks_of_their_options(
