@@ -15,6 +15,24 @@ from arena.runners import WorkerPool
 from ..referee.botscripts import alive, pids, spec
 
 
+class Peak:
+    """The most bot processes alive at once among those that wrote their pids to
+    `files`, sampled every 10 ms from `run` until `stop`."""
+
+    def __init__(self, *files: Path) -> None:
+        self.files = files
+        self.most = 0
+        self._sampling = True
+
+    async def run(self) -> None:
+        while self._sampling:
+            self.most = max(self.most, sum(alive(p) for f in self.files for p in pids(f)))
+            await trio.sleep(0.01)
+
+    def stop(self) -> None:
+        self._sampling = False
+
+
 async def test_a_process_closed_to_make_room_counts_until_it_is_gone(tmp_path: Path) -> None:
     """A bot that ignores bye and SIGTERM lingers through its exit and kill graces when
     it is closed to make room. It counts against the limit until it is gone: the next
@@ -24,17 +42,10 @@ async def test_a_process_closed_to_make_room_counts_until_it_is_gone(tmp_path: P
     specs += [spec("good", good_pids, name=f"g{i}") for i in range(3)]
     clocks = Clocks(decision_ms=5000, exit_grace_ms=600, kill_grace_ms=400)
     settings = RunSettings(clocks=clocks, max_processes=2)
-    most = 0
-    sampling = True
-
-    async def sample() -> None:
-        nonlocal most
-        while sampling:
-            most = max(most, sum(alive(p) for p in pids(bad_pids) + pids(good_pids)))
-            await trio.sleep(0.01)
+    peak = Peak(bad_pids, good_pids)
 
     async with open_pools(specs, settings) as pools, trio.open_nursery() as nursery:
-        nursery.start_soon(sample)
+        nursery.start_soon(peak.run)
         first = await play_seated(
             [pools["bad"], pools["g0"]], GameConfig(players=2), 1, clocks=clocks, game_id="a"
         )
@@ -46,10 +57,10 @@ async def test_a_process_closed_to_make_room_counts_until_it_is_gone(tmp_path: P
         waited = trio.current_time() - start
         assert not second.faults
         await trio.sleep(0.1)
-        sampling = False
+        peak.stop()
     assert pids(bad_pids)
     assert not alive(pids(bad_pids)[0])
-    assert most == 2
+    assert peak.most == 2
     assert waited >= 0.6  # the start waited for the lingering bot to be killed
 
 
@@ -62,18 +73,11 @@ async def test_a_process_closed_after_its_game_counts_until_it_is_gone(tmp_path:
     specs += [spec("good", good_pids, name=f"g{i}") for i in range(3)]
     clocks = Clocks(decision_ms=5000, exit_grace_ms=600, kill_grace_ms=400)
     settings = RunSettings(clocks=clocks, max_processes=2, fresh_process=True)
-    most = 0
-    sampling = True
+    peak = Peak(bad_pids, good_pids)
     waited = 0.0
 
-    async def sample() -> None:
-        nonlocal most
-        while sampling:
-            most = max(most, sum(alive(p) for p in pids(bad_pids) + pids(good_pids)))
-            await trio.sleep(0.01)
-
     async with open_pools(specs, settings) as pools, trio.open_nursery() as nursery:
-        nursery.start_soon(sample)
+        nursery.start_soon(peak.run)
         bad = pools["bad"]
         giving_back, second_done = trio.Event(), trio.Event()
         release = bad.release
@@ -101,9 +105,9 @@ async def test_a_process_closed_after_its_game_counts_until_it_is_gone(tmp_path:
         )
         assert not first.faults
         await second_done.wait()
-        sampling = False
+        peak.stop()
     assert not alive(pids(bad_pids)[0])
-    assert most == 2
+    assert peak.most == 2
     assert waited >= 0.6  # the start waited for the lingering bot to be killed
 
 

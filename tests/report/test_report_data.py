@@ -130,13 +130,19 @@ def test_replay_reads_a_game_from_a_league_store(store: Path) -> None:
     assert "no played game 'nope'" in result.output
 
 
-def test_report_of_one_replay_file(tmp_path: Path) -> None:
+def one_replay(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder, and the replay file of a one-game match of the Python kit's bots in it."""
     root = tmp_path / "m"
     root.mkdir()
     bots = Path(__file__).resolve().parents[2] / "example_bots" / "python"
     cli("match", bots / "random", bots / "heuristic", "-n", "1", "--sandbox", "none",
         "--replays", root / "replays")  # fmt: skip
     (replay,) = (root / "replays").glob("*.jsonl")
+    return root, replay
+
+
+def test_report_of_one_replay_file(tmp_path: Path) -> None:
+    root, replay = one_replay(tmp_path)
     cli("report", "--replay", replay, "-o", root / "site")
     game = next((root / "site" / "data" / "games").glob("*.js"))
     assert payload(game)["names"] == ["random", "heuristic"]
@@ -147,12 +153,7 @@ def test_a_replay_files_game_id_names_no_file_outside_the_site(tmp_path: Path) -
     """A replay file need not come from arena: its game id is text, not a path. The
     viewer's data file of `arena report --replay` has a name of arena's, inside the
     site, and the viewer still opens on the game."""
-    root = tmp_path / "m"
-    root.mkdir()
-    bots = Path(__file__).resolve().parents[2] / "example_bots" / "python"
-    cli("match", bots / "random", bots / "heuristic", "-n", "1", "--sandbox", "none",
-        "--replays", root / "replays")  # fmt: skip
-    (replay,) = (root / "replays").glob("*.jsonl")
+    root, replay = one_replay(tmp_path)
     lines = replay.read_text().splitlines()
     head = json.loads(lines[0])
     head["game_id"] = "../../../outside"

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import trio
 
-from arena.bots import BotSpec, Limits, start_process
+from arena.bots import BotProcess, BotSpec, Limits, start_process
 from arena.sandbox import bwrap_wrap
 
 from .helpers import needs_bwrap
@@ -120,22 +120,20 @@ async def probe(tmp_path: Path, sandboxed: bool) -> tuple[dict[str, Any], dict[s
     (folder / "bot.py").chmod(0o644)
     wrap = bwrap_wrap() if sandboxed else None
     async with trio.open_nursery() as nursery:
-        holder = await start_process(
-            spec(folder, HOLDER, "holder"),
-            nursery,
-            limits=Limits(),
-            log_path=tmp_path / "holder.log",
-            wrap=wrap,
-        )
-        try:
-            held = await wait_for(tmp_path / "holder.log", "HELD ")
-            prober = await start_process(
-                spec(folder, PROBER, "prober"),
+
+        async def start(name: str, script: str) -> BotProcess:
+            return await start_process(
+                spec(folder, script, name),
                 nursery,
                 limits=Limits(),
-                log_path=tmp_path / "prober.log",
+                log_path=tmp_path / f"{name}.log",
                 wrap=wrap,
             )
+
+        holder = await start("holder", HOLDER)
+        try:
+            held = await wait_for(tmp_path / "holder.log", "HELD ")
+            prober = await start("prober", PROBER)
             try:
                 seen = await wait_for(tmp_path / "prober.log", "PROBE ")
             finally:
