@@ -317,16 +317,20 @@ class _Wrapper:
         self.preexec = preexec
         self.seccomp = seccomp
         """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
-        this program (`with_seccomp`, `arena.bots.program_pipe`)."""
+        this program (`with_seccomp`)."""
 
     def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
         return self._wrap(command, workdir, folder)
 
-    @staticmethod
-    def with_seccomp(args: list[str], fd: int) -> list[str]:
-        """`args`, a command line of this wrap, with bwrap reading its seccomp program
-        from the file descriptor `fd` (which the process must inherit)."""
-        return [args[0], "--seccomp", str(fd), *args[1:]]
+    def with_seccomp(self, args: list[str]) -> tuple[list[str], tuple[int, ...]]:
+        """`args`, a command line of this wrap, with bwrap reading the bot's seccomp
+        program from a pipe, and the pipe's read end, for the process to inherit (the
+        caller closes it once the process has started); without a program, `args` and
+        no descriptor."""
+        if self.seccomp is None:
+            return args, ()
+        fd = program_pipe(self.seccomp)
+        return [args[0], "--seccomp", str(fd), *args[1:]], (fd,)
 
 
 @functools.cache
@@ -348,11 +352,8 @@ def bwrap_problem() -> str | None:
         workdir.mkdir()
         try:
             wrap = bwrap_wrap()
-            command = wrap([true], workdir, folder)
-            fds: tuple[int, ...] = ()
-            if wrap.seccomp is not None:  # bwrap must take the bots' seccomp program too
-                fds = (program_pipe(wrap.seccomp),)
-                command = wrap.with_seccomp(command, fds[0])
+            # bwrap must take the bots' seccomp program too.
+            command, fds = wrap.with_seccomp(wrap([true], workdir, folder))
             try:
                 done = subprocess.run(
                     command, capture_output=True, timeout=30, check=False, pass_fds=fds

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import trio
 
-from arena._seccomp import program_pipe
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, spawn
 from arena.errors import ConfigError
@@ -241,16 +240,15 @@ async def start_process(
     bot's private folder and its submission folder.
     """
     workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
-    program_fd = None
+    fds: tuple[int, ...] = ()
     try:
         command = resolve_command(spec.command, spec.folder)
         if wrap is not None:
             command = wrap(command, workdir, spec.folder)
             # The sandbox may have a seccomp program for bubblewrap to install in the bot
             # (arena.sandbox: the covert-channel filter), read from a pipe.
-            if (program := getattr(wrap, "seccomp", None)) is not None:
-                program_fd = program_pipe(program)
-                command = wrap.with_seccomp(command, program_fd)  # type: ignore[attr-defined]
+            if hasattr(wrap, "with_seccomp"):
+                command, fds = wrap.with_seccomp(command)
         # A bot folder is its working directory; a bare command line runs where arena runs.
         cwd = spec.folder if spec.folder is not None else Path.cwd()
         if log_path is not None:
@@ -262,13 +260,13 @@ async def start_process(
             cwd=str(cwd),
             env=clean_env(workdir),
             preexec_fn=_preexec(_rlimits(limits), then),
-            pass_fds=() if program_fd is None else (program_fd,),
+            pass_fds=fds,
         )
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     finally:
-        if program_fd is not None:
-            os.close(program_fd)
+        for fd in fds:
+            os.close(fd)
     nursery.start_soon(_drain, process.stderr, CappedLog(log_path, limits.stderr_kb * 1024))
     return BotProcess(process, workdir, log_path)

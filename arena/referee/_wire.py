@@ -33,7 +33,8 @@ _BY_ID = {id(action): d for action, d in _ACTION_DICTS.items()}
 
 
 def action_to_dict(action: Action) -> dict[str, str]:
-    """The wire form of a legal action: {"kind": "play", "card": "7"} ..."""
+    """The wire form of a legal action: {"kind": "play", "card": "7"} ... (looked up by
+    identity where it is one of the engine's shared actions, by value otherwise)."""
     return _BY_ID.get(id(action)) or _ACTION_DICTS[action]
 
 
@@ -163,10 +164,8 @@ def act(
 
 
 def legal_dicts(legal: tuple[Action, ...]) -> list[dict[str, str]]:
-    """The wire forms of the legal actions (looked up by identity where they are the
-    engine's shared actions, by value otherwise)."""
-    get = _BY_ID.get
-    return [get(id(a)) or _ACTION_DICTS[a] for a in legal]
+    """The wire forms of the legal actions."""
+    return list(map(action_to_dict, legal))
 
 
 def game_over(game_id: str, outcome: Outcome, events: list[dict[str, Any]]) -> dict[str, Any]:
