@@ -7,7 +7,9 @@ one run:
    (the whole match less the game itself) against a single bot's start-up alone
    (spawn to its hello answered): target less than 2x. The same for a match of two
    bots: a Python bot's start-up is mostly CPU, so on two cores four of them take
-   about twice as long as two.
+   about twice as long as two. So it also prints the floor of four start-ups and
+   closes on this machine: four times the CPU time one bot's start and close costs
+   the whole machine (from /proc/stat, the least of the runs), over its cores.
 3. A league's schedule of 5,000 tables of 4 among 100 bots: computing it (the first
    start) against reading it back from the store (every resume).
 
@@ -71,6 +73,15 @@ def settings() -> RunSettings:
     return RunSettings(wrap=bwrap_wrap() if mode == "bwrap" else None)
 
 
+def busy_seconds() -> float:
+    """CPU time the whole machine has spent busy since boot (every core, all processes):
+    the sandboxed bot's processes are not all children that arena reaps."""
+    with open("/proc/stat") as stat:
+        fields = [int(f) for f in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 async def single_start() -> float:
     """One bot, alone: from its spawn to its hello answered."""
     spec = load_manifest(BOT)
@@ -80,6 +91,15 @@ async def single_start() -> float:
         elapsed = time.perf_counter() - start
         await pools[spec.name].release(session)
     return elapsed
+
+
+async def start_close_cpu(times: int = 10) -> float:
+    """The machine's CPU time for one bot's start and close, one after another (the
+    clock ticks of /proc/stat are 10 ms: `times` of them are counted together)."""
+    busy = busy_seconds()
+    for _ in range(times):
+        await single_start()
+    return (busy_seconds() - busy) / times
 
 
 async def match_overhead(seats: int) -> tuple[float, float]:
@@ -144,14 +164,16 @@ def main() -> None:
     print(f"arena --help / import click: {arena_help / click:.1f}x  (target: at most 4x)")
 
     cores = len(os.sched_getaffinity(0))
-    singles, overheads, games, pairs = [], [], [], []
+    singles, cpus, overheads, games, pairs = [], [], [], [], []
     for _ in range(runs):  # interleaved, so that a noisy neighbour hits all alike
         singles.append(trio.run(single_start))
+        cpus.append(trio.run(start_close_cpu))
         overhead, game = trio.run(match_overhead, 4)
         overheads.append(overhead)
         games.append(game)
         pairs.append(trio.run(match_overhead, 2)[0])
     single, overhead, pair = min(singles), min(overheads), min(pairs)
+    floor = 4 * min(cpus) / cores
     print(
         f"one bot's start-up alone: {single * 1000:.0f} ms"
         f" (median {statistics.median(singles) * 1000:.0f} ms)"
@@ -167,6 +189,12 @@ def main() -> None:
         f" {pair / single:.1f}x (a bot's start-up is mostly CPU: this machine has"
         f" {cores} cores)"
     )
+    print(
+        f"one bot's start and close cost the machine {min(cpus) * 1000:.0f} ms of CPU: four"
+        f" on {cores} cores take at least {floor * 1000:.0f} ms,"
+        f" {floor / single:.1f}x one bot's start-up"
+    )
+    print(f"start and close of four / that floor: {overhead / floor:.2f}x")
     print(f"(bots: {BOT.relative_to(ROOT)}, sandbox: {resolve_sandbox(None)[0]})")
 
     compute, read, tables = schedule_figures()

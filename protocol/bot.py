@@ -11,13 +11,17 @@
 ``run`` speaks the protocol on the process's stdin and stdout with blocking reads,
 answers the referee's hello, calls ``choose`` for every act and writes the action,
 calls the optional hooks for the other messages, and returns after bye or when
-stdin closes. While it runs, ``print`` goes to stderr (stdout carries only frames),
-and stderr is the place for diagnostics: the referee keeps a bounded log of it.
+stdin closes (with ``exit_at_end=True``, it ends the process there instead).
+While it runs, ``print`` goes to stderr (stdout carries only frames), and stderr
+is the place for diagnostics: the referee keeps a bounded log of it.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import operator
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, Protocol, cast
@@ -138,6 +142,7 @@ def run(
     check: bool = True,
     stdin: Reader | None = None,
     stdout: Writer | None = None,
+    exit_at_end: bool = False,
 ) -> None:
     """Play a whole session on stdin/stdout: hello, games, bye (SPEC.md §4).
 
@@ -150,6 +155,13 @@ def run(
     ``stdin`` and ``stdout`` replace the process's streams (for tests); when
     stdout is the real one, ``sys.stdout`` points to stderr while ``run`` runs, so
     a stray ``print`` cannot corrupt the stream.
+
+    With ``exit_at_end``, the session's normal end (bye, or the end of stdin) ends
+    the process at once with status 0: the ``atexit`` functions run and stdout and
+    stderr are flushed, but the interpreter's teardown, several milliseconds of CPU
+    time, is skipped (``os._exit``), and nothing after ``run(...)`` runs. A league
+    that starts a process per game saves that for every process, and the end of a
+    match waits less. An error still raises as without it.
     """
     if not 1 <= len(name) <= MAX_NAME_LENGTH:
         raise ValueError(f"a bot name has 1 to {MAX_NAME_LENGTH} characters, got {name!r}")
@@ -166,6 +178,18 @@ def run(
         _log("stdout closed by the referee; stopping")
     finally:
         sys.stdout = saved_stdout
+    if exit_at_end:
+        _exit_now()
+
+
+def _exit_now() -> None:
+    """End the process with status 0 the quick way: what `atexit` holds (logging's
+    shutdown, say) and flushing the standard streams, but no interpreter teardown."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed by the referee or the bot
+            stream.flush()
+    os._exit(0)
 
 
 def _session(

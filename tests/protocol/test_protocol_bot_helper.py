@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 from typing import Any
 
@@ -247,3 +248,50 @@ def test_print_goes_to_stderr_while_the_real_stdout_carries_frames(
     assert isinstance(raw, io.BytesIO)
     assert [m["type"] for m in decode_all(raw.getvalue())] == ["hello", "action"]
     assert "thinking about 1" in stderr.getvalue()
+
+
+QUICK_BOT = """
+import atexit, sys
+from protocol.bot import run
+atexit.register(lambda: sys.stderr.write("[atexit ran]"))
+sys.stderr.write("[no newline, still buffered]")
+run(lambda act: 0, name="quick", exit_at_end={exit_at_end})
+sys.stderr.write("[after run]")
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("exit_at_end", "frames", "status", "stderr"),
+    [
+        # bye, and the end of stdin: the process ends in run(), after atexit and a flush
+        (True, REFEREE_FRAMES, 0, "[no newline, still buffered][atexit ran]"),
+        (True, REFEREE_FRAMES[:2], 0, "[no newline, still buffered][atexit ran]"),
+        # without it, run() returns and the code after it runs
+        (False, REFEREE_FRAMES, 0, "[no newline, still buffered][after run][atexit ran]"),
+        # a broken stream raises as ever: a traceback, status 1, atexit at the real exit
+        (True, [REFEREE_FRAMES[0], b"\0\0\0\1\xc1"], 1, "Traceback"),
+    ],
+)
+def test_exit_at_end_ends_the_process_in_run(
+    exit_at_end: bool, frames: list[bytes], status: int, stderr: str
+) -> None:
+    """A real process: `exit_at_end` skips the interpreter's teardown but loses nothing
+    the bot wrote, and keeps atexit; it never hides an error."""
+    result = subprocess.run(
+        [sys.executable, "-c", QUICK_BOT.format(exit_at_end=exit_at_end)],
+        input=b"".join(frames),
+        capture_output=True,
+        timeout=30,
+    )
+    err = result.stderr.decode()
+    assert result.returncode == status, err
+    if status == 0:
+        assert err == stderr
+    else:
+        assert stderr in err
+        assert "[after run]" not in err
+        assert err.endswith("[atexit ran]")
+    assert result.stdout.startswith(
+        encode_frame({"type": "hello", "name": "quick", "version": "1.0", "protocol": 1})
+    )

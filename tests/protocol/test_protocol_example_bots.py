@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import msgpack
 import pytest
 
 from protocol import MAX_REFEREE_FRAME, FrameDecoder, parse_bot_action, parse_bot_hello
@@ -30,10 +31,14 @@ TIMEOUT = 20.0
 class BotProcess:
     """A bot started as the arena starts it, driven frame by frame over its pipes."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, bare: bool = False) -> None:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "RANDOM_BOT_SEED": "7"}
+        flags = []
+        if bare:  # a Python with msgpack but without `protocol`: no site, no .pth files
+            flags = ["-S"]
+            env["PYTHONPATH"] = os.path.dirname(os.path.dirname(msgpack.__file__))
         self.proc = subprocess.Popen(
-            [sys.executable, "bot.py"],
+            [sys.executable, *flags, "bot.py"],
             cwd=folder,
             env=env,
             stdin=subprocess.PIPE,
@@ -85,11 +90,11 @@ class BotProcess:
 
 
 @pytest.fixture
-def start() -> Iterator[Callable[[str], BotProcess]]:
+def start() -> Iterator[Callable[..., BotProcess]]:
     started: list[BotProcess] = []
 
-    def start(name: str) -> BotProcess:
-        bot = BotProcess(BOTS / name)
+    def start(name: str, bare: bool = False) -> BotProcess:
+        bot = BotProcess(BOTS / name, bare=bare)
         started.append(bot)
         return bot
 
@@ -164,6 +169,17 @@ def test_bot_exits_when_stdin_closes(start: Callable[[str], BotProcess], after: 
         if name in ("referee_hello", "act_2022_single"):
             bot.receive()
     bot.close_stdin()
+    assert bot.wait() == 0, bot.stderr()
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+def test_bot_finds_the_protocol_of_this_repository_when_none_is_installed(
+    start: Callable[..., BotProcess], name: str
+) -> None:
+    bot = start(name, bare=True)
+    hello, _ = play_golden_session(bot)
+    assert hello["name"] == name
     assert bot.wait() == 0, bot.stderr()
 
 

@@ -18,13 +18,14 @@ The arena runs it as `python3 bot.py` in this folder (bot.toml).
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 try:
     from protocol.bot import run
 except ImportError:  # `protocol` is not installed: use the copy in this repository
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    here = os.path.dirname(os.path.realpath(__file__))
+    sys.path.insert(0, os.path.join(here, os.pardir, os.pardir, os.pardir))
     from protocol.bot import run
 
 from protocol import ActMsg, GameStartMsg
@@ -108,4 +109,10 @@ class Heuristic:
 
 if __name__ == "__main__":
     bot = Heuristic()
-    run(bot.choose, name="heuristic", version="1.0", on_game_start=bot.on_game_start)
+    run(
+        bot.choose,
+        name="heuristic",
+        version="1.0",
+        on_game_start=bot.on_game_start,
+        exit_at_end=True,
+    )

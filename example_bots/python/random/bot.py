@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import random
 import sys
-from pathlib import Path
 
 try:
     from protocol.bot import run
 except ImportError:  # `protocol` is not installed: use the copy in this repository
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    here = os.path.dirname(os.path.realpath(__file__))
+    sys.path.insert(0, os.path.join(here, os.pardir, os.pardir, os.pardir))
     from protocol.bot import run
 
 from protocol import ActMsg, GameStartMsg
@@ -36,4 +36,4 @@ def choose(act: ActMsg) -> int:
 
 
 if __name__ == "__main__":
-    run(choose, name="random", version="1.0", on_game_start=game_start)
+    run(choose, name="random", version="1.0", on_game_start=game_start, exit_at_end=True)
