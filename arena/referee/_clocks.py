@@ -6,6 +6,11 @@ import dataclasses
 
 from arena.errors import ConfigError
 
+BANK_CAP_MS = 2**31 - 1
+"""The most a bank ever holds: increments stop adding there (SPEC §8.3), so that
+`bank_ms` always fits the 32-bit ints of the starter kits. It is over 24 days, more
+than any decision may take."""
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Clocks:
@@ -33,6 +38,8 @@ class Clocks:
                 raise ConfigError(f"{field.name} must be a whole number of ms >= 0, not {value!r}")
         if self.decision_ms < 1:
             raise ConfigError("decision_ms must be at least 1")
+        if self.bank_ms is not None and self.bank_ms > BANK_CAP_MS:
+            raise ConfigError(f"bank_ms must be at most {BANK_CAP_MS:,}, not {self.bank_ms:,}")
 
     def to_dict(self) -> dict[str, int | None]:
         """A JSON-ready dict (built by hand: `dataclasses.asdict` costs ten times as much,

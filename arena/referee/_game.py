@@ -15,7 +15,7 @@ import protocol
 from arena import __version__
 from arena.errors import BotFault, BotTimeout
 from arena.referee import _wire
-from arena.referee._clocks import Clocks
+from arena.referee._clocks import BANK_CAP_MS, Clocks
 from arena.referee._connection import Stopped, fault_from_protocol
 from arena.referee._session import BotSession
 from arena.rules import Cause, Game, GameConfig, Outcome
@@ -284,7 +284,7 @@ class _Runner:
         self.think[seat] += used_ms
         bank = clock["bank_ms"]
         if bank is not None:
-            self.bank[seat] = max(0, bank - round(used_ms)) + clocks.increment_ms
+            self.bank[seat] = min(BANK_CAP_MS, max(0, bank - round(used_ms)) + clocks.increment_ms)
         chosen = legal[choice]
         self.decisions += 1
         self.log.append(

@@ -8,7 +8,9 @@ import pytest
 import trio
 
 import protocol
+from arena.errors import ConfigError
 from arena.referee import Clocks, GameResult, play_game
+from arena.referee._clocks import BANK_CAP_MS
 from arena.rules import Format, GameConfig
 
 from .fakes import FakeBot, Policy, connect, first_legal
@@ -269,6 +271,26 @@ async def test_bank_clock_shrinks_and_gets_increment(autojump_clock: trio.abc.Cl
     # 1500 -> 900+100=1000 -> 400+100=500 -> then 0.6 s > 0.5 s: timeout
     assert seen[:3] == [(1000, 1500), (1000, 1000), (500, 500)]
     assert result.faults[0].cause == "timeout"
+
+
+async def test_a_bank_stops_growing_at_its_cap(autojump_clock: trio.abc.Clock) -> None:
+    """SPEC §8.3: increments stop at 2**31 - 1 ms, so bank_ms always fits an int32
+    (a day's increment per decision passed it within a game)."""
+    day = 86_400_000
+    clocks = Clocks(decision_ms=day, bank_ms=BANK_CAP_MS - 5 * day, increment_ms=day)
+    seen: list[int] = []
+
+    def watcher(act: dict[str, Any]) -> Any:
+        seen.append(act["clock"]["bank_ms"])
+        return 0
+
+    result, _ = await run_game([watcher, first_legal], clocks=clocks, config=GameConfig(players=2))
+    assert result.faults == ()
+    assert len(seen) > 7
+    assert max(seen) == BANK_CAP_MS
+    assert seen[:7] == [BANK_CAP_MS - (5 - i) * day for i in range(5)] + [BANK_CAP_MS] * 2
+    with pytest.raises(ConfigError, match="bank_ms must be at most 2,147,483,647"):
+        Clocks(bank_ms=BANK_CAP_MS + 1)
 
 
 async def test_each_act_carries_only_the_seats_own_hand() -> None:
