@@ -18,7 +18,7 @@ import os
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from statistics import NormalDist
@@ -451,9 +451,36 @@ def _plain(values: Any) -> list[int]:
 # -- rendering -----------------------------------------------------------------------
 
 
+_UNSAFE_FORMATS = frozenset({"unsafehtml", "latex_raw"})
+"""`tabulate` formats that write names as they are, markup and all: a name given to
+`arena rate` can be anyone's, so they are not offered (html and latex escape it)."""
+
+_PIPE_ESCAPES = {
+    "github": "\\|",
+    "pipe": "\\|",
+    "jira": "\\|",
+    "youtrack": "\\|",
+    "asciidoc": "\\|",
+    "orgtbl": "\\vert{}",
+    "mediawiki": "&#124;",
+    "textile": "&#124;",
+}
+"""Markup formats whose cells `|` separates, and how each writes a `|` in a name
+(`tabulate` leaves it as it is, and the name then splits its row)."""
+
+
 def output_formats() -> list[str]:
-    """Every format name `render` accepts: the `tabulate` formats, csv and json."""
-    return sorted(set(_tabulate.tabulate_formats) | set(MACHINE_FORMATS))
+    """Every format name `render` accepts: the `tabulate` formats (but the unsafe
+    ones), csv and json."""
+    return sorted((set(_tabulate.tabulate_formats) - _UNSAFE_FORMATS) | set(MACHINE_FORMATS))
+
+
+def _cell(fmt: str) -> Callable[[str], str]:
+    """How a name is written in a table of format `fmt`."""
+    escape = _PIPE_ESCAPES.get(fmt)
+    if escape is None:
+        return str
+    return lambda name: name.replace("|", escape)
 
 
 def check_format(fmt: str) -> None:
@@ -486,8 +513,9 @@ def render(standings: Standings, fmt: str = "simple", *, notes: bool = True) -> 
         headers.append("avg points")
     headers += faults_seen
     table: list[list[Any]] = []
+    cell = _cell(fmt)
     for row in standings.rows:
-        line: list[Any] = [row.rank, row.player, f"{row.elo:.0f}"]
+        line: list[Any] = [row.rank, cell(row.player), f"{row.elo:.0f}"]
         if has_intervals:
             line.append("" if row.plus_minus is None else f"{row.plus_minus:.0f}")
             line.append(_percent(row.superiority))
@@ -656,15 +684,16 @@ def render_head_to_head(h2h: HeadToHead, fmt: str = "simple") -> str:
             writer.writerow([name, *("" if s is None else _round(s) for s in shares)])
         return out.getvalue()
     table = []
+    cell = _cell(fmt)
     for r, name in enumerate(h2h.players):
         cells = []
         for c in range(n):
             s = h2h.share(r, c)
             cells.append("" if s is None else f"{100.0 * s:.0f}% ({h2h.shared[r][c]})")
-        table.append([name, *cells])
+        table.append([cell(name), *cells])
     text = _tabulate.tabulate(
         table,
-        headers=["", *h2h.players],
+        headers=["", *map(cell, h2h.players)],
         tablefmt=fmt,
         disable_numparse=True,
         colalign=["left"] + ["right"] * n,
