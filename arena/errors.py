@@ -24,6 +24,21 @@ one-line message and a non-zero exit.
 
 from __future__ import annotations
 
+SHOWN = 80
+"""The most characters of someone else's text an error message quotes."""
+
+
+def shown(value: object) -> str:
+    """`value`'s repr for an error message, cut to `SHOWN` characters: a name in a
+    stranger's bot.toml or results file may be megabytes long."""
+    text = repr(value)
+    return text if len(text) <= SHOWN else f"{text[: SHOWN - 4]}...{text[-1]}"
+
+
+def clipped(text: str) -> str:
+    """`text` as it is for an error message, cut to `SHOWN` characters."""
+    return text if len(text) <= SHOWN else f"{text[: SHOWN - 3]}..."
+
 
 class ArenaError(Exception):
     """Base class of every error arena raises on purpose."""

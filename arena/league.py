@@ -122,7 +122,7 @@ def read_league_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: cannot read: {err}") from None
-    except tomllib.TOMLDecodeError as err:
+    except ValueError as err:  # TOMLDecodeError, or an int of over 4,300 digits
         raise InputError(f"{path}: not valid TOML: {err}") from None
     unknown = set(data) - {"league", "game", "clocks", "limits"}
     if unknown:

@@ -28,7 +28,7 @@ import numpy as np
 import tabulate as _tabulate
 
 from arena._gc import paused_collector
-from arena.errors import InputError
+from arena.errors import InputError, clipped, shown
 from arena.ratings import (
     DEFAULT_K_FACTOR,
     DEFAULT_PRIOR,
@@ -314,7 +314,7 @@ def _check_games(games: Sequence[GameRecord]) -> None:
     seen: set[str] = set()
     for game in games:
         if game.game_id in seen:
-            raise ValueError(f"game {game.game_id!r} appears twice")
+            raise ValueError(f"game {shown(game.game_id)} appears twice")
         seen.add(game.game_id)
         _check_tie(game.game_id, [seat.place for seat in game.seats])
 
@@ -325,7 +325,7 @@ def _check_tie(game_id: str, places: Sequence[int]) -> None:
     tie = max(Counter(places).values())
     if tie > MAX_TIE:
         raise InputError(
-            f"game {game_id!r}: {tie} players share a place; "
+            f"game {shown(game_id)}: {tie} players share a place; "
             f"the fit supports ties among at most {MAX_TIE}"
         )
 
@@ -379,7 +379,7 @@ class _Columns:
             seen: set[str] = set()
             for game_id in source.game_ids:
                 if game_id in seen:
-                    raise ValueError(f"game {game_id!r} appears twice")
+                    raise ValueError(f"game {shown(game_id)} appears twice")
                 seen.add(game_id)
         seats = np.bincount(self.game, minlength=len(source.game_ids))
         if len(seats) and seats.max() > MAX_TIE:
@@ -820,7 +820,7 @@ def _header(reader: Any, name: str) -> dict[str, int]:
         )
     twice = sorted({c for c in columns if c and columns.count(c) > 1})
     if twice:
-        raise InputError(f"{where}: column {twice[0]} appears twice in the header")
+        raise InputError(f"{where}: column {clipped(twice[0])} appears twice in the header")
     col = {c: columns.index(c) for c in _REQUIRED + _OPTIONAL if c in columns}
     col["width"] = len(columns)
     return col
@@ -1201,13 +1201,17 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
                     continue
                 _bad_name(game, player, f"{name}, line {line}")
             text = fields[place_at]
-            place = int(text) if text.isdecimal() else _whole(text, "place", f"{name}, line {line}")
+            place = (
+                int(text)
+                if text.isdecimal() and len(text) <= 18
+                else _whole(text, "place", f"{name}, line {line}")
+            )
             if place is None or place < 1:
                 raise InputError(
-                    f"{name}, line {line}: place {text.strip()!r} is not a whole number >= 1"
+                    f"{name}, line {line}: place {shown(text.strip())} is not a whole number >= 1"
                 )
             if place > _LARGEST:
-                raise InputError(f"{name}, line {line}: place {text.strip()!r} is too large")
+                raise InputError(f"{name}, line {line}: place {shown(text.strip())} is too large")
             points = (
                 _whole(fields[points_at], "points", f"{name}, line {line}")
                 if points_at is not None
@@ -1218,15 +1222,15 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
             if (game, player) in first_line:
                 where = f"{name}, line {line}"
                 raise InputError(
-                    f"{where}: {player} appears twice in game {game} "
+                    f"{where}: {clipped(player)} appears twice in game {clipped(game)} "
                     f"(first on line {first_line[game, player]})"
                 )
             first_line[game, player] = line
             if game in groups and groups[game] != group:
                 where = f"{name}, line {line}"
                 raise InputError(
-                    f"{where}: game {game} is in group {group or '(none)'} here but in "
-                    f"group {groups[game] or '(none)'} on an earlier line"
+                    f"{where}: game {clipped(game)} is in group {clipped(group or '(none)')} here"
+                    f" but in group {clipped(groups[game] or '(none)')} on an earlier line"
                 )
             groups[game] = group
             seats.setdefault(game, []).append(seat(player, place, points, cause))
@@ -1237,7 +1241,8 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
     for game, players in seats.items():
         if len(players) < 2:
             raise InputError(
-                f"{name}: game {game} has one player ({players[0].player}); a game has 2 to 6"
+                f"{name}: game {clipped(game)} has one player ({clipped(players[0].player)});"
+                " a game has 2 to 6"
             )
     return [GameRecord.checked(game, groups[game], tuple(s)) for game, s in seats.items()]
 
@@ -1250,7 +1255,7 @@ def _bad_name(game: str, player: str, where: str) -> None:
         raise InputError(f"{where}: the player is empty")
     for what, text in (("game", game), ("player", player)):
         if _CONTROL.search(text):
-            raise InputError(f"{where}: the {what} {text!r} holds a control character")
+            raise InputError(f"{where}: the {what} {shown(text)} holds a control character")
 
 
 def _whole(text: str, what: str, where: str) -> int | None:
@@ -1259,10 +1264,13 @@ def _whole(text: str, what: str, where: str) -> int | None:
     text = text.strip()
     if not text:
         return None
+    digits = text.lstrip("+-")
+    if digits.isdecimal() and len(digits.lstrip("0")) > 19:  # int() refuses 4,300 digits
+        raise InputError(f"{where}: {what} {shown(text)} is too large")
     try:
         value = int(text)
     except ValueError:
-        raise InputError(f"{where}: {what} {text!r} is not a whole number") from None
+        raise InputError(f"{where}: {what} {shown(text)} is not a whole number") from None
     if abs(value) > _LARGEST:
-        raise InputError(f"{where}: {what} {text!r} is too large")
+        raise InputError(f"{where}: {what} {shown(text)} is too large")
     return value

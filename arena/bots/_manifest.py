@@ -27,7 +27,7 @@ import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from arena.errors import BuildError, ManifestError
+from arena.errors import BuildError, ManifestError, shown
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -130,22 +130,30 @@ def check_name(name: str, where: str) -> str:
     """Return `name` if it is a valid bot name; raise ManifestError otherwise."""
     if not _NAME.match(name):
         raise ManifestError(
-            f"{where}: bot name {name!r} must be 1 to 64 letters, digits or - _ . +"
+            f"{where}: bot name {shown(name)} must be 1 to 64 letters, digits or - _ . +"
             " and start with a letter or digit"
         )
     return name
+
+
+MANIFEST_BYTES = 64 * 1024
+"""The largest bot.toml read: a stranger's file is not read into memory whole."""
 
 
 def load_manifest(folder: Path) -> BotSpec:
     """Read `folder/bot.toml`; raises ManifestError with the reason."""
     path = folder / MANIFEST
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MANIFEST_BYTES + 1)
+        if len(raw) > MANIFEST_BYTES:
+            raise ManifestError(f"{path}: larger than {MANIFEST_BYTES // 1024} KiB")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"{folder}: no {MANIFEST} in this folder") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ManifestError(f"{path}: cannot read: {err}") from None
-    except tomllib.TOMLDecodeError as err:
+    except ValueError as err:  # TOMLDecodeError, or an int of over 4,300 digits
         raise ManifestError(f"{path}: not valid TOML: {err}") from None
     unknown = set(data) - {"name", "run", "build", "description", "author", "version"}
     if unknown:
@@ -226,11 +234,11 @@ def resolve_command(words: Sequence[str], folder: Path | None) -> list[str]:
         base = folder if folder is not None else Path.cwd()
         path = os.path.normpath(base / program)
         if not os.access(path, os.X_OK):
-            raise ManifestError(f"program {program!r} not found or not executable")
+            raise ManifestError(f"program {shown(program)} not found or not executable")
         return [path, *rest]
     found = shutil.which(program, path=os.environ.get("PATH", os.defpath))
     if found is None:
-        raise ManifestError(f"command {program!r} not found on the PATH")
+        raise ManifestError(f"command {shown(program)} not found on the PATH")
     return [found, *rest]
 
 

@@ -97,7 +97,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from arena.errors import InputError
+from arena.errors import InputError, shown
 
 if TYPE_CHECKING:  # numpy.typing costs a tenth of numpy's import time
     import numpy.typing as npt
@@ -236,7 +236,7 @@ class FinishingOrders:
         for g, ranking in enumerate(rankings):
             codes = [index[p] for group in ranking for p in group]
             if len(set(codes)) != len(codes):
-                raise ValueError(f"a player appears twice in the ranking {ranking!r}")
+                raise ValueError(f"a player appears twice in the ranking {shown(ranking)}")
             for k, group in enumerate(ranking):
                 for p in group:
                     game.append(g)
@@ -583,7 +583,7 @@ class _Design:
             twice = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
             if len(twice):
                 names = [[orders.players[i]] for i in table[twice[0]].tolist()]
-                raise ValueError(f"a player appears twice in the ranking {names!r}")
+                raise ValueError(f"a player appears twice in the ranking {shown(names)}")
             del ordered
             has_tie = (places[:, 1:] == places[:, :-1]).any(axis=1)
             for row in np.flatnonzero(has_tie).tolist():

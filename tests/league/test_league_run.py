@@ -40,7 +40,9 @@ def random_bot(root: Path, name: str) -> None:
     folder = root / "bots" / name
     folder.mkdir(parents=True)
     source = (ROOT / "example_bots" / "python" / "random" / "bot.py").read_text()
-    source = source.replace("parents[3]", f"parents[0] / {str(ROOT)!r}")
+    fallback = "os.path.join(here, os.pardir, os.pardir, os.pardir)"  # this repository
+    assert fallback in source
+    source = source.replace(fallback, repr(str(ROOT)))
     (folder / "bot.py").write_text(source)
     (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
 
@@ -355,6 +357,37 @@ def test_a_resume_that_lost_a_bot_says_which(tmp_path: Path) -> None:
     assert results(tmp_path / "league.sqlite") == stored
 
 
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        # tomllib's int() refuses 4,300 digits with a ValueError, not a TOMLDecodeError
+        (f'name = "eve"\nrun = "python3 bot.py"\nversion = {"9" * 5000}\n', "not valid TOML"),
+        (f'name = "eve"\nrun = "python3 bot.py"\n# {"x" * 70_000}\n', "larger than 64 KiB"),
+        (f'name = "{"e" * 60_000}"\nrun = "python3 bot.py"\n', "bot name 'eeee"),
+    ],
+)
+def test_a_strangers_bot_toml_is_left_out_in_one_line(
+    tmp_path: Path, manifest: str, message: str
+) -> None:
+    """A submission's bot.toml is anyone's: one that tomllib cannot turn into values,
+    or that is huge, is left out with one short line, and the league plays without
+    it (its int of 5,000 digits stopped every league with a traceback)."""
+    four_bots(tmp_path)
+    random_bot(tmp_path, "eve")
+    (tmp_path / "bots" / "eve" / "bot.toml").write_text(manifest)
+    code, out, err = run_cli("league", str(league_file(tmp_path)), "--sandbox", "none")
+    assert code == 0, err
+    left_out = [line for line in (out + err).splitlines() if "left out" in line]
+    assert len(left_out) == 1
+    assert message in left_out[0]
+    assert len(left_out[0]) < 400
+    assert len(results(tmp_path / "league.sqlite")) == 4 * 3
+    code, _, err = run_cli("check-bot", str(tmp_path / "bots" / "eve"))
+    assert code != 0
+    assert message in err
+    assert len(err) < 400
+
+
 def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Path) -> None:
     """Issue 10.1: no seed given, a 128-bit secret is drawn and stored; the same command
     resumes with it; another seed, or a store from before secret deals, is refused."""
@@ -507,6 +540,8 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
         ("league", f"max_processes = {10**20}", f"[league] max_processes = {10**20}: {10**20} is"),
         ("league", f"max_frame = {2**32}", f"[league] max_frame = {2**32}: {2**32} is not in the"),
         ("game", f"tokens = {10**20}", f"[game] tokens = {10**20}: {10**20} is not in the range"),
+        # tomllib refuses 4,300 digits with a ValueError that is no TOMLDecodeError.
+        ("game", f"tokens = {'9' * 5000}", "not valid TOML: Exceeds the limit (4300 digits)"),
         # A misspelt key: once "clocks: Clocks.__init__() got an unexpected keyword ...".
         ("clocks", "decision = 500", "unknown [clocks] key(s): decision"),
         ("limits", "memory = 512", "unknown [limits] key(s): memory"),

@@ -178,6 +178,12 @@ def test_usage_errors(games: Path, args: list[str], message: str) -> None:
         ("game,player\n1,a\n", "line 1: missing column place"),
         ("game,player,place\n1,a,x\n", "line 2: place 'x' is not a whole number"),
         ("game,player,place\n1,a,1\n1,a,2\n", "line 3: a appears twice in game 1"),
+        # A stranger's 100 kB name is quoted in 80 characters at most.
+        (f"game,player,place\n1,{'n' * 10**5},1\n1,{'n' * 10**5},2\n", "n... appears twice"),
+        (f"game,player,place\n1,{'n' * 10**5}\x01,1\n", "n...' holds a control character"),
+        (f"game,player,place\n1,a,{'9' * 10**5}\n", "place '999"),
+        (f"game,player,place,points\n1,a,1,{'9' * 10**5}\n", "points '999"),
+        (f"game,player,place\n{'g' * 10**5},a,1\n", "game ggg"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: str, message: str) -> None:
@@ -189,6 +195,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: str, message:
     assert result.stderr.startswith("arena: error: ")
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+    assert len(result.stderr) < 300
 
 
 def test_missing_file(tmp_path: Path) -> None:

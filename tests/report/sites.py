@@ -18,7 +18,9 @@ def random_bot(bots: Path, name: str) -> None:
     folder = bots / name
     folder.mkdir(parents=True)
     source = (ROOT / "example_bots" / "python" / "random" / "bot.py").read_text()
-    source = source.replace("parents[3]", f"parents[0] / {str(ROOT)!r}")
+    fallback = "os.path.join(here, os.pardir, os.pardir, os.pardir)"  # this repository
+    assert fallback in source
+    source = source.replace(fallback, repr(str(ROOT)))
     (folder / "bot.py").write_text(source)
     (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
 

@@ -31,7 +31,9 @@ def example_bot(root: Path, kind: str, folder_name: str | None = None) -> Path:
     folder = root / (folder_name or kind)
     folder.mkdir(parents=True)
     source = (ROOT / "example_bots" / "python" / kind / "bot.py").read_text()
-    source = source.replace("parents[3]", f"parents[0] / {str(ROOT)!r}")
+    fallback = "os.path.join(here, os.pardir, os.pardir, os.pardir)"  # this repository
+    assert fallback in source
+    source = source.replace(fallback, repr(str(ROOT)))
     (folder / "bot.py").write_text(source)
     (folder / "bot.toml").write_text(f'name = "{kind}"\nrun = "python3 bot.py"\n')
     return folder
