@@ -9,12 +9,13 @@ seat N saw it, with its hand at each of its decisions.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, InputError
+from arena.errors import ArenaError, InputError, clipped
 from arena.referee._wire import action_from_dict
 from arena.rules import (
     NAMES,
@@ -63,19 +64,39 @@ def read_replay(path: Path) -> list[Record]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as err:
+        except ValueError as err:  # JSONDecodeError, or an int of over 4,300 digits
+            why = err.msg if isinstance(err, json.JSONDecodeError) else str(err)
             if number == 1:
                 raise InputError(
-                    f"{path}: not a replay file (line 1 is not JSON: {err.msg}; replays are"
+                    f"{path}: not a replay file (line 1 is not JSON: {why}; replays are"
                     " JSON lines, as written by arena match --replays)"
                 ) from None
-            raise InputError(f"{path}:{number}: not JSON: {err.msg}") from None
+            raise InputError(f"{path}:{number}: not JSON: {why}") from None
         if not isinstance(record, dict) or "type" not in record:
             raise InputError(f"{path}:{number}: not a replay record")
         records.append(record)
     if not records or records[0].get("type") != "game":
         raise InputError(f"{path}: not a replay file (no game record first)")
     return records
+
+
+UNREADABLE = (ArenaError, KeyError, IndexError, TypeError, ValueError, AttributeError)
+"""What a replay whose records lack a field, or hold one of the wrong kind, raises in
+the code that reads them (`readable` turns it into one InputError)."""
+
+
+@contextlib.contextmanager
+def readable(what: object) -> Iterator[None]:
+    """Turn what a malformed replay raises while it is read into InputError naming
+    `what` (a replay file can be anyone's: edited, cut short, made by hand)."""
+    try:
+        yield
+    except InputError:
+        raise
+    except UNREADABLE as err:
+        raise InputError(
+            f"{what}: not a replay arena can read ({type(err).__name__}: {clipped(str(err))})"
+        ) from None
 
 
 def history_of(log: Sequence[Record]) -> list[HistoryEntry]:

@@ -9,7 +9,7 @@ import click
 
 from arena.commands._terminal import printable
 from arena.errors import InputError
-from arena.replay import read_replay, render
+from arena.replay import read_replay, readable, render
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -44,5 +44,8 @@ def load_game(file: Path, game_id: str | None) -> list[dict[str, Any]]:
 def replay(file: Path, game_id: str | None, seat: int | None) -> None:
     """Print a game play by play: a replay FILE (arena match --replays), or GAME_ID of a
     league store FILE (a league keeps every game's replay in its store)."""
-    for line in render(load_game(file, game_id), seat):
+    log = load_game(file, game_id)
+    with readable(file if game_id is None else f"{file}, game {game_id}"):
+        lines = list(render(log, seat))  # all of it read before a line is printed
+    for line in lines:
         click.echo(printable(line))

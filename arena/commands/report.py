@@ -36,9 +36,11 @@ def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
     if out.exists() and not out.is_dir():
         raise InputError(f"{out} is a file: -o names the folder to write the site into")
     if replay_file is not None:
-        from arena.replay import read_replay
+        from arena.replay import read_replay, readable
 
-        write_replay_site(read_replay(replay_file), out)
+        log = read_replay(replay_file)
+        with readable(replay_file):
+            write_replay_site(log, out)
         click.echo(f"wrote {out / 'index.html'}", err=True)
         return
     assert store is not None

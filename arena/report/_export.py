@@ -369,9 +369,7 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
     it; `out` is the folder (index.html inside)."""
     if not log or log[0].get("type") != "game":
         raise InputError("not a replay")
-    out.mkdir(parents=True, exist_ok=True)
-    _copy_static(out)
-    payload = game_payload(log)
+    payload = game_payload(log)  # before anything is written: the file may be bad
     names = payload["names"]
     result = payload["result"]
     game = {"id": payload["id"], "seats": names, "places": result["places"],
@@ -385,6 +383,8 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
         "progress": {"done": 1, "total": 1, "forfeits": 0},
         "standings": None, "matrix": None, "bots": {}, "start": f"#/game/{payload['id']}",
     }  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    _copy_static(out)
     (out / "data" / "games").mkdir(parents=True, exist_ok=True)
     (out / "data" / "league.js").write_text(script("league", league), encoding="utf-8")
     (out / "data" / "games.js").write_text(script("games", [game]), encoding="utf-8")

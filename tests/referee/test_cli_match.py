@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import resource
 import subprocess
 import sys
@@ -124,6 +125,61 @@ def test_replay_of_a_file_from_elsewhere_escapes_its_control_characters(tmp_path
     assert result.exit_code == 0, result.output
     assert not set("\x1b\x07") & set(result.stdout)
     assert "seats: 0 \\x1b]0;pwned\\x07\\x1b[2J, 1 bob" in result.stdout
+
+
+def _mutations(record: object, rng: random.Random) -> object:
+    """`record` with one value somewhere in it removed, retyped or made absurd."""
+    if isinstance(record, dict) and record:
+        key = rng.choice(list(record))
+        out = dict(record)
+        roll = rng.random()
+        if roll < 0.3:
+            del out[key]
+        elif roll < 0.8:
+            out[key] = rng.choice([None, -1, 10**30, "x", [], {}, 1.5, True, [None]])
+        else:
+            out[key] = _mutations(record[key], rng)
+        return out
+    if isinstance(record, list) and record:
+        out_list = list(record)
+        at = rng.randrange(len(out_list))
+        out_list[at] = _mutations(out_list[at], rng)
+        return out_list
+    return rng.choice([None, -1, 10**30, "x", [], {}, 1.5])
+
+
+def test_a_malformed_replay_file_is_refused_in_one_line_whatever_is_wrong(
+    tmp_path: Path,
+) -> None:
+    """A replay file can be anyone's (edited, cut short, made by hand): `arena replay`
+    (as a spectator and as a seat) and `arena report --replay` read it or refuse it in
+    one line, and never raise (a record without its "type" gave a KeyError traceback).
+    300 files, each with one value somewhere removed or of another kind."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    replays = tmp_path / "r"
+    CliRunner().invoke(main, ["match", str(a), str(b), "-n", "1", "--replays", str(replays), "-q"])
+    records = [json.loads(line) for line in next(replays.glob("*.jsonl")).read_text().splitlines()]
+    rng = random.Random(5)
+    path = tmp_path / "bad.jsonl"
+    refused = 0
+    for _ in range(300):
+        bad = list(records)
+        at = rng.randrange(len(bad))
+        bad[at] = _mutations(bad[at], rng)
+        path.write_text("\n".join(json.dumps(r) for r in bad) + "\n")
+        for args in (
+            ["replay", str(path)],
+            ["replay", str(path), "--seat", "1"],
+            ["report", "--replay", str(path), "-o", str(tmp_path / "site")],
+        ):
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code in (0, 2), (bad[at], result.output)
+            assert result.exception is None or isinstance(result.exception, SystemExit), bad[at]
+            if result.exit_code == 2:
+                refused += 1
+                assert result.stderr.startswith("arena: error: "), result.stderr
+                assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert refused > 300  # most of them are caught: the test reaches the readers
 
 
 @pytest.mark.parametrize(
