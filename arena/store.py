@@ -129,9 +129,28 @@ def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
     return zlib.compress(text.encode(), 6)
 
 
+REPLAY_LIMIT = 64 * 2**20
+"""The most a replay may unpack to: the longest games' replays are a few MiB. A store
+can be anyone's (a league's published results), and a zlib stream of 64 KiB can hold
+a GiB of zeros."""
+
+
+def inflate(blob: bytes, limit: int = REPLAY_LIMIT) -> bytes:
+    """The bytes of a zlib stream that unpacks to at most `limit` bytes; zlib.error if
+    it is not a whole stream, ValueError if it unpacks to more."""
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(blob, limit)
+    if inflater.unconsumed_tail or (not inflater.eof and inflater.decompress(b"", 1)):
+        raise ValueError(f"a replay of more than {limit // 2**20} MiB")
+    if not inflater.eof:
+        raise zlib.error("incomplete or truncated stream")
+    return data
+
+
 def unpack_replay(blob: bytes) -> list[dict[str, Any]]:
-    """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one."""
-    text = zlib.decompress(blob).decode()
+    """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one (or
+    unpack to more than `REPLAY_LIMIT`)."""
+    text = inflate(blob).decode()
     # One parse for all lines (JSON escapes the newlines inside strings).
     records = json.loads("[" + ",".join(text.splitlines()) + "]")
     if not isinstance(records, list):
@@ -300,11 +319,15 @@ class Store:
             self._quick_check()
             for game_id, blob in self._db.execute("SELECT game_id, log FROM replays"):
                 try:
-                    zlib.decompress(blob)
+                    inflate(blob)
                 except (zlib.error, TypeError):
                     raise StoreError(
                         f"{self.path}: the store is damaged (the replay of {game_id!r} does"
                         " not match its checksum)"
+                    ) from None
+                except ValueError as err:
+                    raise StoreError(
+                        f"{self.path}: the store is damaged (the replay of {game_id!r}: {err})"
                     ) from None
 
     def _check_identity(self, tables: set[str]) -> None:
@@ -699,8 +722,8 @@ class Store:
                 )
             ]
 
-    def replay_blobs(self, game_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """The packed replays of `game_ids` that have one (`unpack_replay` reads them)."""
+    def replay_logs(self, game_ids: Sequence[str]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """The replay logs of `game_ids` that have one (`replay`, many at a time)."""
         with self._guard("cannot read the replays"):
             for start in range(0, len(game_ids), 500):
                 chunk = list(game_ids[start : start + 500])
@@ -708,7 +731,8 @@ class Store:
                 for row in self._db.execute(
                     f"SELECT game_id, log FROM replays WHERE game_id IN ({marks})", chunk
                 ):
-                    yield _typed(row, str, bytes)
+                    game_id, blob = _typed(row, str, bytes)
+                    yield game_id, unpack_replay(blob)  # under the guard: damage is reported
 
     def load_schedule(self, key: str) -> bytes | None:
         """The schedule saved under `key` (`save_schedule`), or None."""

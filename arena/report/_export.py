@@ -26,7 +26,7 @@ from arena.errors import InputError
 from arena.referee._wire import action_from_dict
 from arena.replay import describe
 from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
-from arena.store import Store, unpack_replay
+from arena.store import Store
 
 Record = dict[str, Any]
 
@@ -186,8 +186,7 @@ class LeagueData:
             seats[row.game_id].append(row)
         for game_id, (status, reason, plays) in new.items():
             self._add_game(game_id, status, reason, plays, seats[game_id])
-        for game_id, blob in self.store.replay_blobs([g for g, v in new.items() if v[0] == "done"]):
-            log = unpack_replay(blob)
+        for game_id, log in self.store.replay_logs([g for g, v in new.items() if v[0] == "done"]):
             names = self.games[self._index[game_id]]["seats"]
             for record in log:
                 if record.get("type") == "decision":

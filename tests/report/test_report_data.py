@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.errors import StoreError
 from arena.report import LeagueData, game_payload, script, write_site
 from arena.store import Store
 
@@ -128,6 +131,27 @@ def test_replay_reads_a_game_from_a_league_store(store: Path) -> None:
     assert "name the game" in result.output
     result = CliRunner().invoke(main, ["replay", str(store), "nope"])
     assert "no played game 'nope'" in result.output
+
+
+def test_a_replay_that_unpacks_to_gigabytes_is_refused(store: Path, tmp_path: Path) -> None:
+    """A store can be anyone's (a league's published results): a replay whose zlib
+    stream of 100 KiB unpacks to 100 MiB is refused in one line by what reads replays
+    (arena replay, arena report), and the standings, which read none, still work."""
+    bomb = tmp_path / "bomb.sqlite"
+    bomb.write_bytes(store.read_bytes())
+    with sqlite3.connect(bomb) as db:
+        (game_id,) = db.execute("SELECT game_id FROM replays ORDER BY game_id LIMIT 1").fetchone()
+        packed = zlib.compress(b" " * (100 * 2**20), 9)
+        assert len(packed) < 200_000
+        db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+    for args in (["replay", bomb, game_id], ["report", bomb, "-o", tmp_path / "site"]):
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 2, result.output
+        assert "more than 64 MiB" in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert "rank" in cli("standings", bomb)
+    with Store.open(bomb, readonly=True) as db, pytest.raises(StoreError, match="more than 64"):
+        db.verify()  # what a resume does first
 
 
 def one_replay(tmp_path: Path) -> tuple[Path, Path]:
