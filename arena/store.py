@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import sqlite3
 import zlib
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -609,57 +611,24 @@ class Store:
             db.execute("BEGIN")
         try:
             games = db.execute("SELECT game_id, grp FROM games ORDER BY idx, game_id").fetchall()
+            game_ids, groups = _columns(games, 2)
+            if not (_all_of(set(game_ids), str) and _all_of(set(groups), _STR_OR_NONE)):
+                _report_first(
+                    games, lambda row: type(row[0]) is str and type(row[1]) in _STR_OR_NONE
+                )
+            del games
+            seats = _SeatColumns(game_ids)
             rows = db.execute(
                 "SELECT game_id, bot, place, points, cause FROM seats ORDER BY game_id, seat"
-            ).fetchall()
+            )
+            # A chunk of rows at a time: the rows of a large store never are all in
+            # memory at once, only the compact columns made of them.
+            while chunk := rows.fetchmany(_CHUNK_ROWS):
+                seats.add(chunk)
         finally:
             if snapshot and db.in_transaction:
                 db.execute("COMMIT")
-        game_ids, groups = _columns(games, 2)
-        if not (_all_of(set(game_ids), str) and _all_of(set(groups), _STR_OR_NONE)):
-            _report_first(games, lambda row: type(row[0]) is str and type(row[1]) in _STR_OR_NONE)
-        seat_ids, bots, places, points, causes = _columns(rows, 5)
-        del rows
-        names, place_set, cause_set = set(bots), set(places), set(causes)
-        if not (
-            _all_of(set(seat_ids), str)
-            and _all_of(names, str)
-            and "" not in names
-            and _all_of(place_set, int)
-            and min(place_set, default=1) >= 1
-            and _all_of(set(points), _INT_OR_NONE)
-            and _all_of(cause_set, _STR_OR_NONE)
-        ):
-            _report_first(zip(seat_ids, bots, places, points, causes, strict=True), _good_seat)
-        players = sorted(names)
-        player_index = {name: k for k, name in enumerate(players)}
-        seat_player = list(map(player_index.__getitem__, bots))
-        del bots
-        index = {game_id: k for k, game_id in enumerate(game_ids)}
-        try:
-            seat_game = list(map(index.__getitem__, seat_ids))
-        except KeyError as err:
-            codes = dict(index)  # and a new number for each game not stored
-            seat_game = [codes.setdefault(game_id, len(codes)) for game_id in seat_ids]
-            _check_seated_once(seat_game, seat_player, seat_ids, players)
-            raise ValueError(f"seats of game {err.args[0]}, which is not stored") from None
-        _check_seated_once(seat_game, seat_player, seat_ids, players)
-        if len(set(seat_game)) != len(game_ids):
-            raise ValueError("a game without seats")
-        cause_names = sorted(c for c in cause_set if c is not None)
-        cause_index: dict[str | None, int] = {c: k for k, c in enumerate(cause_names)}
-        cause_index[None] = -1
-        return ResultColumns(
-            game_ids=game_ids,
-            groups=groups,
-            players=tuple(players),
-            causes=tuple(cause_names),
-            seat_game=seat_game,
-            seat_player=seat_player,
-            place=places,
-            points=points,
-            seat_cause=list(map(cause_index.__getitem__, causes)),
-        )
+        return seats.finish(groups)
 
     def seat_rows(self) -> list[SeatRow]:
         """Every seat of every stored game, in schedule order, then seat order."""
@@ -851,6 +820,86 @@ _STR_OR_NONE = (str, type(None))
 _INT_OR_NONE = (int, type(None))
 
 
+_CHUNK_ROWS = 1 << 16
+"""Seat rows read from SQLite at a time (`Store.result_columns`)."""
+
+
+class _SeatColumns:
+    """The seat columns of `ResultColumns`, built a chunk of rows at a time: each seat
+    becomes a few machine ints (its game, its bot and its cause as numbers) and its
+    points, so that memory grows by some 40 bytes a seat, not by the 200 of its row."""
+
+    def __init__(self, game_ids: Sequence[str]) -> None:
+        self.game_ids = game_ids
+        self.games: dict[str, int] = {game_id: k for k, game_id in enumerate(game_ids)}
+        self.missing: str | None = None
+        """The first game with seats that is not stored (reported after the checks)."""
+        self.game = array("q")
+        self.bot = array("q")  # codes in the order the bots first appear
+        self.place = array("q")
+        self.points: list[int | None] = []
+        self.cause = array("q")  # codes in the order the causes first appear
+        self.bots: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self.causes: defaultdict[str | None, int] = defaultdict(itertools.count().__next__)
+
+    def add(self, rows: list[Any]) -> None:
+        seat_ids, bots, places, points, causes = zip(*rows, strict=True)
+        names = set(bots)
+        place_set = set(places)
+        if not (
+            _all_of(set(seat_ids), str)
+            and _all_of(names, str)
+            and "" not in names
+            and _all_of(place_set, int)
+            and min(place_set) >= 1
+            and _all_of(set(points), _INT_OR_NONE)
+            and _all_of(set(causes), _STR_OR_NONE)
+        ):
+            _report_first(rows, _good_seat)
+        try:
+            codes = list(map(self.games.__getitem__, seat_ids))
+        except KeyError as err:
+            if self.missing is None:
+                self.missing = err.args[0]
+            known = self.games  # and a new number for each game not stored
+            codes = [known.setdefault(game_id, len(known)) for game_id in seat_ids]
+        self.game.extend(codes)
+        self.bot.extend(map(self.bots.__getitem__, bots))
+        self.place.extend(places)
+        self.points.extend(points)
+        self.cause.extend(map(self.causes.__getitem__, causes))
+
+    def finish(self, groups: Sequence[str | None]) -> ResultColumns:
+        import numpy as np
+
+        players = sorted(self.bots)
+        position = {name: k for k, name in enumerate(players)}
+        # From a bot's code (the order it first came in) to its index among the names.
+        rank = np.array([position[name] for name in self.bots], dtype=np.int64)
+        seat_player = rank[np.frombuffer(self.bot, dtype=np.int64)]
+        seat_game = np.frombuffer(self.game, dtype=np.int64)
+        names = list(self.games)  # the stored games, then those that are not
+        _check_seated_once(seat_game, seat_player, names, players)
+        if self.missing is not None:
+            raise ValueError(f"seats of game {self.missing}, which is not stored")
+        if len(np.unique(seat_game)) != len(self.game_ids):
+            raise ValueError("a game without seats")
+        cause_names = sorted(c for c in self.causes if c is not None)
+        order: dict[str | None, int] = {c: k for k, c in enumerate(cause_names)}
+        cause_rank = np.array([order.get(c, -1) for c in self.causes], dtype=np.int64)
+        return ResultColumns(
+            game_ids=self.game_ids,
+            groups=groups,
+            players=tuple(players),
+            causes=tuple(cause_names),
+            seat_game=seat_game,
+            seat_player=seat_player,
+            place=np.frombuffer(self.place, dtype=np.int64),
+            points=self.points,
+            seat_cause=cause_rank[np.frombuffer(self.cause, dtype=np.int64)],
+        )
+
+
 def _columns(rows: list[Any], width: int) -> list[tuple[Any, ...]]:
     """The columns of a list of rows of ``width`` values."""
     return list(zip(*rows, strict=True)) if rows else [()] * width
@@ -884,14 +933,14 @@ def _report_first(rows: Iterable[tuple[Any, ...]], good: Callable[[tuple[Any, ..
 
 
 def _check_seated_once(
-    seat_game: Sequence[int],
-    seat_player: Sequence[int],
-    seat_ids: Sequence[str],
+    seat_game: Any,
+    seat_player: Any,
+    game_ids: Sequence[str],
     players: list[str],
 ) -> None:
     """ValueError if a player sits twice in one game (naming the first such game by id,
-    then player). numpy sorts the seats; it is imported here, as reading a store needs
-    no numpy otherwise."""
+    then player); `seat_game` indexes `game_ids`. numpy sorts the seats; it is imported
+    here, as reading a store needs no numpy otherwise."""
     import numpy as np
 
     width = max(len(players), 1)
@@ -900,7 +949,7 @@ def _check_seated_once(
     repeated = set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
     if repeated:
         game_id, bot = min(
-            (seat_ids[k], players[seat_player[k]])
+            (game_ids[seat_game[k]], players[seat_player[k]])
             for k, value in enumerate(key.tolist())
             if value in repeated
         )

@@ -23,7 +23,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import arena.store as store_module
 from arena.errors import StoreError
+from arena.records import SeatRecord
 from arena.referee import FaultRecord, GameResult
 from arena.rules import Cause, Format, Game, GameConfig
 from arena.store import SCHEMA_VERSION, SeatRow, Store, pack_replay, unpack_replay
@@ -339,11 +341,14 @@ def test_a_damaged_store_gives_a_clear_error(tmp_path: Path) -> None:
         ("DELETE FROM seats WHERE game_id = 'g000009'", "a game without seats"),
     ],
 )
+@pytest.mark.parametrize("chunk", [5, 1 << 16])
 def test_values_no_game_can_hold_are_reported_as_damage(
-    tmp_path: Path, change: str, message: str
+    tmp_path: Path, change: str, message: str, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 14.6: the standings read checks the kinds of the values in SQL, over whole
-    tables; a value of a wrong kind or out of range is still damage, named."""
+    tables; a value of a wrong kind or out of range is still damage, named; also when
+    the seat rows are read in chunks of 5 (a large store's are read a chunk at a time)."""
+    monkeypatch.setattr(store_module, "_CHUNK_ROWS", chunk)
     path = tmp_path / "s.sqlite"
     build_store(path, 12)
     with sqlite3.connect(path) as db:
@@ -351,6 +356,26 @@ def test_values_no_game_can_hold_are_reported_as_damage(
         db.execute(change)
     with Store.open(path, readonly=True) as store, pytest.raises(StoreError, match=message):
         store.game_records()
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 1 << 16])
+def test_the_results_read_in_chunks_are_the_seat_rows(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The standings' read of a store, a chunk of seat rows at a time, gives what the
+    seats say row by row (`seat_rows`, read another way), at any chunk size."""
+    path = tmp_path / "s.sqlite"
+    build_store(path, 30)
+    monkeypatch.setattr(store_module, "_CHUNK_ROWS", chunk)
+    with Store.open(path, readonly=True) as store:
+        got = store.game_records()
+        seats = store.seat_rows()
+    by_game: dict[str, list[SeatRecord]] = {}
+    for row in seats:
+        seat = SeatRecord(row.bot, row.place, row.points, row.cause)
+        by_game.setdefault(row.game_id, []).append(seat)
+    assert [(g.game_id, list(g.seats)) for g in got] == list(by_game.items())
+    assert len(got) == 30
 
 
 @settings(max_examples=40, deadline=None)
