@@ -131,6 +131,9 @@ def userns_filter() -> Callable[[], None] | None:
 # - fcntl's F_NOTIFY (dnotify) and F_SETLEASE fail with EPERM;
 # - inotify_init, inotify_init1 and inotify_add_watch fail with ENOSYS, fanotify_init
 #   with EPERM;
+# - setsid and setpgid fail with EPERM: every process of a bot stays in its process
+#   group, which arena stops while the bot is not deciding (SPEC §8.5), so none can
+#   leave it to compute on the others' time;
 # - x32 system calls fail with EPERM.
 #
 # What it cannot close is timing: the page cache (whether a file's page was read
@@ -151,14 +154,16 @@ class _Calls(NamedTuple):
     fcntl: tuple[int, ...]
     inotify: tuple[int, ...]
     fanotify_init: int
+    session: tuple[int, int]
+    """setsid and setpgid."""
 
 
 _CHANNEL_CALLS = {
     "x86_64": [
-        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300),
-        _Calls(0x40000003, 143, (55, 221), (291, 292, 332), 338),  # i386 (int 0x80)
+        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300, (112, 109)),
+        _Calls(0x40000003, 143, (55, 221), (291, 292, 332), 338, (66, 57)),  # i386 (int 0x80)
     ],
-    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262)],
+    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262, (157, 154))],
 }
 
 
@@ -200,6 +205,7 @@ def channels_program(machine: str | None = None) -> bytes | None:
         program += [(_JEQ_K, fcntl, None, nr) for nr in calls.fcntl]
         program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.inotify]
         program += [(_JEQ_K, f"{ret}-deny", None, calls.fanotify_init)]
+        program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.session]
         program += [(_RET_K, None, None, _ALLOW), fcntl, (_LD_W_ABS, None, None, _ARG1_OFFSET)]
         program += [(_JEQ_K, f"{ret}-success", None, cmd) for cmd in _F_SETLKS]
         program += [(_JEQ_K, f"{ret}-nolock", None, cmd) for cmd in _F_GETLKS]

@@ -31,7 +31,7 @@ SECTIONS = {
     "malformed": "§3, §6.2, §9.1",
     "illegal": "§6.2, §7.2, §9.1",
     "bye": "§4.4, §5.5",
-    "timing": "§8.3, §8.4",
+    "timing": "§8.3, §8.4, §8.5",
 }
 
 GAMES: list[tuple[str, GameConfig]] = [
@@ -201,6 +201,7 @@ class _Checker:
                        warning=share > 0.5))  # fmt: skip
         process = session.process
         assert process is not None
+        session.resume()  # a game leaves it running; never send to a stopped bot
         begin = time.monotonic()
         try:
             await session.send({"type": "bye"}, trio.current_time() + 1)

@@ -104,6 +104,8 @@ class BotProcess:
         """Its stdin and stdout as one stream."""
         self.started = time.monotonic()
         """When it started (time.monotonic)."""
+        self.paused = False
+        """True while its process group is stopped (`pause`)."""
 
     def cpu_worn(self, cpu_seconds: int | None) -> bool:
         """True if the process may have used `cpu_seconds` of CPU time already.
@@ -121,6 +123,20 @@ class BotProcess:
         """The process id, also its process group id."""
         return self.process.pid
 
+    def pause(self) -> None:
+        """Stop every process of the bot (SIGSTOP to its process group) until `resume`:
+        while another bot decides, or between its games, it gets no CPU time. The
+        sandbox keeps the group whole (a bot cannot leave it: arena.sandbox)."""
+        if not self.paused:
+            self.paused = True
+            _signal_group(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let the bot's processes run again (SIGCONT to the group)."""
+        if self.paused:
+            self.paused = False
+            _signal_group(self.pid, signal.SIGCONT)
+
     async def wait_exit(self, seconds: float) -> bool:
         """Wait up to `seconds` for the process to exit; True if it did."""
         with trio.move_on_after(seconds):
@@ -131,6 +147,8 @@ class BotProcess:
     async def kill(self, grace: float = 0.5) -> None:
         """SIGTERM the whole process group, then SIGKILL it after `grace` seconds."""
         _signal_group(self.pid, signal.SIGTERM)
+        self.paused = True  # a stopped process takes its SIGTERM only once it runs
+        self.resume()
         if not await self.wait_exit(grace):
             _signal_group(self.pid, signal.SIGKILL)
         with trio.CancelScope(shield=True):

@@ -120,6 +120,8 @@ class _Runner:
         """Seats sent their game_start (or left at once), in the blocking driver."""
         self._ended = 0
         """Seats sent their game_over (or skipped), in the blocking driver."""
+        self._all_paused = False
+        """Every seat paused once they all had their game_start, in the blocking driver."""
         self.event_dicts: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = [
             {
@@ -204,6 +206,7 @@ class _Runner:
                 await session.send(self._game_start(seat), deadline)
             except BotFault as fault:
                 await self._fault(seat, fault)
+        self._pause_all()
         while game.to_move is not None:
             # One cancel scope serves every decision until a bot times out: its deadline
             # is moved before each request (cheaper than a new scope per decision).
@@ -218,11 +221,19 @@ class _Runner:
         for seat, session in enumerate(self.seats):
             if session.broken:
                 continue
+            session.resume()
             deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
             try:
                 await session.send(self._game_over(seat), deadline)
             except BotFault as fault:
                 await self._fault(seat, fault)
+
+    def _pause_all(self) -> None:
+        """Once every seat has its game_start: stop every bot's processes; from now on
+        only the seat to move runs, from its act to its action (SPEC §8.5)."""
+        for session in self.seats:
+            if not session.broken:
+                session.pause()
 
     def _game_start(self, seat: int) -> dict[str, Any]:
         return _wire.game_start(
@@ -305,8 +316,11 @@ class _Runner:
         allowed = request["clock"]["decision_ms"]
         scope.deadline = start + (allowed + self.clocks.grace_ms) / 1000
         self.waiting_for = seat
+        session = self.seats[seat]
+        session.resume()
         try:
-            reply = await self.seats[seat].connection.exchange(request, "action")
+            reply = await session.connection.exchange(request, "action")
+            session.pause()
             used_ms = (trio.current_time() - start) * 1000
             self._accept(seat, request, reply, used_ms)
         except BotFault as fault:
@@ -382,15 +396,21 @@ class _Runner:
                     session.connection.send_blocking(self._game_start(seat), deadline, stop_fd)
                 except BotFault as fault:
                     return seat, fault
+            if not self._all_paused:
+                self._all_paused = True
+                self._pause_all()
             grace = clocks.grace_ms
             while (mover := game.to_move) is not None:
                 request = self._request(mover)
+                session = seats[mover]
+                session.resume()
                 start = time.perf_counter()
                 deadline = start + (request["clock"]["decision_ms"] + grace) / 1000
                 try:
-                    reply = seats[mover].connection.exchange_blocking(
+                    reply = session.connection.exchange_blocking(
                         request, "action", deadline, stop_fd
                     )
+                    session.pause()
                     self._accept(mover, request, reply, (time.perf_counter() - start) * 1000)
                 except BotFault as fault:
                     return mover, fault
@@ -400,6 +420,7 @@ class _Runner:
                 session = seats[seat]
                 if session.broken:
                     continue
+                session.resume()
                 deadline = time.perf_counter() + limit
                 try:
                     session.connection.send_blocking(self._game_over(seat), deadline, stop_fd)

@@ -145,6 +145,7 @@ class BotPool:
             elif group is None or group not in session.groups:
                 self._idle.remove(session)
                 self._budget.woken(session)
+                session.resume()
                 break
         else:
             session = await self._start()
@@ -157,6 +158,7 @@ class BotPool:
         if session.broken or self.settings.fresh_process:
             await self._retire(session)
         else:
+            session.pause()  # an idle process gets no CPU time until its next game
             self._idle.append(session)
             self._budget.rested(session, self)
 

@@ -66,6 +66,17 @@ class BotSession:
         """Send one message (raises BotFault)."""
         await self.connection.send(message, deadline)
 
+    def pause(self) -> None:
+        """Stop the bot's processes while arena waits for another bot (or for its next
+        game): it may compute only when it is asked to (SPEC §8.5)."""
+        if self.process is not None:
+            self.process.pause()
+
+    def resume(self) -> None:
+        """Let the bot's processes run (before anything is sent to it)."""
+        if self.process is not None:
+            self.process.resume()
+
     async def kill(self, fault: BotFault, kill_grace: float) -> None:
         """Mark the session broken by `fault` and kill its process group."""
         if self.fault is None:
@@ -76,6 +87,7 @@ class BotSession:
 
     async def close(self, clocks: Clocks) -> None:
         """End the session: bye, wait for the exit, then make sure nothing is left."""
+        self.resume()  # to read its bye and exit
         if not self.broken:
             deadline = trio.current_time() + clocks.exit_grace_ms / 1000
             with contextlib.suppress(BotFault):

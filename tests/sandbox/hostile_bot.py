@@ -290,6 +290,46 @@ def spy() -> Report:
     return {}
 
 
+STEAL: dict[str, Any] = {}
+"""What the `steal` bot measured: its child's CPU time and the wall time between the
+bot's turns."""
+
+
+def steal() -> Report:
+    """Compute on the others' time: a child process that spins for ever (until the bot
+    is gone), after trying to leave the process group (setsid, else setpgid). At the
+    end (bye) a second report says how much CPU time the child got between the bot's
+    answer and its next act, against the wall time that passed."""
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:
+        for leave in (os.setsid, lambda: os.setpgid(0, 0)):
+            try:
+                leave()
+                print("left", file=sys.stderr, flush=True)
+                break
+            except OSError as err:
+                print(_error(err), file=sys.stderr, flush=True)
+        while os.getppid() == parent:
+            pass
+        os._exit(0)
+    STEAL.update(child=child, idle_cpu=0.0, idle_wall=0.0)
+    return {"pid": os.getpid()}
+
+
+def _child_cpu() -> float:
+    """The `steal` bot's child's CPU time so far, in seconds (ns from schedstat)."""
+    with open(f"/proc/{STEAL['child']}/schedstat") as stat:
+        return int(stat.read().split()[0]) / 1e9
+
+
+def _steal_report() -> None:
+    """The `steal` bot's second report, at the end of its session."""
+    report = {k: STEAL[k] for k in ("idle_cpu", "idle_wall")}
+    sys.stderr.write("REPORT " + json.dumps(report) + "\n")
+    sys.stderr.flush()
+
+
 ATTACKS: dict[str, Callable[..., Report]] = {
     "none": none,
     "read_other": read_other,
@@ -306,6 +346,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "burn": burn,
     "spy": spy,
     "userns_tmpfs": userns_tmpfs,
+    "steal": steal,
 }
 
 
@@ -317,12 +358,16 @@ def play() -> None:
         w.write(len(data).to_bytes(4, "big") + data)
         w.flush()
 
+    answered: tuple[float, float] | None = None  # (wall, child's CPU) at its last answer
     while True:
         head = r.read(4)
         if len(head) < 4:
-            return
+            break
         message = msgpack.unpackb(r.read(int.from_bytes(head, "big")))
         kind = message["type"]
+        if kind == "act" and STEAL and answered is not None:
+            STEAL["idle_wall"] += time.perf_counter() - answered[0]
+            STEAL["idle_cpu"] += _child_cpu() - answered[1]
         if kind == "hello":
             send({"type": "hello", "name": "hostile", "version": "1", "protocol": 1})
         elif kind == "game_start":
@@ -337,8 +382,12 @@ def play() -> None:
         elif kind == "act":
             time.sleep(THINK[0])
             send({"type": "action", "request_id": message["request_id"], "choice": 0})
+            if STEAL:
+                answered = (time.perf_counter(), _child_cpu())
         elif kind == "bye":
-            return
+            break
+    if STEAL:
+        _steal_report()
 
 
 def main() -> None:
