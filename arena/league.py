@@ -156,14 +156,21 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
     """Every bot folder (with bot.toml) under `folder`, and the problems found.
 
     A folder with a manifest is a submission; the search does not descend into it.
-    A manifest that cannot be read is reported and its bot left out.
+    A manifest that cannot be read is reported and its bot left out. Links to folders
+    are followed, but each folder is searched once (a link back up the tree is not
+    followed again).
     """
     if not folder.is_dir():
         raise ConfigError(f"bots folder {folder} does not exist")
     specs: list[BotSpec] = []
     problems: list[str] = []
+    seen: set[Path] = set()  # every folder is searched once, links to it or not
 
     def walk(path: Path) -> None:
+        real = path.resolve()
+        if real in seen:  # a link back up the tree would be followed forever
+            return
+        seen.add(real)
         if (path / MANIFEST).is_file():
             try:
                 specs.append(load_manifest(path))

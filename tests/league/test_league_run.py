@@ -594,6 +594,31 @@ def test_hostile_submission_files_are_refused_and_the_league_goes_on(tmp_path: P
     assert players == {"ann", "bob", "cat", "dan"}
 
 
+def test_links_back_up_the_submissions_folder_are_searched_once(tmp_path: Path) -> None:
+    """A folder among the submissions with two links to its parent (a stranger's
+    unpacked submission) made the search for bot.toml files walk 2^40 paths: the league
+    hung before its first game, and a single such link found every bot again under a
+    longer path, each 'taken by' itself. Every folder is now searched once, and a bot
+    reached through a link to its folder from elsewhere is still found."""
+    four_bots(tmp_path)
+    bots = tmp_path / "bots"
+    (bots / "junk").mkdir()
+    (bots / "junk" / "up").symlink_to("..")
+    (bots / "junk" / "up2").symlink_to("..")
+    elsewhere = tmp_path / "elsewhere"
+    random_bot(elsewhere, "eve")
+    (bots / "eve").symlink_to(elsewhere / "bots" / "eve")
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", str(league_file(tmp_path, concurrency=1)),
+         "--sandbox", "none"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "taken by" not in proc.stdout + proc.stderr
+    players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
+    assert players == {"ann", "bob", "cat", "dan", "eve"}
+
+
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\rok"
 """Retitle the window, clear the screen, write over the start of the line."""
 
