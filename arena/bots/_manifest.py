@@ -141,10 +141,14 @@ MANIFEST_BYTES = 64 * 1024
 
 
 def load_manifest(folder: Path) -> BotSpec:
-    """Read `folder/bot.toml`; raises ManifestError with the reason."""
+    """Read `folder/bot.toml`; raises ManifestError with the reason (a FIFO or a
+    device there is refused, not read)."""
     path = folder / MANIFEST
     try:
-        with path.open("rb") as file:
+        # Without waiting: a FIFO's open would wait for a writer, and then its read.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise ManifestError(f"{path}: not a regular file")
             raw = file.read(MANIFEST_BYTES + 1)
         if len(raw) > MANIFEST_BYTES:
             raise ManifestError(f"{path}: larger than {MANIFEST_BYTES // 1024} KiB")

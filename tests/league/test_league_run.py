@@ -388,6 +388,32 @@ def test_a_strangers_bot_toml_is_left_out_in_one_line(
     assert len(err) < 400
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind: str) -> None:
+    """A stranger's bot folder whose bot.toml is a FIFO made arena match, check-bot
+    and sprt wait forever on it before anything ran (one that is a link to /dev/zero
+    was refused as larger than 64 KiB); now either is refused at once, naming the file."""
+    four_bots(tmp_path)
+    eve = tmp_path / "bots" / "eve"
+    eve.mkdir()
+    if kind == "fifo":
+        os.mkfifo(eve / "bot.toml")
+    else:
+        (eve / "bot.toml").symlink_to("/dev/zero")
+    ann = str(tmp_path / "bots" / "ann")
+    for args in (
+        ["match", str(eve), ann, "-n", "1"],
+        ["check-bot", str(eve)],
+        ["sprt", str(eve), ann, "--store", str(tmp_path / "sprt.sqlite")],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args, "--sandbox", "none"],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr == f"arena: error: {eve / 'bot.toml'}: not a regular file\n"
+
+
 def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Path) -> None:
     """Issue 10.1: no seed given, a 128-bit secret is drawn and stored; the same command
     resumes with it; another seed, or a store from before secret deals, is refused."""
