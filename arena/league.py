@@ -116,10 +116,18 @@ _SECTION_KEYS = {
 """The keys of a league file's [game], [clocks] and [limits] sections."""
 
 
+LEAGUE_FILE_BYTES = 2**20
+"""The largest league file read (one is a few hundred bytes): /dev/zero never ends."""
+
+
 def read_league_file(path: Path) -> dict[str, Any]:
     """Read a league file; raises InputError with the reason."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(LEAGUE_FILE_BYTES + 1)
+        if len(raw) > LEAGUE_FILE_BYTES:
+            raise InputError(f"{path}: larger than 1 MiB, not a league file")
+        data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: cannot read: {err}") from None
     except ValueError as err:  # TOMLDecodeError, or an int of over 4,300 digits

@@ -43,10 +43,23 @@ def write_replay(path: Path, log: Sequence[Record]) -> None:
         raise InputError(f"{path}: cannot write the replay: {err.strerror or err}") from None
 
 
+REPLAY_BYTES = 64 * 2**20
+"""The largest replay file read, as the largest replay a store holds
+(`arena.store.REPLAY_LIMIT`): a game at the highest play cap writes some 25 MiB."""
+
+
 def read_replay(path: Path) -> list[Record]:
-    """Read a replay file; raises InputError naming the line that is wrong."""
+    """Read a replay file; raises InputError naming the line that is wrong, or for a
+    file of more than `REPLAY_BYTES` (not read into memory whole: /dev/zero never ends)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            data = file.read(REPLAY_BYTES + 1)
+        if len(data) > REPLAY_BYTES:
+            raise InputError(
+                f"{path}: larger than {REPLAY_BYTES // 2**20} MiB, not a replay file (the"
+                " longest game's replay is some 25 MiB)"
+            )
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:

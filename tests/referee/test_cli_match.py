@@ -271,3 +271,31 @@ def test_a_replay_folder_that_cannot_be_written_is_refused_in_one_line(tmp_path:
     )
     assert result.exit_code == 2, result.output
     assert f"replay folder {folder}: cannot write there" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replay", "/dev/zero"], "/dev/zero: larger than 64 MiB, not a replay file"),
+        (["report", "--replay", "/dev/zero", "-o", "site"], "larger than 64 MiB"),
+        (["league", "/dev/zero"], "/dev/zero: larger than 1 MiB, not a league file"),
+    ],
+)
+def test_a_file_that_never_ends_is_refused_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """A replay file or a league file was read whole: given /dev/zero (or any file
+    of gigabytes), arena replay, report --replay and league took memory until a
+    MemoryError traceback. They now read at most the largest such file can be (the
+    process runs here under a 1 GiB address space, as a smaller machine would)."""
+    gib = 2**30
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (gib, gib)),
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("arena: error: "), done.stderr
+    assert message in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+    assert not (tmp_path / "site").exists()
