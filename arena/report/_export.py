@@ -22,9 +22,9 @@ from typing import Any
 
 import msgspec
 
-from arena.errors import InputError
+from arena.errors import InputError, StoreError, clipped, shown
 from arena.referee._wire import action_from_dict
-from arena.replay import describe
+from arena.replay import describe, readable
 from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
 from arena.store import Store
 
@@ -187,18 +187,27 @@ class LeagueData:
         for game_id, (status, reason, plays) in new.items():
             self._add_game(game_id, status, reason, plays, seats[game_id])
         for game_id, log in self.store.replay_logs([g for g, v in new.items() if v[0] == "done"]):
-            names = self.games[self._index[game_id]]["seats"]
-            for record in log:
-                if record.get("type") == "decision":
-                    self._think[names[record["seat"]]].append(float(record["ms"]))
-            if each is not None:
-                each(game_id, log)
+            # A store can be anyone's: a replay whose records lack a value, or hold one
+            # of another kind, is refused naming the game.
+            with readable(f"{self.store.path}, game {game_id}"):
+                names = self.games[self._index[game_id]]["seats"]
+                for record in log:
+                    if record.get("type") == "decision":
+                        self._think[names[record["seat"]]].append(float(record["ms"]))
+                if each is not None:
+                    each(game_id, log)
         return list(new)
 
     def _add_game(
         self, game_id: str, status: str, reason: str | None, plays: int | None, rows: list[Any]
     ) -> None:
         rows.sort(key=lambda r: r.seat)
+        numbers = [r.seat for r in rows]
+        if numbers != list(range(len(rows))):  # the places by seat count up to each seat
+            raise StoreError(
+                f"{self.store.path}: the store is damaged (game {shown(game_id)} has seats"
+                f" {clipped(str(numbers))})"
+            )
         names = [r.bot for r in rows]
         places = [r.place for r in rows]
         faults = [[r.bot, r.cause] for r in rows if r.cause in _FAULTS]
@@ -234,7 +243,7 @@ class LeagueData:
             standings = json.loads(render(table, "json"))
             order = [row.player for row in table.rows]
             matrix = json.loads(render_head_to_head(head_to_head(records, order), "json"))
-        identity = self.store.get_meta("league") or {}
+        identity = _setting(self.store, "league")
         return {
             "title": "arena league report",
             "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -274,8 +283,12 @@ def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
     from arena.seeds import is_drawn
 
     seed = str(identity.get("seed", ""))
-    extra = store.get_meta("settings") or {}
+    extra = _setting(store, "settings")
     game = identity.get("game", {})
+    if not isinstance(game, dict):
+        raise StoreError(
+            f"{store.path}: the store is damaged (setting 'league': game {shown(game)})"
+        )
     return {
         "edition": game.get("edition"),
         "format": game.get("format"),
@@ -291,6 +304,16 @@ def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
         ),
         "schedule_note": store.get_meta("schedule_note"),
     }
+
+
+def _setting(store: Store, key: str) -> dict[str, Any]:
+    """The stored setting `key`, a JSON object a league writes ({} if there is none)."""
+    value = store.get_meta(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise StoreError(f"{store.path}: the store is damaged (setting {key!r}: {shown(value)})")
+    return value
 
 
 STATIC = resources.files("arena.report") / "static"

@@ -5,8 +5,12 @@ replay rebuilds to its stored result, bot text cannot break out of a data script
 from __future__ import annotations
 
 import json
+import random
 import re
+import resource
 import sqlite3
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,7 @@ from arena.errors import StoreError
 from arena.report import LeagueData, game_payload, script, write_site
 from arena.store import Store
 
+from ..referee.test_cli_match import _mutations
 from .sites import league
 
 pytestmark = pytest.mark.subprocess
@@ -189,3 +194,74 @@ def test_a_replay_files_game_id_names_no_file_outside_the_site(tmp_path: Path) -
     assert listed["id"] == "../../../outside"
     game = site / "data" / "games" / f"{listed['file']}.js"
     assert payload(game)["id"] == "../../../outside"
+
+
+def test_a_report_of_a_store_with_malformed_replays_refuses_in_one_line(
+    store: Path, tmp_path: Path
+) -> None:
+    """A store can be anyone's: a replay whose zlib stream and checksum are whole but
+    whose records lack a value, or hold one of another kind (a decision without its
+    action, a seat of 10**30, a time that is text), made arena report die with a
+    KeyError, IndexError, ValueError or TypeError traceback (arena replay refused the
+    same game in one line). 150 stores, each with one value of one game's replay
+    removed or retyped: the report is written, or refused in one line naming the game."""
+    with sqlite3.connect(store) as db:
+        game_id, blob = db.execute("SELECT game_id, log FROM replays ORDER BY game_id").fetchone()
+    records = [json.loads(line) for line in zlib.decompress(blob).decode().splitlines()]
+    rng = random.Random(8)
+    bad = tmp_path / "bad.sqlite"
+    refused = 0
+    for _ in range(150):
+        log = list(records)
+        at = rng.randrange(len(log))
+        log[at] = _mutations(log[at], rng)
+        bad.write_bytes(store.read_bytes())
+        with sqlite3.connect(bad) as db:
+            packed = zlib.compress("\n".join(json.dumps(r) for r in log).encode())
+            db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+        result = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "site")])
+        assert result.exit_code in (0, 2), (log[at], result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), log[at]
+        if result.exit_code == 2:
+            refused += 1
+            assert result.stderr.startswith(f"arena: error: {bad}, game {game_id}: "), log[at]
+            assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert refused > 25  # the test reaches the readers (events are not read)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("UPDATE seats SET seat = 9223372036854775807 WHERE seat = 0", "seats [1, 2, 9223"),
+        ("UPDATE seats SET seat = -5 WHERE seat = 0", "seats [-5, 1, 2]"),
+        ("UPDATE meta SET value = '[1, 2]' WHERE key = 'league'", "setting 'league'"),
+        ("UPDATE meta SET value = '\"x\"' WHERE key = 'settings'", "setting 'settings'"),
+        (
+            "UPDATE meta SET value = json_set(value, '$.game', 5) WHERE key = 'league'",
+            "setting 'league'",
+        ),
+    ],
+)
+def test_a_report_of_a_store_with_values_no_league_writes_refuses_in_one_line(
+    store: Path, tmp_path: Path, change: str, message: str
+) -> None:
+    """Values no league writes, in a store that can be anyone's: a seat of 2**63 - 1
+    made arena report (and serve) count places for every seat up to it, taking memory
+    until it was killed; a seat of -5 gave an IndexError traceback; the league's
+    settings stored as a list or a string, an AttributeError traceback. Each is now
+    reported as damage in one line (the process runs under a 1 GiB address space)."""
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(store.read_bytes())
+    with sqlite3.connect(bad) as db:
+        db.execute(change)
+    gib = 2**30
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "report", str(bad), "-o", str(tmp_path / "site")],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (gib, gib)),
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"arena: error: {bad}: "), done.stderr
+    assert "the store is damaged" in done.stderr
+    assert message in done.stderr
+    assert len(done.stderr.splitlines()) == 1
