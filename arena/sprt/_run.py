@@ -23,7 +23,7 @@ import trio
 
 import protocol
 from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name
-from arena.errors import ArenaError, ConfigError, StoreError
+from arena.errors import ArenaError, ConfigError, StoreError, shown
 from arena.league import build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
@@ -277,6 +277,10 @@ def _identity(
 ) -> str:
     """The test's seed; its settings are stored, and a resume must match them."""
     stored = store.get_meta("test")
+    if stored is not None and not isinstance(stored, dict):  # a store can be anyone's
+        raise StoreError(
+            f"{store.path}: the store is damaged (the test's settings: {shown(stored)})"
+        )
     if config.seed is not None:
         seed = seed_key(config.seed)
     elif stored is not None:
@@ -308,7 +312,9 @@ def _identity(
 def _difference(path: Path, stored: dict[str, Any], identity: dict[str, Any]) -> str:
     """Why a store cannot go on with these settings, in words."""
     for role in ("new", "old"):
-        was, now = stored.get(role) or {}, identity[role]
+        was, now = stored.get(role), identity[role]
+        if not isinstance(was, dict):
+            was = {}
         if was.get("name") == now["name"] and was.get("digest") != now["digest"]:
             return (
                 f"{path} holds a test whose {role.upper()} ({now['name']}) has changed since its"

@@ -192,7 +192,8 @@ class SprtStore:
             if "not a database" in str(err):
                 raise StoreError(f"{self.path}: not an SQLite file (not an SPRT store)") from None
             raise StoreError(f"{self.path}: {doing}: {err}") from None
-        except (ValueError, TypeError, KeyError, IndexError) as err:
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
+            # OverflowError: int() of an infinite REAL, or of JSON's 1e400
             raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None
         except sqlite3.Error as err:
             raise StoreError(f"{self.path}: {doing}: {err}") from None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.errors import ConfigError, StoreError
+from arena.errors import ArenaError, ConfigError, StoreError
 from arena.messages import Play
 from arena.sprt import (
     H1,
@@ -203,6 +203,11 @@ def test_an_sprt_store_in_use_is_refused(tmp_path: Path) -> None:
         "places = '[0, 9, 1]'",  # places outside 1..seats
         "side = 'z'",
         "faults = '[[0, \"crash\"]]'",
+        # JSON's 1e400 is an infinite float and SQLite's 1e999 an infinite REAL: int()
+        # of them raised an OverflowError, which left the resume as a traceback
+        "places = '[1e400, 1, 2, 3]'",
+        "pair = 1e999",
+        'faults = \'[[1e400, "crash", "gone"]]\'',
     ],
 )
 async def test_values_no_game_can_hold_are_reported_as_damage(tmp_path: Path, change: str) -> None:
@@ -213,6 +218,28 @@ async def test_values_no_game_can_hold_are_reported_as_damage(tmp_path: Path, ch
     with sqlite3.connect(config.store) as db:
         db.execute(f"UPDATE games SET {change} WHERE rowid = 2")
     with pytest.raises(StoreError, match="the store is damaged"):
+        await run(config, ScriptedRunner(by_strength({})))
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("[1, 2]", "the store is damaged"),
+        ('"x"', "the store is damaged"),
+        ('{"new": "x"}', "holds another test"),
+    ],
+)
+async def test_test_settings_no_sprt_writes_are_refused_in_one_line(
+    tmp_path: Path, value: str, message: str
+) -> None:
+    """An SPRT store's settings of the test stored as a list, a string, or an object
+    whose NEW is a string (none an SPRT writes) made a resume die with an
+    AttributeError traceback; the first two are damage, the third another test."""
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    with sqlite3.connect(config.store) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'test'", (value,))
+    with pytest.raises(ArenaError, match=message):
         await run(config, ScriptedRunner(by_strength({})))
 
 
