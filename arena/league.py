@@ -51,14 +51,14 @@ from arena.bots import (
     load_manifest,
     resolve_command,
 )
-from arena.errors import BotError, ConfigError, InputError
+from arena.errors import BotError, ConfigError, InputError, StoreError, shown
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, GameResult, RunSettings, Wrap
 from arena.rules import FAULT_ORDER, GameConfig
 from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
-from arena.schedule import Schedule, ScheduledGame, make_schedule
+from arena.schedule import MAX_GAMES, Schedule, ScheduledGame, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
-from arena.store import Store
+from arena.store import Store, inflate
 
 FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
 """The causes of a bot's faults, by name."""
@@ -396,6 +396,8 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
             f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
         )
     stored = store.get_meta("league")
+    if stored is not None and not isinstance(stored, dict):  # a store can be anyone's
+        raise StoreError(f"{store.path}: the store is damaged (setting 'league': {shown(stored)})")
     seed = _league_seed(config, stored, store.path)
     identity = {
         "bots": sorted(names),
@@ -418,7 +420,7 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
     # The schedule is kept in the store: a resume reads it instead of computing it again
     # (a balanced sample of thousands of tables takes seconds to find).
     key = json.dumps(identity, sort_keys=True)
-    schedule = _stored_schedule(store.load_schedule(key))
+    schedule = _stored_schedule(store.load_schedule(key), config, names, seed)
     if schedule is None:
         schedule = make_schedule(
             names,
@@ -453,15 +455,36 @@ def _bots_differ(stored: Any, names: list[str]) -> str:
     return "bots: " + "; ".join(parts) if parts else "bots"
 
 
-def _stored_schedule(blob: bytes | None) -> Schedule | None:
-    """A schedule as `_schedule` keeps it, or None (none kept, or not readable: it is
-    computed again, as it is the same for the same settings)."""
+def _stored_schedule(
+    blob: bytes | None, config: LeagueConfig, names: list[str], seed: str
+) -> Schedule | None:
+    """A schedule as `_schedule` keeps it, or None (none kept, or not readable, or not
+    one these settings can make: it is computed again, as it is the same for the same
+    settings). A store can be anyone's: its schedule is unpacked to no more than the
+    largest schedule of these settings takes, and used only if its games are those
+    its tables make, each table seating `table_size` of the bots once."""
     if blob is None:
         return None
+    k = config.table_size
+    tables = math.comb(len(names), k)
+    if config.max_tables is not None:
+        tables = min(tables, config.max_tables)
+    games = min(tables * config.games_per_table, MAX_GAMES)
+    limit = (games + tables) * (128 + 72 * k) + 2**16  # a game packs to ~100 + 15k bytes
     try:
-        return msgspec.msgpack.decode(zlib.decompress(blob), type=Schedule)
-    except (zlib.error, msgspec.DecodeError, msgspec.ValidationError):
+        schedule = msgspec.msgpack.decode(inflate(blob, limit), type=Schedule)
+    except (zlib.error, ValueError, msgspec.DecodeError, msgspec.ValidationError):
         return None
+    made = is_schedule_of(
+        schedule,
+        names,
+        table_size=k,
+        games_per_table=config.games_per_table,
+        seed=seed,
+        duplicate=config.duplicate,
+        max_tables=config.max_tables,
+    )
+    return schedule if made else None
 
 
 class Dispatch:
@@ -760,6 +783,8 @@ def _league_seed(config: LeagueConfig, stored: dict[str, Any] | None, path: Path
     if config.seed is not None:
         return seed_key(config.seed)
     if stored is not None:
+        if not isinstance(stored.get("seed"), str) or not stored["seed"]:
+            raise StoreError(f"{path}: the store is damaged (setting 'league' holds no seed)")
         return str(stored["seed"])
     return new_secret()
 

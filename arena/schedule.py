@@ -140,6 +140,19 @@ def make_schedule(
         _shuffle(rng, order)  # the table's cyclic seat order
         tables.append(tuple(names[i] for i in order))
 
+    games = _games(tables, key, games_per_table, k, duplicate)
+    note = (
+        _describe(n, k, total, count, max_tables, chosen, full)
+        + "; "
+        + _describe_games(games_per_table, k, duplicate)
+    )
+    return Schedule(games=tuple(games), note=note, full=full, tables=tuple(tables))
+
+
+def _games(
+    tables: Sequence[tuple[str, ...]], key: str, games_per_table: int, k: int, duplicate: bool
+) -> list[ScheduledGame]:
+    """The games of `tables` (in their play order), as `make_schedule` orders them."""
     games: list[ScheduledGame] = []
     deals = games_per_table // k if duplicate else games_per_table
     rotations = k if duplicate else 1
@@ -162,13 +175,41 @@ def make_schedule(
                         rotation=rotation,
                     )
                 )
+    return games
 
-    note = (
-        _describe(n, k, total, count, max_tables, chosen, full)
-        + "; "
-        + _describe_games(games_per_table, k, duplicate)
-    )
-    return Schedule(games=tuple(games), note=note, full=full, tables=tuple(tables))
+
+def is_schedule_of(
+    schedule: Schedule,
+    bots: Sequence[str],
+    *,
+    table_size: int,
+    games_per_table: int,
+    seed: int | str,
+    duplicate: bool,
+    max_tables: int | None = None,
+) -> bool:
+    """Whether `schedule` (one read back from a store, which can be anyone's) is one
+    `make_schedule` can have made for these inputs: its tables each seat `table_size`
+    of `bots` once, no two alike, no more of them than allowed (all of them for a full
+    schedule), and its games are exactly the ones its tables make. Which sample of the
+    tables was drawn is not checked (finding it again is what keeping it saves)."""
+    names = set(bots)
+    tables = schedule.tables
+    total = math.comb(len(names), table_size)
+    if len(tables) > total or (max_tables is not None and len(tables) > max_tables):
+        return False
+    if schedule.full and len(tables) != total:
+        return False
+    members = set()
+    for table in tables:
+        chosen = frozenset(table)
+        if len(table) != table_size or len(chosen) != table_size or not chosen <= names:
+            return False
+        members.add(chosen)
+    if len(members) != len(tables):
+        return False
+    games = _games(tables, str(seed), games_per_table, table_size, duplicate)
+    return tuple(games) == schedule.games
 
 
 def meetings(tables: Sequence[Sequence[str]]) -> dict[tuple[str, str], int]:

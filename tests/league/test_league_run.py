@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
+import resource
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -494,6 +498,106 @@ def test_a_damaged_or_empty_store_is_refused_on_resume(tmp_path: Path) -> None:
     assert code != 0
     assert "the store is damaged" in err
     assert "Traceback" not in err
+
+
+def _seats(store: Path) -> dict[str, list[str]]:
+    """Who sat where in each game (read on a connection closed at once: the file is
+    rewritten next, and a connection left open would hold its old state)."""
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        rows = db.execute("SELECT game_id, bot FROM seats ORDER BY game_id, seat").fetchall()
+    out: dict[str, list[str]] = {}
+    for game_id, bot in rows:
+        out.setdefault(game_id, []).append(bot)
+    return out
+
+
+def _replan(store: Path, blob: bytes, forget: int = 3) -> None:
+    """Put `blob` in place of the store's kept schedule, and take its last games out
+    (as if the league had been stopped before them)."""
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        ids = [r[0] for r in db.execute("SELECT game_id FROM games ORDER BY idx DESC")]
+        for table in ("replays", "seats", "games"):
+            db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(i,) for i in ids[:forget]])
+        db.execute("UPDATE schedule SET blob = ?", (blob,))
+
+
+def test_a_schedule_kept_in_a_strangers_store_is_used_only_if_it_is_the_leagues(
+    tmp_path: Path,
+) -> None:
+    """A store can be anyone's (a league's published results), and a resume read the
+    schedule kept in it as it was: one that seats a bot twice had the league play and
+    store a game no league can hold (the standings then refused the store as
+    damaged), one with a bot of no submission or a seat too few killed a worker
+    ('a worker process died'), and a zlib stream of gigabytes was unpacked whole. A
+    kept schedule is now used only if its games are those its tables make for these
+    settings, and is otherwise computed again: the resume plays the league's games."""
+    import msgspec
+
+    from arena.schedule import Schedule
+
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    seats = _seats(store)
+    with contextlib.closing(sqlite3.connect(store)) as db:  # the log is folded in
+        (blob,) = db.execute("SELECT blob FROM schedule").fetchone()
+    pristine = store.read_bytes()
+    kept = msgspec.msgpack.decode(zlib.decompress(blob), type=Schedule)
+    first = kept.games[-1]
+    bomb = zlib.compressobj(9)
+    packed = b"".join(bomb.compress(bytes(2**26)) for _ in range(24)) + bomb.flush()
+    for games in (
+        (*kept.games[:-1], dataclasses.replace(first, seats=(first.seats[0],) * 3)),
+        (*kept.games[:-1], dataclasses.replace(first, seats=("zed", *first.seats[1:]))),
+        (*kept.games[:-1], dataclasses.replace(first, seats=first.seats[:2])),
+        None,  # 1.5 GiB of zeros
+    ):
+        store.write_bytes(pristine)
+        if games is None:
+            _replan(store, packed)
+        else:
+            schedule = dataclasses.replace(kept, games=games)
+            _replan(store, zlib.compress(msgspec.msgpack.encode(schedule)))
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "league", str(path), "-q", "--sandbox", "none"],
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30)),
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert _seats(store) == seats
+
+
+@pytest.mark.parametrize(
+    ("change", "seed", "message"),
+    [
+        ("UPDATE meta SET value = '[1, 2]' WHERE key = 'league'", 3, "(setting 'league': [1, 2])"),
+        ("UPDATE meta SET value = '\"x\"' WHERE key = 'league'", 3, "(setting 'league': 'x')"),
+        (
+            "UPDATE meta SET value = json_remove(value, '$.seed') WHERE key = 'league'",
+            None,
+            "(setting 'league' holds no seed)",
+        ),
+    ],
+)
+def test_a_resume_on_league_settings_no_league_writes_refuses_in_one_line(
+    tmp_path: Path, change: str, seed: int | None, message: str
+) -> None:
+    """The league's settings in a store stored as a list or a string gave a resume an
+    AttributeError traceback, and without their seed (and none given) a KeyError one;
+    each is now damage, said in one line, and the store is left as it was."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1, seed=seed)
+    path.write_text(path.read_text().replace("seed = null\n", ""))
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    with sqlite3.connect(store) as db:
+        db.execute(change)
+    before = results(store)
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none")
+    assert code == 2, err
+    assert err == f"arena: error: {store}: the store is damaged {message}\n"
+    assert results(store) == before
 
 
 COUNTING_CRASHER = """
