@@ -77,9 +77,10 @@ class BotSpec:
                 f" more than the {max_mb} MiB allowed ({self.folder})"
             )
         for rel, path, _ in files:
-            h.update(rel.encode() + b"\0")
+            # The names' bytes as the file system has them: a name need not be UTF-8.
+            h.update(os.fsencode(rel) + b"\0")
             if path.is_symlink():
-                h.update(b"link\0" + os.readlink(path).encode())
+                h.update(b"link\0" + os.fsencode(os.readlink(path)))
                 continue
             with open(path, "rb") as f:
                 while chunk := f.read(1 << 20):
@@ -176,7 +177,14 @@ def load_manifest(folder: Path) -> BotSpec:
     check_name(name, str(path))
     command = _split(data.get("run"), "run", path)
     build = _split(data["build"], "build", path) if "build" in data else None
-    return BotSpec(name=name, command=command, folder=folder.resolve(), build=build)
+    folder = folder.resolve()
+    try:  # it is sent to worker processes as text
+        str(folder).encode()
+    except UnicodeEncodeError:
+        raise ManifestError(
+            f"{shown(str(folder))}: the folder's path is not UTF-8 text (rename the folder)"
+        ) from None
+    return BotSpec(name=name, command=command, folder=folder, build=build)
 
 
 def load_bot(arg: str) -> BotSpec:

@@ -749,6 +749,25 @@ def test_links_back_up_the_submissions_folder_are_searched_once(tmp_path: Path) 
     assert players == {"ann", "bob", "cat", "dan", "eve"}
 
 
+def test_names_that_are_not_utf8_leave_no_traceback(tmp_path: Path) -> None:
+    """File names are bytes: a file in a submission whose name is not UTF-8 stopped the
+    league with a UnicodeEncodeError traceback as its digest was taken, and a bot in a
+    folder whose name is not UTF-8 with another as its folder was sent to a worker
+    process. The first bot plays; the second is left out, naming its folder."""
+    four_bots(tmp_path)
+    bots = os.fsencode(tmp_path / "bots")
+    open(os.path.join(bots, b"ann", b"data-\xfe"), "wb").close()
+    odd = os.path.join(bots, b"eve-\xff")
+    random_bot(tmp_path, "eve")
+    os.rename(os.path.join(bots, b"eve"), odd)
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "--sandbox", "none")
+    assert code == 0, err
+    assert "left out: '" + os.fsdecode(odd).replace("\udcff", "\\udcff") in err
+    assert "the folder's path is not UTF-8 text" in err
+    players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
+    assert players == {"ann", "bob", "cat", "dan"}
+
+
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\rok"
 """Retitle the window, clear the screen, write over the start of the line."""
 
