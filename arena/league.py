@@ -156,6 +156,8 @@ def read_league_file(path: Path) -> dict[str, Any]:
         if key in league:
             if not isinstance(league[key], str):
                 raise InputError(f"{path}: [league] {key} must be a string")
+            if "\0" in league[key]:  # TOML's \u0000: no path holds one
+                raise InputError(f"{path}: [league] {key}: a path cannot hold a NUL character")
             league[key] = base / league[key]
     return data
 

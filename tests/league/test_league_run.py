@@ -678,6 +678,10 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
         ("game", "taget = 50", "unknown [game] key(s): taget"),
         # Once ignored: the league played tables of table_size (4) where 3 were meant.
         ("game", "players = 3", "[game] players: a league's tables seat [league] table_size"),
+        # TOML's \u0000 is a NUL, which no path holds: once a ValueError traceback.
+        ("league", 'bots = "a\\u0000b"', "[league] bots: a path cannot hold a NUL character"),
+        ("league", 'store = "s\\u0000"', "[league] store: a path cannot hold a NUL character"),
+        ("league", 'log_dir = "\\u0000"', "[league] log_dir: a path cannot hold a NUL character"),
     ],
 )
 def test_league_file_values_get_the_checks_of_their_options(
