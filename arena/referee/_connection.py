@@ -12,7 +12,7 @@ import math
 import os
 import select
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import trio
@@ -130,7 +130,12 @@ class Connection:
         self._write(protocol.encode_frame(message), fds[0], deadline, stop_fd, late, message)
 
     def exchange_blocking(
-        self, message: dict[str, Any], what: str, deadline: float, stop_fd: int
+        self,
+        message: dict[str, Any],
+        what: str,
+        deadline: float,
+        stop_fd: int,
+        slow: tuple[float, Callable[[], None]] | None = None,
     ) -> dict[str, Any]:
         """`exchange`, from a thread, with blocking waits: send `message` and receive the
         answer by `deadline` (a `time.perf_counter()` time). Only for a connection with
@@ -138,7 +143,8 @@ class Connection:
 
         Raises the same faults, with the same messages, as `exchange` under a cancel
         scope with that deadline (BotTimeout "no {what} in time"), and `Stopped` as soon
-        as `stop_fd` becomes readable.
+        as `stop_fd` becomes readable. With `slow` (seconds, then a function), the
+        function is called once if no answer has come after that many seconds.
         """
         fds = self.pipe_fds()
         assert fds is not None
@@ -155,8 +161,16 @@ class Connection:
             self._poller.register(stop_fd, _IN)
             self._poller_key = key
         poller = self._poller
+        ready = False  # an event is known to be waiting (no need to poll for it)
+        if slow is not None:
+            after, then = slow
+            ready = _wait(poller, min(deadline, time.perf_counter() + after), stop_fd, None)
+            if not ready:
+                then()
         while True:
-            _wait(poller, deadline, stop_fd, late)
+            if not ready:
+                _wait(poller, deadline, stop_fd, late)
+            ready = False
             try:
                 data = os.read(read_fd, _READ)
             except BlockingIOError:
@@ -205,16 +219,19 @@ class Connection:
             await self._stream.aclose()
 
 
-def _wait(poller: select.poll, deadline: float, stop_fd: int, late: str) -> None:
-    """Block until `poller` has an event (not only on `stop_fd`): raises BotTimeout(late)
-    at `deadline` and Stopped if `stop_fd` is readable."""
+def _wait(poller: select.poll, deadline: float, stop_fd: int, late: str | None) -> bool:
+    """Block until `poller` has an event (not only on `stop_fd`): True then; at
+    `deadline` raise BotTimeout(late), or with `late` None return False; raise Stopped
+    if `stop_fd` is readable."""
     while True:
         left = deadline - time.perf_counter()
         if left <= 0:
+            if late is None:
+                return False
             raise BotTimeout(late)
         events = poller.poll(math.ceil(left * 1000))
         for fd, _ in events:
             if fd == stop_fd:
                 raise Stopped
         if events:
-            return
+            return True

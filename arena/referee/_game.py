@@ -63,6 +63,13 @@ _THREADS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("_TH
 """Games in threads at once: no limit (trio's default of 40 would hold back the games
 of a worker that plays more than 40 at once)."""
 
+SLOW_S = 0.005
+"""How long a decision runs before the other seats' processes are stopped (SPEC §8.5):
+a quick answer costs no signals (a stop and a go cost the referee some 11 us, a fifth
+of a decision), and no bot computes more than this on another's time. Not less: a
+wait shorter than the kernel's tick costs the referee more (measured with
+bench/referee.py: 1 ms added 13 us a decision, 3 ms 3 us, 5 ms nothing)."""
+
 _STOPPED = object()
 """What the blocking driver returns when the trio side stopped it."""
 
@@ -120,8 +127,6 @@ class _Runner:
         """Seats sent their game_start (or left at once), in the blocking driver."""
         self._ended = 0
         """Seats sent their game_over (or skipped), in the blocking driver."""
-        self._all_paused = False
-        """Every seat paused once they all had their game_start, in the blocking driver."""
         self.event_dicts: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = [
             {
@@ -206,7 +211,6 @@ class _Runner:
                 await session.send(self._game_start(seat), deadline)
             except BotFault as fault:
                 await self._fault(seat, fault)
-        self._pause_all()
         while game.to_move is not None:
             # One cancel scope serves every decision until a bot times out: its deadline
             # is moved before each request (cheaper than a new scope per decision).
@@ -221,18 +225,17 @@ class _Runner:
         for seat, session in enumerate(self.seats):
             if session.broken:
                 continue
-            session.resume()
             deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
             try:
                 await session.send(self._game_over(seat), deadline)
             except BotFault as fault:
                 await self._fault(seat, fault)
 
-    def _pause_all(self) -> None:
-        """Once every seat has its game_start: stop every bot's processes; from now on
-        only the seat to move runs, from its act to its action (SPEC §8.5)."""
-        for session in self.seats:
-            if not session.broken:
+    def _pause_others(self) -> None:
+        """Stop the processes of every seat but the one to move (SPEC §8.5)."""
+        mover = self.game.to_move
+        for seat, session in enumerate(self.seats):
+            if seat != mover and not session.broken:
                 session.pause()
 
     def _game_start(self, seat: int) -> dict[str, Any]:
@@ -318,9 +321,9 @@ class _Runner:
         self.waiting_for = seat
         session = self.seats[seat]
         session.resume()
+        self._pause_others()  # at once: time here may be a test's virtual clock
         try:
             reply = await session.connection.exchange(request, "action")
-            session.pause()
             used_ms = (trio.current_time() - start) * 1000
             self._accept(seat, request, reply, used_ms)
         except BotFault as fault:
@@ -396,9 +399,6 @@ class _Runner:
                     session.connection.send_blocking(self._game_start(seat), deadline, stop_fd)
                 except BotFault as fault:
                     return seat, fault
-            if not self._all_paused:
-                self._all_paused = True
-                self._pause_all()
             grace = clocks.grace_ms
             while (mover := game.to_move) is not None:
                 request = self._request(mover)
@@ -408,9 +408,8 @@ class _Runner:
                 deadline = start + (request["clock"]["decision_ms"] + grace) / 1000
                 try:
                     reply = session.connection.exchange_blocking(
-                        request, "action", deadline, stop_fd
+                        request, "action", deadline, stop_fd, slow=(SLOW_S, self._pause_others)
                     )
-                    session.pause()
                     self._accept(mover, request, reply, (time.perf_counter() - start) * 1000)
                 except BotFault as fault:
                     return mover, fault
@@ -420,7 +419,6 @@ class _Runner:
                 session = seats[seat]
                 if session.broken:
                     continue
-                session.resume()
                 deadline = time.perf_counter() + limit
                 try:
                     session.connection.send_blocking(self._game_over(seat), deadline, stop_fd)
