@@ -106,6 +106,9 @@ class BotProcess:
         """When it started (time.monotonic)."""
         self.paused = False
         """True while its process group is stopped (`pause`)."""
+        self.pausable = False
+        """Whether `pause` stops it: only in the sandbox, which kills a stopped bot
+        when arena dies (outside it a killed arena would leave it stopped for ever)."""
 
     def cpu_worn(self, cpu_seconds: int | None) -> bool:
         """True if the process may have used `cpu_seconds` of CPU time already.
@@ -125,9 +128,10 @@ class BotProcess:
 
     def pause(self) -> None:
         """Stop every process of the bot (SIGSTOP to its process group) until `resume`:
-        while another bot decides, or between its games, it gets no CPU time. The
-        sandbox keeps the group whole (a bot cannot leave it: arena.sandbox)."""
-        if not self.paused:
+        while another bot decides, or between its games, it gets no CPU time. Only
+        under the sandbox (`pausable`), which keeps the group whole (a bot cannot leave
+        it: arena.sandbox)."""
+        if self.pausable and not self.paused:
             self.paused = True
             _signal_group(self.pid, signal.SIGSTOP)
 
@@ -287,4 +291,6 @@ async def start_process(
         for fd in fds:
             os.close(fd)
     nursery.start_soon(_drain, process.stderr, CappedLog(log_path, limits.stderr_kb * 1024))
-    return BotProcess(process, workdir, log_path)
+    bot = BotProcess(process, workdir, log_path)
+    bot.pausable = bool(getattr(wrap, "contained", False))
+    return bot
