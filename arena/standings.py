@@ -16,6 +16,7 @@ import math
 import operator
 import os
 import re
+import stat
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -721,12 +722,17 @@ def load_places_columns(path: str | os.PathLike[str]) -> ResultColumns:
         if name == "-":
             return read_places_columns(sys.stdin, "<stdin>")
         with open(name, "rb") as stream:
+            kind = os.fstat(stream.fileno()).st_mode
+            if stat.S_ISCHR(kind) or stat.S_ISBLK(kind):  # /dev/zero would never end
+                raise InputError(f"{name}: a device, not a file of results (for stdin: -)")
             data = stream.read()
         return _read_places_bytes(data, name)
     except UnicodeDecodeError as err:
         raise InputError(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from err
     except OSError as err:
         raise InputError(f"{name}: cannot read: {err.strerror or err}") from err
+    except MemoryError:
+        raise InputError(f"{name}: too large to read into memory") from None
 
 
 def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:

@@ -198,6 +198,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: str, message:
     assert len(result.stderr) < 300
 
 
+def test_a_device_is_refused_in_one_line() -> None:
+    """/dev/zero never ends: it was read until a MemoryError traceback. A FIFO is still
+    read (process substitution, <(...), gives one)."""
+    result = run("/dev/zero")
+    assert result.exit_code == 2
+    assert "/dev/zero: a device, not a file of results (for stdin: -)" in result.stderr
+    assert "Traceback" not in result.output
+
+
 def test_missing_file(tmp_path: Path) -> None:
     result = run(str(tmp_path / "none.csv"))
     assert result.exit_code == 2
