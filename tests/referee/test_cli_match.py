@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from tests.mutations import mutated
 
 from .botscripts import script
 
@@ -127,27 +128,6 @@ def test_replay_of_a_file_from_elsewhere_escapes_its_control_characters(tmp_path
     assert "seats: 0 \\x1b]0;pwned\\x07\\x1b[2J, 1 bob" in result.stdout
 
 
-def _mutations(record: object, rng: random.Random) -> object:
-    """`record` with one value somewhere in it removed, retyped or made absurd."""
-    if isinstance(record, dict) and record:
-        key = rng.choice(list(record))
-        out = dict(record)
-        roll = rng.random()
-        if roll < 0.3:
-            del out[key]
-        elif roll < 0.8:
-            out[key] = rng.choice([None, -1, 10**30, "x", [], {}, 1.5, True, [None]])
-        else:
-            out[key] = _mutations(record[key], rng)
-        return out
-    if isinstance(record, list) and record:
-        out_list = list(record)
-        at = rng.randrange(len(out_list))
-        out_list[at] = _mutations(out_list[at], rng)
-        return out_list
-    return rng.choice([None, -1, 10**30, "x", [], {}, 1.5])
-
-
 def test_a_malformed_replay_file_is_refused_in_one_line_whatever_is_wrong(
     tmp_path: Path,
 ) -> None:
@@ -165,7 +145,7 @@ def test_a_malformed_replay_file_is_refused_in_one_line_whatever_is_wrong(
     for _ in range(300):
         bad = list(records)
         at = rng.randrange(len(bad))
-        bad[at] = _mutations(bad[at], rng)
+        bad[at] = mutated(bad[at], rng)
         path.write_text("\n".join(json.dumps(r) for r in bad) + "\n")
         for args in (
             ["replay", str(path)],

@@ -22,8 +22,8 @@ from arena.cli import main
 from arena.errors import StoreError
 from arena.report import LeagueData, game_payload, script, write_site
 from arena.store import Store
+from tests.mutations import mutated
 
-from ..referee.test_cli_match import _mutations
 from .sites import league
 
 pytestmark = pytest.mark.subprocess
@@ -214,7 +214,7 @@ def test_a_report_of_a_store_with_malformed_replays_refuses_in_one_line(
     for _ in range(150):
         log = list(records)
         at = rng.randrange(len(log))
-        log[at] = _mutations(log[at], rng)
+        log[at] = mutated(log[at], rng)
         bad.write_bytes(store.read_bytes())
         with sqlite3.connect(bad) as db:
             packed = zlib.compress("\n".join(json.dumps(r) for r in log).encode())
