@@ -19,6 +19,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from arena.errors import ArenaError
+from arena.replay import readable
 from arena.report._export import STATIC, LeagueData, _walk, game_payload, script
 from arena.store import Store
 
@@ -64,7 +66,16 @@ def make_app(store: Store) -> Starlette:
         known = next((g for g in data.games if g["id"] == game_id), None)
         if known is None or known["forfeit"]:
             return respond("not found", ".js", 404)
-        return respond(script("game", game_payload(store.replay(game_id))), ".js")
+        with readable(f"{store.path}, game {game_id}"):
+            payload = game_payload(store.replay(game_id))
+        return respond(script("game", payload), ".js")
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        """A store that cannot be read (a damaged one, or anyone's): the reason, as
+        text, and on the terminal (escaped), instead of a bare 500."""
+        message = str(exc)
+        click.echo("arena serve: " + repr(message)[1:-1], err=True)
+        return Response(message, 500, media_type="text/plain; charset=utf-8", headers=HEADERS)
 
     routes = [
         Route("/data/league.js", league),
@@ -72,7 +83,7 @@ def make_app(store: Store) -> Starlette:
         Route("/data/games/{game_id}.js", game),
         Route("/{path:path}", page),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={ArenaError: refused})
 
 
 async def serve(store_path: Path, host: str, port: int) -> None:

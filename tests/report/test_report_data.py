@@ -159,6 +159,49 @@ def test_a_replay_that_unpacks_to_gigabytes_is_refused(store: Path, tmp_path: Pa
         db.verify()  # what a resume does first
 
 
+def _damaged_copy(store: Path, bad: Path, damage: str) -> Path:
+    """A copy of `store` with its league settings a list, or one replay that lacks its
+    records' values."""
+    bad.write_bytes(store.read_bytes())
+    with sqlite3.connect(bad) as db:
+        (game_id,) = db.execute("SELECT game_id FROM replays ORDER BY game_id").fetchone()
+        if damage == "settings":
+            db.execute("UPDATE meta SET value = '[1, 2]' WHERE key = 'league'")
+        else:
+            packed = zlib.compress(b'{"type": "game"}\n{"type": "decision"}')
+            db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("settings", "the store is damaged (setting 'league': [1, 2])"),
+        ("replay", "not a replay arena can read (KeyError"),
+    ],
+)
+async def test_arena_serve_says_why_it_cannot_read_a_damaged_store(
+    store: Path, tmp_path: Path, damage: str, message: str
+) -> None:
+    """arena serve on a store it cannot read (the league's settings stored as a list,
+    a replay without its records' values) answered a bare 500 and said nothing; now
+    the data script's answer, and the terminal, say why, and the pages still load."""
+    import httpx
+
+    from arena.report._serve import make_app
+
+    bad = _damaged_copy(store, tmp_path / "bad.sqlite", damage)
+    with Store.open(bad, readonly=True) as db:
+        transport = httpx.ASGITransport(app=make_app(db))
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+            page = await client.get("/index.html")
+            league_js = await client.get("/data/league.js")
+    assert page.status_code == 200
+    assert league_js.status_code == 500
+    assert message in league_js.text
+    assert league_js.headers["content-type"].startswith("text/plain")
+
+
 def one_replay(tmp_path: Path) -> tuple[Path, Path]:
     """A folder, and the replay file of a one-game match of the Python kit's bots in it."""
     root = tmp_path / "m"
