@@ -193,7 +193,10 @@ class LeagueData:
                 names = self.games[self._index[game_id]]["seats"]
                 for record in log:
                     if record.get("type") == "decision":
-                        self._think[names[record["seat"]]].append(float(record["ms"]))
+                        seat = record["seat"]
+                        if type(seat) is not int or not 0 <= seat < len(names):
+                            raise ValueError(f"a decision of seat {seat!r}")
+                        self._think[names[seat]].append(float(record["ms"]))
                 if each is not None:
                     each(game_id, log)
         return list(new)

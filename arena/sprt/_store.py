@@ -78,6 +78,14 @@ class StoredGame:
         return tuple(s in seats for s in range(len(self.seats)))
 
 
+def _whole(value: object) -> int:
+    """A stored whole number as it is (ValueError, the guard's "damaged", for 1.5 or
+    "1", which int() would have turned into 1)."""
+    if type(value) is not int:
+        raise ValueError(f"{value!r} where a whole number belongs")
+    return value
+
+
 def _check(game: StoredGame) -> None:
     """ValueError (the guard's "damaged") for a game no SPRT can have stored: a side
     other than a or b, places that are not one of 1..n per seat, a fault of no seat."""
@@ -270,7 +278,7 @@ class SprtStore:
                     side=str(side),
                     seats=tuple(str(s) for s in json.loads(seats)),
                     seed=int(seed),
-                    places=tuple(int(p) for p in json.loads(places)),
+                    places=tuple(map(_whole, json.loads(places))),
                     faults=tuple((int(s), str(c), str(m)) for s, c, m in json.loads(faults)),
                     started=float(started),
                     finished=float(finished),

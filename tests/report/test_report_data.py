@@ -202,6 +202,28 @@ async def test_arena_serve_says_why_it_cannot_read_a_damaged_store(
     assert league_js.headers["content-type"].startswith("text/plain")
 
 
+def test_a_decision_of_no_seat_is_refused_not_credited_to_the_last_seat(
+    store: Path, tmp_path: Path
+) -> None:
+    """A replay's decision of seat -1 was credited to the last seat's think time (a
+    negative index): the report now refuses it in one line, naming the game."""
+    with sqlite3.connect(store) as db:
+        game_id, blob = db.execute("SELECT game_id, log FROM replays ORDER BY game_id").fetchone()
+    records = [json.loads(line) for line in zlib.decompress(blob).decode().splitlines()]
+    first = next(r for r in records if r["type"] == "decision")
+    first["seat"] = -1
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(store.read_bytes())
+    with sqlite3.connect(bad) as db:
+        packed = zlib.compress("\n".join(json.dumps(r) for r in records).encode())
+        db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+    result = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 2, result.output
+    assert f"game {game_id}: not a replay arena can read (ValueError: a decision of seat -1)" in (
+        result.stderr
+    )
+
+
 def one_replay(tmp_path: Path) -> tuple[Path, Path]:
     """A folder, and the replay file of a one-game match of the Python kit's bots in it."""
     root = tmp_path / "m"

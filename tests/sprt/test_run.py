@@ -201,6 +201,7 @@ def test_an_sprt_store_in_use_is_refused(tmp_path: Path) -> None:
         "places = '[1, 2, 3, 4]'",  # more places than seats
         "places = '[1]'",
         "places = '[0, 9, 1]'",  # places outside 1..seats
+        "places = '[1.5, 2, 3]'",  # int() read it as [1, 2, 3]
         "side = 'z'",
         "faults = '[[0, \"crash\"]]'",
         # JSON's 1e400 is an infinite float and SQLite's 1e999 an infinite REAL: int()
