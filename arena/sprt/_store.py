@@ -266,6 +266,7 @@ class SprtStore:
     def games(self) -> dict[str, StoredGame]:
         """Every stored game, by game id."""
         out: dict[str, StoredGame] = {}
+        sides: set[tuple[int, str]] = set()
         with self._guard("cannot read the games"):
             rows = self._db.execute(
                 "SELECT game_id, pair, side, seats, seed, places, faults, started, finished"
@@ -284,6 +285,9 @@ class SprtStore:
                     finished=float(finished),
                 )
                 _check(game)
+                if (game.pair, game.side) in sides:  # a pair's side is played once
+                    raise ValueError(f"pair {game.pair} side {game.side} stored twice")
+                sides.add((game.pair, game.side))
                 out[game.game_id] = game
         return out
 

@@ -222,6 +222,20 @@ async def test_values_no_game_can_hold_are_reported_as_damage(tmp_path: Path, ch
         await run(config, ScriptedRunner(by_strength({})))
 
 
+async def test_a_side_of_a_pair_stored_twice_is_damage(tmp_path: Path) -> None:
+    """A pair's side is played once: a second row of it (another game id) was counted
+    as a second game of the pair; it is damage."""
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    with sqlite3.connect(config.store) as db:
+        db.execute(
+            "INSERT INTO games SELECT game_id || '-again', pair, side, seats, seed, places,"
+            " faults, started, finished FROM games WHERE rowid = 2"
+        )
+    with pytest.raises(StoreError, match="stored twice"):
+        await run(config, ScriptedRunner(by_strength({})))
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [
