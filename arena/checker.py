@@ -201,7 +201,7 @@ class _Checker:
                        warning=share > 0.5))  # fmt: skip
         process = session.process
         assert process is not None
-        session.resume()  # a game leaves it running; never send to a stopped bot
+        session.resume()  # a game may leave it stopped (SPEC §8.5): it must read bye
         begin = time.monotonic()
         try:
             await session.send({"type": "bye"}, trio.current_time() + 1)

@@ -51,7 +51,7 @@ from arena.bots import (
     load_manifest,
     resolve_command,
 )
-from arena.errors import BotError, ConfigError, InputError, StoreError, shown
+from arena.errors import BotError, ConfigError, InputError, StoreError
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, GameResult, RunSettings, Wrap
 from arena.rules import FAULT_ORDER, GameConfig
@@ -397,9 +397,7 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
         raise ConfigError(
             f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
         )
-    stored = store.get_meta("league")
-    if stored is not None and not isinstance(stored, dict):  # a store can be anyone's
-        raise StoreError(f"{store.path}: the store is damaged (setting 'league': {shown(stored)})")
+    stored = store.get_setting("league")
     seed = _league_seed(config, stored, store.path)
     identity = {
         "bots": sorted(names),

@@ -316,12 +316,15 @@ class _Wrapper:
         self._wrap = wrap
         self.preexec = preexec
         self.seccomp = seccomp
-        self.contained = seccomp is not None
-        """Its bots may be stopped between their turns (SPEC §8.5): bubblewrap kills
-        every process of the sandbox, stopped or not, if arena dies, and the filter
-        keeps them in their process group."""
         """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
         this program (`with_seccomp`)."""
+
+    @property
+    def contained(self) -> bool:
+        """Whether its bots may be stopped between their turns (SPEC §8.5): bubblewrap
+        kills every process of the sandbox, stopped or not, if arena dies, and the
+        filter keeps them in their process group."""
+        return self.seccomp is not None
 
     def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
         return self._wrap(command, workdir, folder)

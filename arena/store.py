@@ -53,7 +53,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from arena._gc import paused_collector
-from arena.errors import StoreError
+from arena.errors import StoreError, shown
 from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, ResultColumns
 
 if TYPE_CHECKING:
@@ -399,6 +399,14 @@ class Store:
         """A stored setting (a JSON value), or None if there is none."""
         with self._guard(f"cannot read setting {key!r}"):
             return self._get(key)
+
+    def get_setting(self, key: str) -> dict[str, Any] | None:
+        """A stored setting that a league writes as a JSON object, or None if there is
+        none; a store can be anyone's, and any other value is damage (`StoreError`)."""
+        value = self.get_meta(key)
+        if value is not None and not isinstance(value, dict):
+            raise StoreError(f"{self.path}: the store is damaged (setting {key!r}: {shown(value)})")
+        return value
 
     def set_meta(self, key: str, value: Any) -> None:
         """Store a setting: any JSON value (TypeError for anything else)."""

@@ -151,8 +151,8 @@ class BotProcess:
     async def kill(self, grace: float = 0.5) -> None:
         """SIGTERM the whole process group, then SIGKILL it after `grace` seconds."""
         _signal_group(self.pid, signal.SIGTERM)
-        self.paused = True  # a stopped process takes its SIGTERM only once it runs
-        self.resume()
+        _signal_group(self.pid, signal.SIGCONT)  # a stopped process takes it once it runs
+        self.paused = False
         if not await self.wait_exit(grace):
             _signal_group(self.pid, signal.SIGKILL)
         with trio.CancelScope(shield=True):

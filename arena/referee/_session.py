@@ -73,7 +73,7 @@ class BotSession:
             self.process.pause()
 
     def resume(self) -> None:
-        """Let the bot's processes run (before anything is sent to it)."""
+        """Let the bot's processes run (before it is asked for something: an act, bye)."""
         if self.process is not None:
             self.process.resume()
 

@@ -246,7 +246,7 @@ class LeagueData:
             standings = json.loads(render(table, "json"))
             order = [row.player for row in table.rows]
             matrix = json.loads(render_head_to_head(head_to_head(records, order), "json"))
-        identity = _setting(self.store, "league")
+        identity = self.store.get_setting("league") or {}
         return {
             "title": "arena league report",
             "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -286,7 +286,7 @@ def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
     from arena.seeds import is_drawn
 
     seed = str(identity.get("seed", ""))
-    extra = _setting(store, "settings")
+    extra = store.get_setting("settings") or {}
     game = identity.get("game", {})
     if not isinstance(game, dict):
         raise StoreError(
@@ -307,16 +307,6 @@ def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
         ),
         "schedule_note": store.get_meta("schedule_note"),
     }
-
-
-def _setting(store: Store, key: str) -> dict[str, Any]:
-    """The stored setting `key`, a JSON object a league writes ({} if there is none)."""
-    value = store.get_meta(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise StoreError(f"{store.path}: the store is damaged (setting {key!r}: {shown(value)})")
-    return value
 
 
 STATIC = resources.files("arena.report") / "static"

@@ -73,8 +73,10 @@ def make_app(store: Store) -> Starlette:
     async def refused(request: Request, exc: Exception) -> Response:
         """A store that cannot be read (a damaged one, or anyone's): the reason, as
         text, and on the terminal (escaped), instead of a bare 500."""
+        from arena.commands._terminal import printable
+
         message = str(exc)
-        click.echo("arena serve: " + repr(message)[1:-1], err=True)
+        click.echo(f"arena serve: {printable(message)}", err=True)
         return Response(message, 500, media_type="text/plain; charset=utf-8", headers=HEADERS)
 
     routes = [
