@@ -134,12 +134,19 @@ def userns_filter() -> Callable[[], None] | None:
 # - setsid and setpgid fail with EPERM: every process of a bot stays in its process
 #   group, which arena stops while the bot is not deciding (SPEC §8.5), so none can
 #   leave it to compute on the others' time;
+# - the exact probes of the page cache fail, which would tell a process, without
+#   reading anything, whether a page of a file was read lately (by any process, one
+#   long gone included): preadv2 with RWF_NOWAIT with EOPNOTSUPP (what a file system
+#   without it answers), mincore and cachestat with ENOSYS, and io_uring_setup with
+#   ENOSYS (io_uring reads without waiting too; runtimes fall back to threads);
 # - x32 system calls fail with EPERM.
 #
-# What it cannot close is timing: the page cache (whether a file's page was read
-# lately) and the load of the machine; the README says so.
+# What it cannot close is timing: whether a read of a page is quick (the page cache)
+# and the load of the machine; the README says so.
 
 _ARG1_OFFSET = 24  # arg1's low 32 bits (little-endian): fcntl's command
+_ARG5_OFFSET = 56  # arg5's low 32 bits: preadv2's flags (on every architecture here)
+_RWF_NOWAIT = 0x08
 
 _F_GETLKS = (5, 12, 36)  # F_GETLK, F_GETLK64, F_OFD_GETLK
 _F_SETLKS = (6, 7, 13, 14, 37, 38)  # F_SETLK(W), F_SETLK(W)64, F_OFD_SETLK(W)
@@ -156,14 +163,18 @@ class _Calls(NamedTuple):
     fanotify_init: int
     session: tuple[int, int]
     """setsid and setpgid."""
+    preadv2: int
+    cache: tuple[int, ...]
+    """mincore, cachestat and io_uring_setup: denied outright (ENOSYS)."""
 
 
 _CHANNEL_CALLS = {
     "x86_64": [
-        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300, (112, 109)),
-        _Calls(0x40000003, 143, (55, 221), (291, 292, 332), 338, (66, 57)),  # i386 (int 0x80)
+        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300, (112, 109), 327, (27, 451, 425)),
+        # i386 (int 0x80)
+        _Calls(0x40000003, 143, (55, 221), (291, 292, 332), 338, (66, 57), 378, (218, 451, 425)),
     ],
-    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262, (157, 154))],
+    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262, (157, 154), 286, (232, 451, 425))],
 }
 
 
@@ -206,7 +217,13 @@ def channels_program(machine: str | None = None) -> bytes | None:
         program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.inotify]
         program += [(_JEQ_K, f"{ret}-deny", None, calls.fanotify_init)]
         program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.session]
-        program += [(_RET_K, None, None, _ALLOW), fcntl, (_LD_W_ABS, None, None, _ARG1_OFFSET)]
+        program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.cache]
+        program += [(_JEQ_K, f"preadv2{i}", None, calls.preadv2)]
+        program += [(_RET_K, None, None, _ALLOW), f"preadv2{i}"]
+        program += [(_LD_W_ABS, None, None, _ARG5_OFFSET)]
+        program += [(_JSET_K, f"{ret}-unsupported", None, _RWF_NOWAIT)]
+        program += [(_RET_K, None, None, _ALLOW)]
+        program += [fcntl, (_LD_W_ABS, None, None, _ARG1_OFFSET)]
         program += [(_JEQ_K, f"{ret}-success", None, cmd) for cmd in _F_SETLKS]
         program += [(_JEQ_K, f"{ret}-nolock", None, cmd) for cmd in _F_GETLKS]
         program += [(_JEQ_K, f"{ret}-deny", None, cmd) for cmd in _F_DENIED]
@@ -214,6 +231,7 @@ def channels_program(machine: str | None = None) -> bytes | None:
         for name, value in (("success", success), ("nolock", no_lock), ("deny", deny)):
             program += [f"{ret}-{name}", (_RET_K, None, None, value)]
         program += [f"{ret}-nosys", (_RET_K, None, None, nosys)]
+        program += [f"{ret}-unsupported", (_RET_K, None, None, _ERRNO | errno.EOPNOTSUPP)]
     program += [f"arch{len(arches)}", (_RET_K, None, None, _ALLOW)]  # not ours to judge
     return _assemble(program)
 

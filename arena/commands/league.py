@@ -146,7 +146,14 @@ def _sandbox(opts: dict[str, Any]) -> str:
     default=None,
     help="Games at each table; with duplicate deals a multiple of the table size.",
 )
-@click.option("--duplicate/--no-duplicate", default=None, help="Duplicate deals.")
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=None,
+    help="Duplicate deals: each deal replayed across the seat rotations (less luck in"
+    " the standings). Off by default: a bot can carry an opponent's hand from one game"
+    " of a deal into the next through the kernel's page cache, so only between bots you"
+    " trust.",
+)
 @click.option(
     "--max-tables",
     type=click.IntRange(0),

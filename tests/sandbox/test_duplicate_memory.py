@@ -90,3 +90,31 @@ def test_no_two_games_of_a_duplicate_group_are_played_at_once(
         games.sort()
         for (_, finished), (started, _) in itertools.pairwise(games):
             assert started >= finished, f"two games of {grp} were played at once: {games}"
+
+
+def test_a_league_deals_every_game_afresh_by_default(tmp_path: Path) -> None:
+    """Duplicate deals are off unless asked for: a bot's processes can carry a hand from
+    one game of a deal into the next through the page cache, by timing reads
+    (test_page_cache.py), which no sandbox closes. By default no two games share a
+    deal, so there is nothing to carry: the spies' hands, whole per game, never repeat
+    (with duplicate deals each deal would come back once per seat rotation)."""
+    for name in NAMES[:3]:
+        make_bot(tmp_path / "bots", name, "spy", token="arena-fresh-deals")
+    lines = [
+        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
+        "games_per_table = 6", "concurrency = 1", 'log_dir = "logs"',
+    ]  # fmt: skip
+    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
+    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", "none"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    with contextlib.closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
+        groups = [grp for (grp,) in db.execute("SELECT grp FROM games")]
+    assert groups == [None] * 6
+    deals: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    for name in NAMES[:3]:
+        for report in reports(tmp_path / "logs" / f"{name}.log"):
+            if "game_id" in report:
+                deals[report["game_id"]].add(tuple(report["hand"]))
+    assert len(deals) == 6
+    assert len({frozenset(hands) for hands in deals.values()}) == 6

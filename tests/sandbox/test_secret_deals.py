@@ -127,7 +127,7 @@ def test_league_deals_cannot_be_worked_out(tmp_path: Path, given: int | None) ->
         make_bot(tmp_path / "bots", name, "spy", token=token)
     lines = [
         "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 2",
-        "games_per_table = 2", "concurrency = 1", 'log_dir = "logs"',
+        "games_per_table = 2", "duplicate = true", "concurrency = 1", 'log_dir = "logs"',
     ]  # fmt: skip
     if given is not None:
         lines.append(f"seed = {given}")
