@@ -418,6 +418,10 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
         differ = sorted(k for k in identity if stored.get(k) != identity[k])
         if "bots" in differ:  # name them: a bot left out now is no setting changed
             differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
+        if "duplicate" in differ:  # its default changed (a store made before has them)
+            flag = "--duplicate" if stored.get("duplicate") else "--no-duplicate"
+            had = "has duplicate deals" if stored.get("duplicate") else "has none"
+            differ[differ.index("duplicate")] = f"duplicate: the store's league {had}, {flag}"
         raise ConfigError(
             f"{store.path} holds a league with other settings ({', '.join(differ)});"
             " resume it with the same settings, or give another --store"

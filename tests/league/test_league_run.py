@@ -319,6 +319,21 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+def test_a_resume_that_differs_in_duplicate_deals_says_which_flag_to_give(
+    tmp_path: Path,
+) -> None:
+    """Duplicate deals used to be the default: a league stored with them, resumed
+    without saying so, is told the flag that resumes it."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    assert run_cli("league", str(path), "-q")[0] == 0
+    code, _, err = run_cli("league", str(path), "--no-duplicate")
+    assert code == 2
+    assert "(duplicate: the store's league has duplicate deals, --duplicate)" in err
+    assert run_cli("league", str(path), "--duplicate", "-q")[0] == 0
+    assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
+
+
 @pytest.mark.parametrize("command", ["league", "match", "sprt"])
 def test_a_log_folder_that_cannot_be_made_is_refused_before_any_game(
     tmp_path: Path, command: str
