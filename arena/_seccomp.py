@@ -137,8 +137,9 @@ def userns_filter() -> Callable[[], None] | None:
 # - the exact probes of the page cache fail, which would tell a process, without
 #   reading anything, whether a page of a file was read lately (by any process, one
 #   long gone included): preadv2 with RWF_NOWAIT with EOPNOTSUPP (what a file system
-#   without it answers), mincore and cachestat with ENOSYS, and io_uring_setup with
-#   ENOSYS (io_uring reads without waiting too; runtimes fall back to threads);
+#   without it answers), mincore and cachestat with ENOSYS, and io_uring_setup and
+#   io_setup with ENOSYS (io_uring and Linux AIO read without waiting too; runtimes
+#   fall back to threads, as glibc's POSIX AIO always does);
 # - x32 system calls fail with EPERM.
 #
 # What it cannot close is timing: whether a read of a page is quick (the page cache)
@@ -165,16 +166,18 @@ class _Calls(NamedTuple):
     """setsid and setpgid."""
     preadv2: int
     cache: tuple[int, ...]
-    """mincore, cachestat and io_uring_setup: denied outright (ENOSYS)."""
+    """mincore, cachestat, io_uring_setup and io_setup: denied outright (ENOSYS)."""
 
 
 _CHANNEL_CALLS = {
     "x86_64": [
-        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300, (112, 109), 327, (27, 451, 425)),
+        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300, (112, 109), 327, (27, 451, 425, 206)),
         # i386 (int 0x80)
-        _Calls(0x40000003, 143, (55, 221), (291, 292, 332), 338, (66, 57), 378, (218, 451, 425)),
+        _Calls(
+            0x40000003, 143, (55, 221), (291, 292, 332), 338, (66, 57), 378, (218, 451, 425, 245)
+        ),
     ],
-    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262, (157, 154), 286, (232, 451, 425))],
+    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262, (157, 154), 286, (232, 451, 425, 0))],
 }
 
 

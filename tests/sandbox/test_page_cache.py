@@ -5,9 +5,10 @@ The kernel keeps one page cache per file, for every mount of it and every proces
 A process that reads chosen pages of a file in its folder leaves them cached after it
 has exited, and a later process of the same bot (another game of one deal) can ask
 the kernel which pages are cached without reading them: preadv2 with RWF_NOWAIT
-fails on a page that is not, mincore and cachestat report it, and io_uring reads
-without waiting too. That is how a hand seen in one game of a duplicate group would
-reach the next game of the group, however strictly the processes are kept apart.
+fails on a page that is not, mincore and cachestat report it, and io_uring and
+Linux AIO (io_submit) read without waiting too. That is how a hand seen in one game
+of a duplicate group would reach the next game of the group, however strictly the
+processes are kept apart.
 
 Here a writer reads the pages that spell a number and exits; then a reader, in a
 sandbox of its own, asks for them. Without the sandbox the probes read the number
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+import platform
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from .test_covert_channels import wait_for
 SECRET = 0b1011_0010_1100_1101
 BITS = 16
 STRIDE = 256
+IO_SETUP = {"x86_64": 206, "aarch64": 0}.get(platform.machine(), 206)
 """Pages between two bits: past any read-ahead of one page's read."""
 
 WRITER = textwrap.dedent(
@@ -110,6 +113,9 @@ READER = textwrap.dedent(
     params = (ctypes.c_ubyte * 120)()
     ring = libc.syscall(425, 4, params)
     out["io_uring"] = "opened" if ring >= 0 else failed()
+    context = ctypes.c_ulong(0)
+    aio = libc.syscall({IO_SETUP}, 4, ctypes.byref(context))
+    out["aio"] = "opened" if aio == 0 else failed()
     print("READ " + json.dumps(out), file=sys.stderr, flush=True)
     """
 )
@@ -180,4 +186,5 @@ async def test_under_the_sandbox_the_page_cache_cannot_be_asked(tmp_path: Path) 
         "mincore": "ENOSYS",
         "cachestat": "ENOSYS",
         "io_uring": "ENOSYS",
+        "aio": "ENOSYS",
     }
