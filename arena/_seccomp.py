@@ -140,6 +140,10 @@ def userns_filter() -> Callable[[], None] | None:
 #   without it answers), mincore and cachestat with ENOSYS, and io_uring_setup and
 #   io_setup with ENOSYS (io_uring and Linux AIO read without waiting too; runtimes
 #   fall back to threads, as glibc's POSIX AIO always does);
+# - add_key, request_key and keyctl fail with ENOSYS: the kernel's keyrings have no
+#   namespace of their own when arena runs as root, and a keyring one process named
+#   (and opened to all) another process, of another uid and after the first had
+#   exited, joined by its name and read;
 # - x32 system calls fail with EPERM.
 #
 # What it cannot close is timing: whether a read of a page is quick (the page cache)
@@ -165,20 +169,30 @@ class _Calls(NamedTuple):
     session: tuple[int, int]
     """setsid and setpgid."""
     preadv2: int
-    cache: tuple[int, ...]
-    """mincore, cachestat, io_uring_setup and io_setup: denied outright (ENOSYS)."""
+    absent: tuple[int, ...]
+    """Denied outright (ENOSYS): mincore, cachestat, io_uring_setup, io_setup, add_key,
+    request_key and keyctl."""
 
 
 _CHANNEL_CALLS = {
     "x86_64": [
-        _Calls(0xC000003E, 73, (72,), (253, 254, 294), 300, (112, 109), 327, (27, 451, 425, 206)),
-        # i386 (int 0x80)
         _Calls(
-            0x40000003, 143, (55, 221), (291, 292, 332), 338, (66, 57), 378, (218, 451, 425, 245)
+            arch=0xC000003E, flock=73, fcntl=(72,), inotify=(253, 254, 294), fanotify_init=300,
+            session=(112, 109), preadv2=327, absent=(27, 451, 425, 206, 248, 249, 250),
+        ),
+        _Calls(  # i386 (int 0x80)
+            arch=0x40000003, flock=143, fcntl=(55, 221), inotify=(291, 292, 332),
+            fanotify_init=338, session=(66, 57), preadv2=378,
+            absent=(218, 451, 425, 245, 286, 287, 288),
         ),
     ],
-    "aarch64": [_Calls(0xC00000B7, 32, (25,), (26, 27), 262, (157, 154), 286, (232, 451, 425, 0))],
-}
+    "aarch64": [
+        _Calls(
+            arch=0xC00000B7, flock=32, fcntl=(25,), inotify=(26, 27), fanotify_init=262,
+            session=(157, 154), preadv2=286, absent=(232, 451, 425, 0, 217, 218, 219),
+        ),
+    ],
+}  # fmt: skip
 
 
 def _assemble(program: list[tuple[int, str | None, str | None, int] | str]) -> bytes:
@@ -220,7 +234,7 @@ def channels_program(machine: str | None = None) -> bytes | None:
         program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.inotify]
         program += [(_JEQ_K, f"{ret}-deny", None, calls.fanotify_init)]
         program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.session]
-        program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.cache]
+        program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.absent]
         program += [(_JEQ_K, f"preadv2{i}", None, calls.preadv2)]
         program += [(_RET_K, None, None, _ALLOW), f"preadv2{i}"]
         program += [(_LD_W_ABS, None, None, _ARG5_OFFSET)]

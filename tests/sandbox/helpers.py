@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import trio
 
-from arena.bots import BotSpec, load_manifest
-from arena.sandbox import bwrap_problem
+from arena.bots import BotSpec, Limits, load_manifest, start_process
+from arena.sandbox import Wrap, bwrap_problem
 
 HOSTILE = Path(__file__).with_name("hostile_bot.py")
 
@@ -78,3 +78,47 @@ def gone_sync(token: str, seconds: float = 5.0) -> bool:
             return True
         time.sleep(0.05)
     return not leftovers(token)
+
+
+def line_of(log: Path, prefix: str) -> dict[str, Any] | None:
+    """The JSON after `prefix` on a line of `log`, once there is one."""
+    if log.exists():
+        for line in log.read_text().splitlines():
+            if line.startswith(prefix):
+                found: dict[str, Any] = json.loads(line[len(prefix) :])
+                return found
+    return None
+
+
+async def wait_for(log: Path, prefix: str) -> dict[str, Any]:
+    """`line_of(log, prefix)`, waiting up to 20 s for the line."""
+    for _ in range(400):
+        if (found := line_of(log, prefix)) is not None:
+            return found
+        await trio.sleep(0.05)
+    raise AssertionError(f"no {prefix!r} line in {log}")
+
+
+async def one_after_another(
+    tmp_path: Path, folder: Path, scripts: list[tuple[str, str, str]], wrap: Wrap | None
+) -> list[dict[str, Any]]:
+    """Run Python `scripts` (name, source, prefix of the line each one prints to stderr)
+    as bot processes in `folder`, each after the one before has exited; the JSON of
+    each one's line."""
+    found = []
+    async with trio.open_nursery() as nursery:
+        for name, script, prefix in scripts:
+            process = await start_process(
+                BotSpec(name=name, command=("python3", "-c", script), folder=folder),
+                nursery,
+                limits=Limits(),
+                log_path=tmp_path / f"{name}.log",
+                wrap=wrap,
+            )
+            try:
+                found.append(await wait_for(tmp_path / f"{name}.log", prefix))
+                assert await process.wait_exit(10)  # gone before the next one starts
+            finally:
+                await process.kill(1.0)
+        nursery.cancel_scope.cancel()
+    return found

@@ -16,7 +16,6 @@ channels are real); under the sandbox none does.
 
 from __future__ import annotations
 
-import json
 import struct
 import textwrap
 from pathlib import Path
@@ -28,7 +27,7 @@ import trio
 from arena.bots import BotProcess, BotSpec, Limits, start_process
 from arena.sandbox import bwrap_wrap
 
-from .helpers import needs_bwrap
+from .helpers import needs_bwrap, one_after_another, wait_for
 
 HOLDER = textwrap.dedent(
     """
@@ -92,24 +91,6 @@ PROBER = textwrap.dedent(
 
 def spec(folder: Path, script: str, name: str) -> BotSpec:
     return BotSpec(name=name, command=("python3", "-c", script), folder=folder)
-
-
-def line_of(log: Path, prefix: str) -> dict[str, Any] | None:
-    """The JSON after `prefix` on a line of `log`, once there is one."""
-    if log.exists():
-        for line in log.read_text().splitlines():
-            if line.startswith(prefix):
-                found: dict[str, Any] = json.loads(line[len(prefix) :])
-                return found
-    return None
-
-
-async def wait_for(log: Path, prefix: str) -> dict[str, Any]:
-    for _ in range(400):
-        if (found := line_of(log, prefix)) is not None:
-            return found
-        await trio.sleep(0.05)
-    raise AssertionError(f"no {prefix!r} line in {log}")
 
 
 async def probe(tmp_path: Path, sandboxed: bool) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -198,3 +179,67 @@ def test_the_filter_is_well_formed(machine: str) -> None:
         if op & 0x07 == 0x05:  # a jump
             assert at + 1 + max(jt, jf) < count
     assert struct.unpack_from("HBBI", program, (count - 1) * 8)[0] == 0x06  # ret
+
+
+KEYS = textwrap.dedent(
+    """
+    import ctypes, errno, json, os, platform, sys
+    # keyctl, add_key: their numbers on this machine (x86_64 or aarch64)
+    KEYCTL, ADD_KEY = {"aarch64": (219, 217)}.get(platform.machine(), (250, 248))
+    JOIN, SETPERM, SEARCH, READ = 1, 5, 10, 11
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    def call(*args):
+        got = libc.syscall(*args)
+        if got < 0:
+            raise OSError(ctypes.get_errno(), "")
+        return got
+    out = {}
+    try:
+        ring = call(KEYCTL, JOIN, b"arena-channel")  # made, or joined if it exists
+        if sys.argv[-1] == "write":
+            call(KEYCTL, SETPERM, ctypes.c_long(ring), ctypes.c_ulong(0x3F3F3F3F))
+            key = call(ADD_KEY, b"user", b"hand", b"7 8 9", 5, ctypes.c_long(ring))
+            call(KEYCTL, SETPERM, ctypes.c_long(key), ctypes.c_ulong(0x3F3F3F3F))
+            out["wrote"] = True
+        else:
+            key = call(KEYCTL, SEARCH, ctypes.c_long(ring), b"user", b"hand", 0)
+            data = ctypes.create_string_buffer(64)
+            size = call(KEYCTL, READ, ctypes.c_long(key), data, 64)
+            out["read"] = data.raw[:size].decode()
+    except OSError as err:
+        out["error"] = errno.errorcode.get(err.errno, str(err.errno))
+    print("KEYS " + json.dumps(out), file=sys.stderr, flush=True)
+    """
+)
+
+
+async def keyring_relay(tmp_path: Path, sandboxed: bool) -> list[dict[str, Any]]:
+    """A process names a keyring and puts a key in it, then exits; a later process
+    (another uid, as root under the sandbox) joins the keyring by its name."""
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    scripts = [
+        ("writer", KEYS.replace("sys.argv[-1]", '"write"'), "KEYS "),
+        ("reader", KEYS, "KEYS "),
+    ]
+    return await one_after_another(tmp_path, folder, scripts, bwrap_wrap() if sandboxed else None)
+
+
+async def test_without_the_sandbox_a_named_keyring_carries_a_key_across_processes(
+    tmp_path: Path,
+) -> None:
+    """The control: the kernel's keyrings outlive the process that made them, and
+    a later process finds one by its name."""
+    wrote, read = await keyring_relay(tmp_path, sandboxed=False)
+    assert wrote == {"wrote": True}
+    assert read == {"read": "7 8 9"}
+
+
+@needs_bwrap
+async def test_under_the_sandbox_the_keyrings_are_out_of_reach(tmp_path: Path) -> None:
+    """Without a user namespace of their own (arena as root) all sandboxes share the
+    keyrings' names: add_key, request_key and keyctl are absent (ENOSYS)."""
+    wrote, read = await keyring_relay(tmp_path, sandboxed=True)
+    assert wrote == {"error": "ENOSYS"}
+    assert read == {"error": "ENOSYS"}

@@ -27,13 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
-from arena.bots import BotSpec, Limits, start_process
 from arena.sandbox import bwrap_wrap
 
-from .helpers import needs_bwrap
-from .test_covert_channels import wait_for
+from .helpers import needs_bwrap, one_after_another
 
 SECRET = 0b1011_0010_1100_1101
 BITS = 16
@@ -146,23 +143,9 @@ async def relay(tmp_path: Path, sandboxed: bool) -> dict[str, Any]:
     pad.chmod(0o644)
     if not evict(pad):
         pytest.skip(f"{tmp_path} is in memory: its pages cannot be evicted")
+    scripts = [("writer", WRITER, "WROTE "), ("reader", READER, "READ ")]
     wrap = bwrap_wrap() if sandboxed else None
-    async with trio.open_nursery() as nursery:
-        for name, script, prefix in (("writer", WRITER, "WROTE "), ("reader", READER, "READ ")):
-            process = await start_process(
-                BotSpec(name=name, command=("python3", "-c", script), folder=folder),
-                nursery,
-                limits=Limits(),
-                log_path=tmp_path / f"{name}.log",
-                wrap=wrap,
-            )
-            try:
-                found = await wait_for(tmp_path / f"{name}.log", prefix)
-                assert await process.wait_exit(10)  # gone before the next one starts
-            finally:
-                await process.kill(1.0)
-        nursery.cancel_scope.cancel()
-    return found
+    return (await one_after_another(tmp_path, folder, scripts, wrap))[1]
 
 
 async def test_without_the_sandbox_the_page_cache_carries_a_number_across_processes(
