@@ -27,6 +27,19 @@ pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 NAMES = ["spy-a", "spy-b", "spy-c", "spy-d"]
 
 
+def run_league(tmp_path: Path, settings: list[str], sandbox: str = "none") -> None:
+    """`arena league` on a league file of bots/ at tables of 3, 6 games a table, with
+    more `settings` lines for its [league] section (and sections after it)."""
+    lines = [
+        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
+        "games_per_table = 6", *settings,
+    ]  # fmt: skip
+    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
+    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", sandbox]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+
+
 @pytest.mark.parametrize("concurrency", [1, 2, 4])
 @pytest.mark.parametrize("sandboxed", BOTH)
 def test_no_process_plays_two_games_of_a_duplicate_group(
@@ -34,16 +47,9 @@ def test_no_process_plays_two_games_of_a_duplicate_group(
 ) -> None:
     for name in NAMES:
         make_bot(tmp_path / "bots", name, "spy", token="arena-duplicate-memory")
-    lines = [
-        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
-        "games_per_table = 6", "duplicate = true", f"concurrency = {concurrency}",
-        'log_dir = "logs"', "[clocks]", "startup_ms = 15000",
-    ]  # fmt: skip
-    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
-    sandbox = "bwrap" if sandboxed else "none"
-    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", sandbox]
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0, result.output
+    settings = ["duplicate = true", f"concurrency = {concurrency}", 'log_dir = "logs"']
+    settings += ["[clocks]", "startup_ms = 15000"]
+    run_league(tmp_path, settings, "bwrap" if sandboxed else "none")
     with contextlib.closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
         group = dict(db.execute("SELECT game_id, grp FROM games"))
     assert len(group) == 4 * 6  # C(4, 3) tables x 6 games, in groups of 3
@@ -71,14 +77,7 @@ def test_no_two_games_of_a_duplicate_group_are_played_at_once(
     starts after the last one of its group has finished, at any concurrency."""
     for name in NAMES[:3]:
         make_bot(tmp_path / "bots", name, "slow", 5, token="arena-duplicate-timing")
-    lines = [
-        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
-        "games_per_table = 6", "duplicate = true", f"concurrency = {concurrency}",
-    ]  # fmt: skip
-    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
-    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", "none"]
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0, result.output
+    run_league(tmp_path, ["duplicate = true", f"concurrency = {concurrency}"])
     with contextlib.closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
         rows = db.execute("SELECT grp, started_at, finished_at FROM games").fetchall()
     assert len(rows) == 6
@@ -100,14 +99,7 @@ def test_a_league_deals_every_game_afresh_by_default(tmp_path: Path) -> None:
     (with duplicate deals each deal would come back once per seat rotation)."""
     for name in NAMES[:3]:
         make_bot(tmp_path / "bots", name, "spy", token="arena-fresh-deals")
-    lines = [
-        "[league]", 'bots = "bots"', 'store = "league.sqlite"', "table_size = 3",
-        "games_per_table = 6", "concurrency = 1", 'log_dir = "logs"',
-    ]  # fmt: skip
-    (tmp_path / "league.toml").write_text("\n".join(lines) + "\n")
-    args = ["league", str(tmp_path / "league.toml"), "--progress", "quiet", "--sandbox", "none"]
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0, result.output
+    run_league(tmp_path, ["concurrency = 1", 'log_dir = "logs"'])
     with contextlib.closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
         groups = [grp for (grp,) in db.execute("SELECT grp FROM games")]
     assert groups == [None] * 6
