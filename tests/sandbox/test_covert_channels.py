@@ -186,7 +186,7 @@ KEYS = textwrap.dedent(
     import ctypes, errno, json, os, platform, sys
     # keyctl, add_key: their numbers on this machine (x86_64 or aarch64)
     KEYCTL, ADD_KEY = {"aarch64": (219, 217)}.get(platform.machine(), (250, 248))
-    JOIN, SETPERM, SEARCH, READ = 1, 5, 10, 11
+    JOIN, SETPERM, LINK, SEARCH, READ, INVALIDATE, PERSISTENT = 1, 5, 8, 10, 11, 21, 22
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     def call(*args):
@@ -201,12 +201,18 @@ KEYS = textwrap.dedent(
             call(KEYCTL, SETPERM, ctypes.c_long(ring), ctypes.c_ulong(0x3F3F3F3F))
             key = call(ADD_KEY, b"user", b"hand", b"7 8 9", 5, ctypes.c_long(ring))
             call(KEYCTL, SETPERM, ctypes.c_long(key), ctypes.c_ulong(0x3F3F3F3F))
+            # Held by the user's persistent keyring (for days), it outlives the process.
+            kept = call(KEYCTL, PERSISTENT, ctypes.c_long(-1), ctypes.c_long(-2))
+            call(KEYCTL, LINK, ctypes.c_long(ring), ctypes.c_long(kept))
             out["wrote"] = True
         else:
-            key = call(KEYCTL, SEARCH, ctypes.c_long(ring), b"user", b"hand", 0)
-            data = ctypes.create_string_buffer(64)
-            size = call(KEYCTL, READ, ctypes.c_long(key), data, 64)
-            out["read"] = data.raw[:size].decode()
+            try:
+                key = call(KEYCTL, SEARCH, ctypes.c_long(ring), b"user", b"hand", 0)
+                data = ctypes.create_string_buffer(64)
+                size = call(KEYCTL, READ, ctypes.c_long(key), data, 64)
+                out["read"] = data.raw[:size].decode()
+            finally:
+                call(KEYCTL, INVALIDATE, ctypes.c_long(ring))  # leave nothing behind
     except OSError as err:
         out["error"] = errno.errorcode.get(err.errno, str(err.errno))
     print("KEYS " + json.dumps(out), file=sys.stderr, flush=True)
@@ -215,8 +221,9 @@ KEYS = textwrap.dedent(
 
 
 async def keyring_relay(tmp_path: Path, sandboxed: bool) -> list[dict[str, Any]]:
-    """A process names a keyring and puts a key in it, then exits; a later process
-    (another uid, as root under the sandbox) joins the keyring by its name."""
+    """A process names a keyring, puts a key in it and has the user's persistent
+    keyring hold it, then exits; a later process (another uid, as root under the
+    sandbox) joins the keyring by its name."""
     folder = tmp_path / "bot"
     folder.mkdir(mode=0o755)
     scripts = [
