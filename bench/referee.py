@@ -6,7 +6,11 @@
    referee (rules, observations, clocks, validation): decisions/s, and its ratio to 1.
 3. games/s with bot processes reused across games against a fresh process per game.
 
-Usage: python bench/referee.py [--seconds S]
+With --one-cpu the whole run (this process and every bot it starts) is pinned to one
+CPU, as on a loaded machine, where a bot wakes on the CPU that wrote to it: wake-ups
+are then cheap, so the floor falls much further than the referee's own Python does.
+
+Usage: python bench/referee.py [--seconds S] [--one-cpu]
 """
 
 from __future__ import annotations
@@ -220,4 +224,12 @@ async def main(seconds: float) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
-    trio.run(main, parser.parse_args().seconds)
+    parser.add_argument("--one-cpu", action="store_true", help="pin everything to one CPU")
+    args = parser.parse_args()
+    if args.one_cpu:
+        import os
+
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})  # inherited by every process started from here
+        print(f"(pinned to CPU {cpu}, with every bot process)")
+    trio.run(main, args.seconds)
