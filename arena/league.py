@@ -14,6 +14,7 @@ A league file (TOML) fixes everything; command-line options override it:
     max_tables = 1000           # past this many k-subsets, a balanced sample
     concurrency = 2             # games at once; default: the number of cores
     max_processes = 32          # bot processes alive at once per worker (default: 8 a seat)
+    pin_cpus = true             # each worker and its bots on a CPU of its own (default: no)
     fault_limit = 5             # consecutive faults before a bot is disqualified (0: never)
     cluster = "tcp://host:8786" # optional: games as tasks on a Dask cluster (arena.cluster)
 
@@ -88,6 +89,11 @@ class LeagueConfig:
     concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     fault_limit: int = 5
     fresh_process: bool = False
+    pin_cpus: bool = False
+    """Each worker process, with every bot process it starts, runs on one CPU of its
+    own (of those arena may use), in turn: a bot then wakes on the CPU whose referee
+    wrote to it, which is cheaper than waking on another. Only with worker processes
+    (a concurrency of 2 or more, not on a cluster)."""
     max_processes: int | None = None
     """Most bot processes alive at once per worker; None: 8 per seat of each game the
     worker plays at once (32 at tables of 4, one game per worker). Past it the least
@@ -385,7 +391,11 @@ async def run_league(
     )
     room = max_processes  # the bot processes a game slot's worker keeps for it
     if runner is None:
-        runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(workers, per_worker)
+        runner = (
+            LocalRunner()
+            if config.concurrency <= 1
+            else WorkerPool(workers, per_worker, pin=config.pin_cpus)
+        )
         room = max(1, max_processes // per_worker)  # the slot's share of its worker's
     dispatch = Dispatch(schedule.games, room, done)
     async with runner.players(setup) as players, trio.open_nursery() as nursery:

@@ -70,11 +70,13 @@ class LocalRunner:
 
 class WorkerPool:
     """Games in `count` worker processes, `games` at a time each (they share the
-    worker's bot processes, within `Setup.settings.max_processes`)."""
+    worker's bot processes, within `Setup.settings.max_processes`). With `pin`, worker i
+    runs on the i-th CPU this process may use (in turn), and so do its bots."""
 
-    def __init__(self, count: int, games: int = 1) -> None:
+    def __init__(self, count: int, games: int = 1, *, pin: bool = False) -> None:
         self.count = count
         self.games = games
+        self.pin = pin
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
@@ -82,8 +84,10 @@ class WorkerPool:
         finished = False
         async with trio.open_nursery() as nursery:
             try:
-                for _ in range(self.count):
-                    workers.append(await _Worker.start(setup))
+                cpus = sorted(os.sched_getaffinity(0))
+                for i in range(self.count):
+                    cpu = cpus[i % len(cpus)] if self.pin else None
+                    workers.append(await _Worker.start(setup, cpu))
                     nursery.start_soon(workers[-1].read_answers)
                 # worker by worker in turn, so that fewer games than players still
                 # spread over every worker
@@ -127,12 +131,14 @@ class _Worker:
         self._failure: ArenaError | None = None
 
     @classmethod
-    async def start(cls, setup: Setup) -> _Worker:
-        """Start a worker and send it `setup`; if that fails, no process is left."""
+    async def start(cls, setup: Setup, cpu: int | None = None) -> _Worker:
+        """Start a worker (on `cpu` alone, if given) and send it `setup`; if that fails,
+        no process is left."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        pin = [] if cpu is None else ["--cpu", str(cpu)]
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "arena.worker"],
+            [sys.executable, "-m", "arena.worker", *pin],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import signal
 import sys
 import time
@@ -111,7 +112,14 @@ async def _main() -> None:
 
 
 def main() -> None:
-    """Entry point of `python -m arena.worker`."""
+    """Entry point of `python -m arena.worker [--cpu N]`: with --cpu, the worker runs on
+    CPU N alone, before any thread starts, so that its threads and every bot process it
+    starts inherit that (`LeagueConfig.pin_cpus`)."""
+    args = sys.argv[1:]
+    if args[:1] == ["--cpu"] and len(args) == 2 and args[1].isdigit():
+        os.sched_setaffinity(0, {int(args[1])})
+    elif args:
+        sys.exit(f"usage: python -m arena.worker [--cpu N], not {' '.join(args)!r}")
     trio.run(_main)
 
 

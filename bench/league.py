@@ -2,8 +2,9 @@
 
 A league of instant Python bots (4 bots, tables of 2, duplicate deals) is run into a
 fresh store at concurrency 1, 2 and 4 (target: at least 1.7 times faster at 2 than at 1
-on two cores; at 4 each worker process plays two games at once), and with a fresh
-process per game against reused processes.
+on two cores; at 4 each worker process plays two games at once), at 2 with the workers
+pinned to a CPU each (--pin-cpus), and with a fresh process per game against reused
+processes.
 
 Usage: python bench/league.py [--games-per-table N]
 """
@@ -28,7 +29,15 @@ from arena.store import Store
 from instant_bot import make_bots
 
 
-def run(bots: Path, store: Path, *, concurrency: int, fresh: bool, games_per_table: int) -> float:
+def run(
+    bots: Path,
+    store: Path,
+    *,
+    concurrency: int,
+    fresh: bool,
+    games_per_table: int,
+    pin: bool = False,
+) -> float:
     """Games per second of one whole league run (bot start-up included)."""
     config = LeagueConfig(
         bots=bots,
@@ -42,6 +51,7 @@ def run(bots: Path, store: Path, *, concurrency: int, fresh: bool, games_per_tab
         duplicate=True,
         concurrency=concurrency,
         fresh_process=fresh,
+        pin_cpus=pin,
     )
     with Store.open(store) as db:
         start = time.perf_counter()
@@ -65,6 +75,9 @@ def main() -> None:
         n = args.games_per_table
         c1 = run(bots, root / "c1.sqlite", concurrency=1, fresh=False, games_per_table=n)
         c2 = run(bots, root / "c2.sqlite", concurrency=2, fresh=False, games_per_table=n)
+        pinned = run(
+            bots, root / "pinned.sqlite", concurrency=2, fresh=False, games_per_table=n, pin=True
+        )
         c4 = run(bots, root / "c4.sqlite", concurrency=4, fresh=False, games_per_table=n)
         fresh = run(bots, root / "fresh.sqlite", concurrency=2, fresh=True, games_per_table=4)
     games = 6 * n
@@ -72,6 +85,10 @@ def main() -> None:
     print(f"concurrency 1: {c1:,.1f} games/s")
     print(f"concurrency 2: {c2:,.1f} games/s")
     print(f"speed-up at 2: {c2 / c1:.2f}x  (target: at least 1.7x on two cores)")
+    print(
+        f"concurrency 2, workers pinned (--pin-cpus): {pinned:,.1f} games/s,"
+        f" {pinned / c1:.2f}x concurrency 1, {pinned / c2:.2f}x unpinned"
+    )
     workers = min(4, os.cpu_count() or 1)
     print(
         f"concurrency 4 ({workers} worker processes, {-(-4 // workers)} games at once each):"

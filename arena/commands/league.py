@@ -59,7 +59,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
         "concurrency", "fault_limit", "build_timeout", "build_network", "cluster",
-        "max_processes",
+        "max_processes", "pin_cpus",
     ):  # fmt: skip
         if opts.get(key) is not None:
             league[key] = opts[key]
@@ -191,6 +191,13 @@ def _sandbox(opts: dict[str, Any]) -> str:
     help="Bot processes alive at once per worker; past it the least recently used idle"
     " one is closed (games in play keep theirs). [default: 8 per seat of the games a"
     " worker plays at once: 32 at tables of 4]",
+)
+@click.option(
+    "--pin-cpus/--no-pin-cpus",
+    default=None,
+    help="Run each worker process, with its bots, on a CPU of its own: faster where a"
+    " bot waking on another CPU is slow (a busy or virtual machine). A bot may widen"
+    " its own CPUs again. [default: no]",
 )
 @game_options
 @run_options

@@ -814,3 +814,34 @@ def test_text_a_bot_chose_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     assert "unknown key(s): \\x1b]0;pwned\\x07" in err
     players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
     assert players == {"ann", "bob", "cat", "dan"}
+
+
+@pytest.mark.parametrize("pin", [True, False])
+def test_pinned_workers_run_their_bots_on_a_cpu_of_their_own(tmp_path: Path, pin: bool) -> None:
+    """With --pin-cpus each worker process runs on one CPU, in turn, and every bot
+    process it starts inherits that; without it, bots may run on every CPU arena may."""
+    for name in ("ann", "bob", "cat", "dan"):
+        random_bot(tmp_path, name)
+        bot = tmp_path / "bots" / name / "bot.py"
+        report = "import os, sys; print('CPUS', sorted(os.sched_getaffinity(0)), file=sys.stderr)\n"
+        future = "from __future__ import annotations\n"
+        source = bot.read_text()
+        assert future in source
+        bot.write_text(source.replace(future, future + report, 1))
+    path = league_file(tmp_path, log_dir="logs")
+    flag = "--pin-cpus" if pin else "--no-pin-cpus"
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", flag)
+    assert code == 0, err
+    seen = [
+        line.removeprefix("CPUS ")
+        for log in (tmp_path / "logs").glob("*.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("CPUS ")
+    ]
+    assert len(seen) >= 4  # a process of each bot at least
+    allowed = sorted(os.sched_getaffinity(0))
+    if pin:
+        workers = min(2, os.cpu_count() or 1)  # the league's concurrency is 2
+        assert {s for s in seen} == {f"[{cpu}]" for cpu in allowed[:workers]}
+    else:
+        assert set(seen) == {str(allowed)}
