@@ -85,6 +85,15 @@ sandbox_option = click.option(
 )
 """The --sandbox option (part of `run_options`; check-bot adds it alone)."""
 
+pin_cpus_option = click.option(
+    "--pin-cpus/--no-pin-cpus",
+    default=None,
+    help="Run each worker process, with its bots, on a CPU of its own: faster where a"
+    " bot waking on another CPU is slow (a busy or virtual machine). A bot may widen"
+    " its own CPUs again. [default: no]",
+)
+"""The --pin-cpus option of the commands that play in worker processes (league, sprt)."""
+
 _RUN_OPTIONS = [
     click.option("--decision-ms", type=ms(1), default=None, help="Time per decision."),
     click.option("--bank-ms", type=ms(0), default=None, help="Time bank per game."),

@@ -14,6 +14,7 @@ from arena.commands._options import (
     build_limits,
     check_file_values,
     game_options,
+    pin_cpus_option,
     run_options,
     size,
 )
@@ -192,13 +193,7 @@ def _sandbox(opts: dict[str, Any]) -> str:
     " one is closed (games in play keep theirs). [default: 8 per seat of the games a"
     " worker plays at once: 32 at tables of 4]",
 )
-@click.option(
-    "--pin-cpus/--no-pin-cpus",
-    default=None,
-    help="Run each worker process, with its bots, on a CPU of its own: faster where a"
-    " bot waking on another CPU is slow (a busy or virtual machine). A bot may widen"
-    " its own CPUs again. [default: no]",
-)
+@pin_cpus_option
 @game_options
 @run_options
 @click.option(

@@ -17,6 +17,7 @@ from arena.commands._options import (
     build_config,
     build_limits,
     game_options,
+    pin_cpus_option,
     run_options,
     sandbox_mode,
 )
@@ -120,6 +121,7 @@ def _is_option(arg: str) -> bool:
     default=None,
     help=f"Games at once, at most {MAX_CONCURRENCY}. [default: the number of cores]",
 )
+@pin_cpus_option
 @game_options
 @run_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, for scripts.")
@@ -175,6 +177,7 @@ def sprt(
         seed=seed,
         concurrency=concurrency if concurrency is not None else _cores(),
         fresh_process=bool(opts.get("fresh_process")),
+        pin_cpus=bool(opts.get("pin_cpus")),
         log_dir=opts.get("log_dir"),
         sandbox=sandbox,
         **_extra(opts),

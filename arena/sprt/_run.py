@@ -60,6 +60,8 @@ class SprtConfig:
     """None: a secret drawn for a new test (kept in the store), or the stored one."""
     concurrency: int = 1
     fresh_process: bool = False
+    pin_cpus: bool = False
+    """Each worker process, with its bots, on a CPU of its own (`LeagueConfig.pin_cpus`)."""
     log_dir: Path | None = None
     max_frame: int = protocol.DEFAULT_MAX_FRAME
     sandbox: str = "none"
@@ -252,7 +254,9 @@ async def run_sprt(
     if runner is None:
         todo = 2 * (config.max_games // 2) - book.result.stored
         count = min(config.concurrency, max(1, todo))
-        runner = LocalRunner() if config.concurrency <= 1 else WorkerPool(count)
+        runner = (
+            LocalRunner() if config.concurrency <= 1 else WorkerPool(count, pin=config.pin_cpus)
+        )
     queue = book.queue()
     with trio.CancelScope() as scope:
         book.stop = scope.cancel

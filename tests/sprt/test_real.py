@@ -5,6 +5,7 @@ a bot process, and Ctrl-C loses nothing."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -199,3 +200,28 @@ def test_ctrl_c_stops_kills_the_bots_and_the_same_command_resumes(tmp_path: Path
     assert (result["games"], result["games_stored"]) == (12, 12)
     assert result["games_played_now"] == 12 - len(before)
     assert set(before) <= set(_stored(store))  # nothing lost, nothing played again
+
+
+def test_pinned_workers_run_the_tests_bots_on_a_cpu_of_their_own(tmp_path: Path) -> None:
+    """`arena sprt -j 2 --pin-cpus`: every bot process runs on its worker's CPU alone."""
+    report = "import os, sys; print('CPUS', sorted(os.sched_getaffinity(0)), file=sys.stderr)\n"
+    future = "from __future__ import annotations\n"
+    bots = []
+    for kind in ("heuristic", "random"):
+        bot = example_bot(tmp_path, kind) / "bot.py"
+        source = bot.read_text()
+        assert future in source
+        bot.write_text(source.replace(future, future + report, 1))
+        bots.append(str(bot.parent))
+    logs, store = str(tmp_path / "logs"), str(tmp_path / "t.sqlite")
+    sprt(
+        *bots, "--max-games", "8", "--store", store, "-j", "2", "--pin-cpus", "--log-dir", str(logs)
+    )
+    seen = {
+        line.removeprefix("CPUS ")
+        for log in Path(logs).glob("*.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("CPUS ")
+    }
+    allowed = sorted(os.sched_getaffinity(0))
+    assert seen == {f"[{cpu}]" for cpu in allowed[: min(2, os.cpu_count() or 1)]}
