@@ -4,6 +4,7 @@ anyone's (replay files, stores)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 
 
 def mutated(record: object, rng: random.Random) -> object:
@@ -25,3 +26,15 @@ def mutated(record: object, rng: random.Random) -> object:
         out_list[at] = mutated(out_list[at], rng)
         return out_list
     return rng.choice([None, -1, 10**30, "x", [], {}, 1.5])
+
+
+def mutants(
+    records: Sequence[object], seed: int, count: int
+) -> Iterator[tuple[list[object], object]]:
+    """`count` copies of `records`, each with one record `mutated`, and that record."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        at = rng.randrange(len(records))
+        bad = list(records)
+        bad[at] = mutated(bad[at], rng)
+        yield bad, bad[at]
