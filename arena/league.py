@@ -345,6 +345,9 @@ async def run_league(
     concurrency of 1 and in that many worker processes above it, or with `cluster` as
     tasks on a Dask cluster (`arena.cluster`).
     """
+    if config.pin_cpus and runner is None and (config.cluster or config.concurrency <= 1):
+        where = "on a cluster" if config.cluster else "at a concurrency of 1"
+        progress.message(f"--pin-cpus pins nothing {where} (it pins local worker processes)")
     if runner is None and config.cluster is not None:
         from arena.cluster import DaskRunner
 

@@ -845,3 +845,16 @@ def test_pinned_workers_run_their_bots_on_a_cpu_of_their_own(tmp_path: Path, pin
         assert {s for s in seen} == {f"[{cpu}]" for cpu in allowed[:workers]}
     else:
         assert set(seen) == {str(allowed)}
+
+
+def test_pinning_without_worker_processes_says_it_pins_nothing(tmp_path: Path) -> None:
+    """At a concurrency of 1 the games run in arena's own process: --pin-cpus has no
+    worker to pin, and says so rather than doing nothing in silence."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    code, _, err = run_cli("league", str(path), "--sandbox", "none", "--pin-cpus")
+    assert code == 0, err
+    assert "--pin-cpus pins nothing at a concurrency of 1" in err
+    code, _, err = run_cli("league", str(path), "--sandbox", "none")
+    assert code == 0, err
+    assert "--pin-cpus" not in err
