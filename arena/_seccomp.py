@@ -3,9 +3,11 @@
 Run as an ordinary user, bubblewrap makes a user namespace for the sandbox and its
 `--disable-userns` forbids nesting another. Run by root it needs none, and a bot could
 then make one of its own (unshare(CLONE_NEWUSER | CLONE_NEWNS)), mount a tmpfs with
-no size limit in it and fill the host's memory. This filter, installed in the child
-just before it runs bwrap (root may install one without no_new_privs), is inherited
-by bwrap, the bot and everything the bot starts, and makes
+no size limit in it and fill the host's memory. This filter, installed by bwrap in
+a bot's process just before it runs the bot's command (chained before the
+covert-channel filter below, `chained`), or for a build in the child just before it
+runs bwrap (root may install one without no_new_privs), is inherited by everything
+the bot or build starts, and makes
 
 - unshare and clone with CLONE_NEWUSER fail with EPERM,
 - setns fail with EPERM (a bot has no business joining namespaces),
@@ -32,6 +34,7 @@ _JEQ_K = 0x15
 _JGE_K = 0x35
 _JSET_K = 0x45
 _RET_K = 0x06
+_JA = 0x05
 
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
@@ -95,13 +98,38 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+def userns_program(machine: str | None = None) -> bytes | None:
+    """The filter as a program (for bubblewrap, see `chained`), or None on an
+    architecture this module does not know."""
+    arches = _ARCHES.get(machine or platform.machine())
+    return None if arches is None else _program(arches)
+
+
+def chained(first: bytes | None, then: bytes | None) -> bytes | None:
+    """One program that judges a system call by `first` and, where `first` allows it,
+    by `then`: each of `first`'s "allow" returns becomes a jump to `then`'s start.
+
+    Classic BPF jumps only forward, so `first`'s own jumps stay as they are. Both
+    programs run in one: bubblewrap before 0.5 takes a single `--seccomp` program.
+    """
+    if first is None or then is None:
+        return first if then is None else then
+    code = [struct.unpack("HBBI", first[at : at + 8]) for at in range(0, len(first), 8)]
+    out = []
+    for at, (op, jt, jf, k) in enumerate(code):
+        if op == _RET_K and k == _ALLOW:
+            out.append(_insn(_JA, 0, 0, len(code) - at - 1))
+        else:
+            out.append(_insn(op, jt, jf, k))
+    return b"".join(out) + then
+
+
 def userns_filter() -> Callable[[], None] | None:
     """A function that installs the filter in the calling process (for preexec_fn), or
     None on an architecture this module does not know."""
-    arches = _ARCHES.get(platform.machine())
-    if arches is None:
+    code = userns_program()
+    if code is None:
         return None
-    code = _program(arches)
     buffer = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(code) // 8, ctypes.addressof(buffer))
     libc = ctypes.CDLL(None, use_errno=True)

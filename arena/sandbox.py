@@ -19,6 +19,8 @@ writable temporary folder (its HOME and TMPDIR, and /tmp).
           --ro-bind FOLDER FOLDER                            (the submission)
           --remount-ro / --remount-ro /dev
           --setenv HOME WORKDIR --setenv TMPDIR WORKDIR --chdir FOLDER
+          --seccomp FD                                       (the filters, from a pipe)
+          -- prlimit --as=N:N --cpu=N:N ...                  (the resource limits)
           -- setpriv --reuid=UID --regid=UID --clear-groups  (as root)
                      --inh-caps=-all --bounding-set=-all --no-new-privs
           -- COMMAND...
@@ -29,10 +31,12 @@ user has, with no capabilities: RLIMIT_NPROC is not enforced for root, and a uid
 bot process keeps one bot's processes from counting against another's. Run as an
 ordinary user, bwrap makes a user namespace and the bot keeps that user's uid.
 
-The resource limits (`arena.bots.Limits`) are set before bwrap starts and hold
-inside. The bot stays in the process group arena kills; bwrap's --die-with-parent
-and the PID namespace take down whatever is left (a child that left the group too)
-when bwrap goes.
+The resource limits (`arena.bots.Limits`) are set by prlimit (util-linux) inside the
+sandbox, before the bot's command runs, so that arena starts bwrap with no code to
+run between fork and exec (a vfork, not a copy of arena's memory); without prlimit
+they are set in the child before bwrap starts, and hold inside. The bot stays in the
+process group arena kills; bwrap's --die-with-parent and the PID namespace take down
+whatever is left (a child that left the group too) when bwrap goes.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
-from arena._seccomp import channels_program, program_pipe, userns_filter
+from arena._seccomp import chained, channels_program, program_pipe, userns_filter, userns_program
 from arena.errors import ConfigError, ManifestError
 
 Wrap = Callable[[list[str], Path, Path | None], list[str]]
@@ -69,6 +73,14 @@ UID_SPAN = 0x0FFE0000
 range that systemd's uid map (systemd.io/UIDS-GIDS) leaves to no one."""
 
 _SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+
+_PRLIMIT_FLAGS = {
+    resource.RLIMIT_AS: "--as",
+    resource.RLIMIT_CPU: "--cpu",
+    resource.RLIMIT_NPROC: "--nproc",
+    resource.RLIMIT_FSIZE: "--fsize",
+}
+"""prlimit's option for each limit a bot gets (`arena.bots.Limits`)."""
 
 _RUNTIME_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level folders of the system runtime besides /usr (symlinks into it on usrmerge)."""
@@ -242,8 +254,15 @@ def bwrap_wrap(
     runtime, visible = _runtime_args(network=network)
     shared = _outermost([*runtime_paths(), *extra_ro, *(toolchain_paths() if build else [])])
     root = _is_root()
+    # Under /usr, which every sandbox sees (a /bin outside /usr it may not).
+    prlimit = None if build else shutil.which("prlimit", path="/usr/bin:/usr/sbin")
 
-    def wrap(command: list[str], workdir: Path, folder: Path | None) -> list[str]:
+    def wrap(
+        command: list[str],
+        workdir: Path,
+        folder: Path | None,
+        rlimits: Sequence[tuple[int, int]] = (),
+    ) -> list[str]:
         cwd = folder if folder is not None else Path.cwd()
         # A submission sees its folder; a bare command line sees what its words name.
         own = [folder] if folder is not None else _named_paths(command, cwd)
@@ -295,14 +314,22 @@ def bwrap_wrap(
         args += ["--remount-ro", "/", "--remount-ro", "/dev"]
         args += ["--setenv", "HOME", str(workdir), "--setenv", "TMPDIR", str(workdir)]
         args += ["--chdir", str(cwd), "--"]
+        if rlimits:
+            if prlimit is None:
+                raise ConfigError("the sandbox sets a bot's limits with prlimit, not found")
+            args += [prlimit, *(f"{_PRLIMIT_FLAGS[which]}={v}:{v}" for which, v in rlimits), "--"]
         if root:
             uid = folder.stat().st_uid if build and folder is not None else None
             args += _drop_privileges(uid if uid else UID_BASE + secrets.randbelow(UID_SPAN))
         return args + command
 
     # A bot's processes in its games get the covert-channel filter; a build gets none
-    # (its tools lock their files, and it plays no game).
-    return _Wrapper(wrap, userns_filter() if root else None, None if build else channels_program())
+    # (its tools lock their files, and it plays no game). As root, bwrap installs the
+    # user-namespace filter in a bot with it, and a build's child installs it itself.
+    if build:
+        return _Wrapper(wrap, userns_filter() if root else None, None, rlimits=False)
+    program = chained(userns_program() if root else None, channels_program())
+    return _Wrapper(wrap, None, program, rlimits=prlimit is not None)
 
 
 class _Wrapper:
@@ -311,13 +338,23 @@ class _Wrapper:
     seccomp program bwrap installs in the bot (the covert-channel filter)."""
 
     def __init__(
-        self, wrap: Wrap, preexec: Callable[[], None] | None, seccomp: bytes | None = None
+        self,
+        wrap: Callable[..., list[str]],
+        preexec: Callable[[], None] | None,
+        seccomp: bytes | None = None,
+        *,
+        rlimits: bool,
     ) -> None:
         self._wrap = wrap
         self.preexec = preexec
         self.seccomp = seccomp
         """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
         this program (`with_seccomp`)."""
+        self.with_rlimits = self._with_rlimits if rlimits else None
+        """None, or the command line (as `__call__`) that also sets the bot's resource
+        limits ((RLIMIT_*, value) pairs), by prlimit in the sandbox: then the process
+        that runs bwrap needs no code between fork and exec, and starts without a copy
+        of arena's memory (vfork)."""
 
     @property
     def contained(self) -> bool:
@@ -328,6 +365,15 @@ class _Wrapper:
 
     def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
         return self._wrap(command, workdir, folder)
+
+    def _with_rlimits(
+        self,
+        command: list[str],
+        workdir: Path,
+        folder: Path | None,
+        rlimits: Sequence[tuple[int, int]],
+    ) -> list[str]:
+        return self._wrap(command, workdir, folder, rlimits)
 
     def with_seccomp(self, args: list[str]) -> tuple[list[str], tuple[int, ...]]:
         """`args`, a command line of this wrap, with bwrap reading the bot's seccomp

@@ -265,24 +265,32 @@ async def start_process(
     fds: tuple[int, ...] = ()
     try:
         command = resolve_command(spec.command, spec.folder)
-        if wrap is not None:
+        rlimits = _rlimits(limits)
+        # A sandbox that sets the limits on the command line (arena.sandbox: prlimit)
+        # leaves nothing to do between fork and exec: the child starts without a copy
+        # of arena's memory.
+        with_rlimits = getattr(wrap, "with_rlimits", None)
+        if with_rlimits is not None:
+            command = with_rlimits(command, workdir, spec.folder, rlimits)
+        elif wrap is not None:
             command = wrap(command, workdir, spec.folder)
-            # The sandbox may have a seccomp program for bubblewrap to install in the bot
-            # (arena.sandbox: the covert-channel filter), read from a pipe.
-            if hasattr(wrap, "with_seccomp"):
-                command, fds = wrap.with_seccomp(command)
+        # The sandbox may have a seccomp program for bubblewrap to install in the bot
+        # (arena.sandbox: the covert-channel filter), read from a pipe.
+        with_seccomp = getattr(wrap, "with_seccomp", None)
+        if with_seccomp is not None:
+            command, fds = with_seccomp(command)
         # A bot folder is its working directory; a bare command line runs where arena runs.
         cwd = spec.folder if spec.folder is not None else Path.cwd()
         if log_path is not None:
             log_path.parent.mkdir(parents=True, exist_ok=True)
         # The sandbox may have more to do in the child (arena.sandbox: a seccomp filter).
         then = getattr(wrap, "preexec", None)
+        if with_rlimits is None:
+            preexec: Callable[[], None] | None = _preexec(rlimits, then)
+        else:
+            preexec = None if then is None else _preexec([], then)
         process = await spawn(
-            command,
-            cwd=str(cwd),
-            env=clean_env(workdir),
-            preexec_fn=_preexec(_rlimits(limits), then),
-            pass_fds=fds,
+            command, cwd=str(cwd), env=clean_env(workdir), preexec_fn=preexec, pass_fds=fds
         )
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -92,11 +92,14 @@ async def spawn(
     *,
     cwd: str,
     env: dict[str, str],
-    preexec_fn: Callable[[], None],
+    preexec_fn: Callable[[], None] | None,
     pass_fds: Sequence[int] = (),
 ) -> Child:
     """Start `command` with three pipes in a new session, forked by the spawner thread;
-    `pass_fds` stay open in it (the caller closes its own copies).
+    `pass_fds` stay open in it (the caller closes its own copies). Without `preexec_fn`
+    the child is started with vfork, which does not copy arena's memory map (a fork
+    with code to run in the child costs milliseconds, in the one spawner thread).
+    Either way signals Python ignores (SIGPIPE) are back to their defaults in it.
 
     Raises OSError when the program cannot be started. Not cancellable while the fork
     is under way (a fork takes milliseconds), so a started process is never lost.

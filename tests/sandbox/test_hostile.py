@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import socket
 import sqlite3
 import tempfile
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 import trio
 
+import arena.bots._process as process_module
 from arena.bots import BotSpec, Limits
 from arena.match import run_match
 from arena.referee import Clocks, GameResult, RunSettings
@@ -312,8 +314,31 @@ async def test_filling_the_disk(scene: Scene, sandboxed: bool) -> None:
 
 
 @needs_bwrap
-async def test_the_limits_hold_inside_the_sandbox(scene: Scene) -> None:
+@pytest.mark.parametrize("prlimit", [True, False], ids=["prlimit", "no-prlimit"])
+async def test_the_limits_hold_inside_the_sandbox(
+    scene: Scene, prlimit: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With prlimit (util-linux) the sandbox's command line sets the limits, so arena
+    starts bwrap with no code to run between fork and exec (a vfork); without it, that
+    code sets them."""
+    which = shutil.which
+    if not prlimit:
+        monkeypatch.setattr(
+            shutil,
+            "which",
+            lambda name, path=None: None if name == "prlimit" else which(name, path=path),
+        )
+    preexecs: list[object] = []
+    spawn = process_module.spawn
+
+    async def spy(command: list[str], **kwargs: Any) -> object:
+        preexecs.append(kwargs["preexec_fn"])
+        return await spawn(command, **kwargs)
+
+    monkeypatch.setattr(process_module, "spawn", spy)
     results = await scene.play(scene.hostile("limits"), sandboxed=True)
+    assert len(preexecs) == 2  # the victim and the hostile bot
+    assert all((p is None) == prlimit for p in preexecs)
     report = scene.report()
     mib = 1024 * 1024
     assert report["limits"]["Max address space"] == str(LIMITS.memory_mb * mib)
