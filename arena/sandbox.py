@@ -405,8 +405,15 @@ def bwrap_problem() -> str | None:
         workdir.mkdir()
         try:
             wrap = bwrap_wrap()
-            # bwrap must take the bots' seccomp program too.
-            command, fds = wrap.with_seccomp(wrap([true], workdir, folder))
+            # bwrap must take the bots' seccomp program too, and prlimit set a limit.
+            command = wrap([true], workdir, folder)
+            if wrap.with_rlimits is not None:
+                fsize = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+                limit = 1 << 40 if fsize == resource.RLIM_INFINITY else fsize
+                command = wrap.with_rlimits(
+                    [true], workdir, folder, [(resource.RLIMIT_FSIZE, limit)]
+                )
+            command, fds = wrap.with_seccomp(command)
             try:
                 done = subprocess.run(
                     command, capture_output=True, timeout=30, check=False, pass_fds=fds
