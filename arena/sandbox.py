@@ -333,9 +333,10 @@ def bwrap_wrap(
 
 
 class _Wrapper:
-    """A `Wrap` with what the child process must do before it runs bwrap (as root,
-    install the filter that denies new user namespaces, `arena._seccomp`) and the
-    seccomp program bwrap installs in the bot (the covert-channel filter)."""
+    """A `Wrap` with what the child process must do before it runs bwrap (for a build
+    as root: install the filter that denies new user namespaces, `arena._seccomp`) and
+    the seccomp program bwrap installs in the bot (the covert-channel filter, and as
+    root the user-namespace filter chained before it)."""
 
     def __init__(
         self,
