@@ -328,8 +328,11 @@ def bwrap_wrap(
     # user-namespace filter in a bot with it, and a build's child installs it itself.
     if build:
         return _Wrapper(wrap, userns_filter() if root else None, None, rlimits=False)
-    program = chained(userns_program() if root else None, channels_program())
-    return _Wrapper(wrap, None, program, rlimits=prlimit is not None)
+    channels = channels_program()
+    program = chained(userns_program() if root else None, channels)
+    return _Wrapper(
+        wrap, None, program, rlimits=prlimit is not None, contained=channels is not None
+    )
 
 
 class _Wrapper:
@@ -345,8 +348,10 @@ class _Wrapper:
         seccomp: bytes | None = None,
         *,
         rlimits: bool,
+        contained: bool = False,
     ) -> None:
         self._wrap = wrap
+        self._contained = contained
         self.preexec = preexec
         self.seccomp = seccomp
         """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
@@ -361,8 +366,8 @@ class _Wrapper:
     def contained(self) -> bool:
         """Whether its bots may be stopped between their turns (SPEC §8.5): bubblewrap
         kills every process of the sandbox, stopped or not, if arena dies, and the
-        filter keeps them in their process group."""
-        return self.seccomp is not None
+        covert-channel filter keeps them in their process group."""
+        return self._contained
 
     def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
         return self._wrap(command, workdir, folder)

@@ -16,6 +16,7 @@ channels are real); under the sandbox none does.
 
 from __future__ import annotations
 
+import os
 import struct
 import textwrap
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 import pytest
 import trio
 
+import arena.sandbox
 from arena.bots import BotProcess, BotSpec, Limits, start_process
 from arena.sandbox import bwrap_wrap
 
@@ -161,6 +163,21 @@ def test_a_build_keeps_its_locks() -> None:
     gets no covert-channel filter."""
     assert bwrap_wrap(build=True).seccomp is None
     assert bwrap_wrap().seccomp is not None
+
+
+@needs_bwrap
+def test_without_the_channel_filter_bots_are_not_stopped_between_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On an architecture the channel filter does not know, a bot could leave its
+    process group, so arena must not rely on stopping it (SPEC §8.5), even when the
+    user-namespace filter (as root) still gives bwrap a program."""
+    monkeypatch.setattr(arena.sandbox, "channels_program", lambda: None)
+    wrap = bwrap_wrap()
+    assert not wrap.contained
+    assert (wrap.seccomp is not None) == (os.geteuid() == 0)
+    monkeypatch.undo()
+    assert bwrap_wrap().contained
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
