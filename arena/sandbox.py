@@ -315,8 +315,7 @@ def bwrap_wrap(
         args += ["--setenv", "HOME", str(workdir), "--setenv", "TMPDIR", str(workdir)]
         args += ["--chdir", str(cwd), "--"]
         if rlimits:
-            if prlimit is None:
-                raise ConfigError("the sandbox sets a bot's limits with prlimit, not found")
+            assert prlimit is not None  # only `with_rlimits` passes them, and only with it
             args += [prlimit, *(f"{_PRLIMIT_FLAGS[which]}={v}:{v}" for which, v in rlimits), "--"]
         if root:
             uid = folder.stat().st_uid if build and folder is not None else None
@@ -351,7 +350,10 @@ class _Wrapper:
         contained: bool = False,
     ) -> None:
         self._wrap = wrap
-        self._contained = contained
+        self.contained = contained
+        """Its bots may be stopped between their turns (SPEC §8.5): bubblewrap kills
+        every process of the sandbox, stopped or not, if arena dies, and the
+        covert-channel filter keeps them in their process group."""
         self.preexec = preexec
         self.seccomp = seccomp
         """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
@@ -361,13 +363,6 @@ class _Wrapper:
         limits ((RLIMIT_*, value) pairs), by prlimit in the sandbox: then the process
         that runs bwrap needs no code between fork and exec, and starts without a copy
         of arena's memory (vfork)."""
-
-    @property
-    def contained(self) -> bool:
-        """Whether its bots may be stopped between their turns (SPEC §8.5): bubblewrap
-        kills every process of the sandbox, stopped or not, if arena dies, and the
-        covert-channel filter keeps them in their process group."""
-        return self._contained
 
     def __call__(self, command: list[str], workdir: Path, folder: Path | None) -> list[str]:
         return self._wrap(command, workdir, folder)
@@ -412,8 +407,9 @@ def bwrap_problem() -> str | None:
         try:
             wrap = bwrap_wrap()
             # bwrap must take the bots' seccomp program too, and prlimit set a limit.
-            command = wrap([true], workdir, folder)
-            if wrap.with_rlimits is not None:
+            if wrap.with_rlimits is None:
+                command = wrap([true], workdir, folder)
+            else:
                 fsize = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
                 limit = 1 << 40 if fsize == resource.RLIM_INFINITY else fsize
                 command = wrap.with_rlimits(

@@ -284,11 +284,8 @@ async def start_process(
         if log_path is not None:
             log_path.parent.mkdir(parents=True, exist_ok=True)
         # The sandbox may have more to do in the child (arena.sandbox: a seccomp filter).
-        then = getattr(wrap, "preexec", None)
-        if with_rlimits is None:
-            preexec: Callable[[], None] | None = _preexec(rlimits, then)
-        else:
-            preexec = None if then is None else _preexec([], then)
+        then: Callable[[], None] | None = getattr(wrap, "preexec", None)
+        preexec = then if with_rlimits is not None else _preexec(rlimits, then)
         process = await spawn(
             command, cwd=str(cwd), env=clean_env(workdir), preexec_fn=preexec, pass_fds=fds
         )
