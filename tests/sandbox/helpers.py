@@ -28,6 +28,17 @@ BOTH = [
 """Parametrize `sandboxed` over both modes; the bwrap one skips where bwrap fails."""
 
 
+def find_instead(monkeypatch: pytest.MonkeyPatch, program: str, found: str | None) -> None:
+    """Make `shutil.which` answer `found` for `program` (None: not installed), and
+    find every other program as before."""
+    which = shutil.which
+
+    def instead(name: str, path: str | None = None) -> str | None:
+        return found if name == program else which(name, path=path)
+
+    monkeypatch.setattr(shutil, "which", instead)
+
+
 def make_bot(root: Path, name: str, attack: str, *args: object, token: str) -> BotSpec:
     """A bot folder under `root` running hostile_bot.py with `attack` (see its docstring)."""
     folder = root / name

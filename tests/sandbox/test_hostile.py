@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import socket
 import sqlite3
 import tempfile
@@ -29,7 +28,7 @@ from arena.referee import Clocks, GameResult, RunSettings
 from arena.rules import GameConfig
 from arena.sandbox import UID_BASE, bwrap_wrap
 
-from .helpers import BOTH, gone, make_bot, needs_bwrap, reports
+from .helpers import BOTH, find_instead, gone, make_bot, needs_bwrap, reports
 
 pytestmark = pytest.mark.subprocess
 
@@ -321,13 +320,8 @@ async def test_the_limits_hold_inside_the_sandbox(
     """With prlimit (util-linux) the sandbox's command line sets the limits, so arena
     starts bwrap with no code to run between fork and exec (a vfork); without it, that
     code sets them."""
-    which = shutil.which
     if not prlimit:
-        monkeypatch.setattr(
-            shutil,
-            "which",
-            lambda name, path=None: None if name == "prlimit" else which(name, path=path),
-        )
+        find_instead(monkeypatch, "prlimit", None)
     preexecs: list[object] = []
     spawn = process_module.spawn
 

@@ -16,7 +16,7 @@ import protocol
 from arena.errors import ConfigError, ManifestError
 from arena.sandbox import UID_BASE, UID_SPAN, bwrap_wrap, resolve_sandbox
 
-from .helpers import needs_bwrap
+from .helpers import find_instead, needs_bwrap
 
 needs_binary = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed")
 
@@ -185,12 +185,7 @@ def test_a_path_is_under_a_root_exactly_when_it_is_one_or_inside_one(
 def test_the_check_of_bubblewrap_tries_the_limits_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """A prlimit that cannot run in the sandbox would fail every bot's start: the
     check that picks the default sandbox runs it, and says bwrap fails."""
-    which = shutil.which
-
-    def broken_prlimit(name: str, path: str | None = None) -> str | None:
-        return "/usr/bin/false" if name == "prlimit" else which(name, path=path)
-
-    monkeypatch.setattr(shutil, "which", broken_prlimit)
+    find_instead(monkeypatch, "prlimit", "/usr/bin/false")
     arena.sandbox.bwrap_problem.cache_clear()
     try:
         problem = arena.sandbox.bwrap_problem()

@@ -56,10 +56,12 @@ def well_formed(program: bytes) -> None:
 
 
 @pytest.mark.parametrize("machine", MACHINES)
-def test_the_chain_is_well_formed(machine: str) -> None:
+def test_the_filters_and_their_chain_are_well_formed(machine: str) -> None:
     first, then = userns_program(machine), channels_program(machine)
     assert first is not None
     assert then is not None
+    well_formed(first)
+    well_formed(then)
     well_formed(chained(first, then) or b"")
 
 
