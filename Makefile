@@ -22,6 +22,9 @@ $(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
+	# Bots run with PYTHONDONTWRITEBYTECODE: compile the helper once here (as a wheel's
+	# install does), or every Python bot compiles protocol/bot.py at every start.
+	$(BIN)/python -m compileall -q protocol
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)

@@ -7,15 +7,15 @@ be is the business of ``_messages`` and ``_schema``.
 
 from __future__ import annotations
 
-import threading
+from _thread import _local as _thread_local  # threading.local itself, without threading's import
 from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
 
 import msgpack
 
 from protocol._constants import DEFAULT_MAX_FRAME, HEADER_SIZE
 from protocol._errors import FrameError, FrameTooLarge, ProtocolError
+from protocol._typing import Any, Final
 
 MAX_FRAME_LIMIT: Final = 0xFFFF_FFFF
 """The largest body a 4-byte length prefix can announce."""
@@ -24,7 +24,7 @@ Message = dict[str, Any]
 """A decoded message: a dict with str keys, as msgpack gave it."""
 
 _REPR_LIMIT: Final = 40
-_local = threading.local()
+_local = _thread_local()
 
 
 def describe(value: object) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+
+from protocol._typing import Final
 
 # -- Protocol (SPEC.md §1, §10) ------------------------------------------------------
 

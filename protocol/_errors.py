@@ -14,7 +14,7 @@ Decoding random bytes raises nothing but ``ProtocolError`` subclasses.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from protocol._typing import ClassVar
 
 
 class ProtocolError(Exception):

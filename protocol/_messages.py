@@ -12,11 +12,11 @@ The referee reads two kinds of bot message; ``parse_bot_hello`` and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple, NoReturn, TypedDict
 
 from protocol._codec import describe
 from protocol._constants import MAX_NAME_LENGTH, MSG_ACTION, MSG_HELLO, PROTOCOL_VERSION
 from protocol._errors import IllegalChoice, MessageError, ProtocolMismatch
+from protocol._typing import Any, Literal, NamedTuple, NoReturn, TypedDict
 
 # -- Referee -> bot (SPEC.md §5) ------------------------------------------------------
 

@@ -16,7 +16,6 @@ The field tables below are the single source of the SPEC field order.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, NoReturn, cast
 
 from protocol._codec import describe
 from protocol._constants import (
@@ -36,6 +35,7 @@ from protocol._constants import (
 )
 from protocol._errors import MessageError
 from protocol._messages import RefereeMessage
+from protocol._typing import Any, Final, NoReturn, cast
 
 Check = Callable[[object, str, bool], None]
 """A check of one value: (value, path for messages, strict) -> None or MessageError."""

@@ -19,12 +19,10 @@ is the place for diagnostics: the referee keeps a bounded log of it.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import operator
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol, cast
 
 from protocol._codec import Message, decode_body, encode_frame
 from protocol._constants import (
@@ -49,6 +47,7 @@ from protocol._messages import (
     RefereeHelloMsg,
 )
 from protocol._schema import validate_referee_message
+from protocol._typing import Any, Protocol, cast
 
 __all__ = ["Reader", "Writer", "read_message", "run", "write_message"]
 
@@ -187,8 +186,10 @@ def _exit_now() -> None:
     shutdown, say) and flushing the standard streams, but no interpreter teardown."""
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed by the referee or the bot
+        try:  # noqa: SIM105 (contextlib costs a Python bot's start 1.5 ms)
             stream.flush()
+        except (OSError, ValueError):  # closed by the referee or the bot
+            pass
     os._exit(0)
 
 
