@@ -225,6 +225,7 @@ class _Runner:
         for seat, session in enumerate(self.seats):
             if session.broken:
                 continue
+            session.resume()  # stopped since another seat's decision: it must read this
             deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
             try:
                 await session.send(self._game_over(seat), deadline)
@@ -419,6 +420,7 @@ class _Runner:
                 session = seats[seat]
                 if session.broken:
                     continue
+                session.resume()  # stopped since another seat's decision: it must read this
                 deadline = time.perf_counter() + limit
                 try:
                     session.connection.send_blocking(self._game_over(seat), deadline, stop_fd)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -277,6 +278,20 @@ def burn(ms: str) -> Report:
     return {"pid": os.getpid()}
 
 
+LARGEST: dict[str, int] = {}
+"""The largest frame of each message type it read (the `measure` bot)."""
+
+
+def measure(ms: str) -> Report:
+    """No attack: a legal bot that thinks `ms` milliseconds per decision and at the end
+    reports the size of the largest frame of each type it read. Its stdin pipe holds
+    one page (4 KiB) instead of 64: a larger message fits only as the bot reads it."""
+    THINK[0] = int(ms) / 1000
+    LARGEST["act"] = 0
+    fcntl.fcntl(0, fcntl.F_SETPIPE_SZ, 4096)
+    return {"pipe": fcntl.fcntl(0, fcntl.F_GETPIPE_SZ)}
+
+
 PROCESS = os.urandom(8).hex()
 """Names this process in reports (a pid repeats across sandboxes' PID namespaces)."""
 
@@ -343,6 +358,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "memory": memory,
     "limits": limits,
     "slow": slow,
+    "measure": measure,
     "burn": burn,
     "spy": spy,
     "userns_tmpfs": userns_tmpfs,
@@ -363,8 +379,11 @@ def play() -> None:
         head = r.read(4)
         if len(head) < 4:
             break
-        message = msgpack.unpackb(r.read(int.from_bytes(head, "big")))
+        size = int.from_bytes(head, "big")
+        message = msgpack.unpackb(r.read(size))
         kind = message["type"]
+        if LARGEST:
+            LARGEST[kind] = max(LARGEST.get(kind, 0), size)
         if kind == "act" and STEAL and answered is not None:
             STEAL["idle_wall"] += time.perf_counter() - answered[0]
             STEAL["idle_cpu"] += _child_cpu() - answered[1]
@@ -388,6 +407,9 @@ def play() -> None:
             break
     if STEAL:
         _steal_report()
+    if LARGEST:
+        sys.stderr.write("REPORT " + json.dumps({"largest": LARGEST}) + "\n")
+        sys.stderr.flush()
 
 
 def main() -> None:

@@ -18,10 +18,10 @@ import trio
 
 from arena.match import run_match
 from arena.referee import Clocks, RunSettings, open_pools
-from arena.rules import GameConfig
+from arena.rules import Format, GameConfig
 from arena.sandbox import bwrap_wrap
 
-from .helpers import BOTH, gone, make_bot, reports
+from .helpers import BOTH, gone, make_bot, needs_bwrap, reports
 
 pytestmark = pytest.mark.subprocess
 
@@ -98,4 +98,35 @@ async def test_an_idle_process_in_the_pool_is_stopped_until_its_next_game(
         assert again is session
         assert state(pid) in "RS"
         await pool.release(again)
+    assert await gone(token)
+
+
+@needs_bwrap
+async def test_a_stopped_bot_runs_again_to_read_its_game_over(tmp_path: Path) -> None:
+    """Found in an audit: a seat out of the game is never asked again, so a seat
+    stopped during someone's decision was still stopped when its game_over came. A
+    game_over larger than its pipe holds (64 KiB by default, 4 KiB for these bots;
+    the message holds every event since the seat last moved) then timed out on it, a
+    fault for the referee's own stop, and five of them disqualified the bot. The
+    referee now lets every seat run before its game_over."""
+    token = f"arena-over-{uuid.uuid4().hex}"
+    root = tmp_path / "bots"
+    specs = [
+        make_bot(root, "first", "measure", 0, token=token),
+        make_bot(root, "thinker", "measure", 6, token=token),  # the others stop after 5 ms
+        make_bot(root, "third", "measure", 0, token=token),
+    ]
+    settings = RunSettings(
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", wrap=bwrap_wrap()
+    )
+    config = GameConfig(players=3, format=Format.TOKENS, tokens=5)
+    results, _ = await run_match(specs, config, games=2, seed=1, settings=settings)
+    largest = [
+        report["largest"]["game_over"]
+        for name in ("first", "thinker", "third")
+        for report in reports(tmp_path / "logs" / f"{name}.log")
+        if "largest" in report
+    ]
+    assert [fault for result in results for fault in result.faults] == []
+    assert max(largest) > 2 * 4096, largest  # more than a pipe holds, or this tests nothing
     assert await gone(token)
