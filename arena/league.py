@@ -56,7 +56,7 @@ from arena.bots import (
 from arena.errors import BotError, ConfigError, InputError, StoreError
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, GameResult, RunSettings, Wrap
-from arena.rules import FAULT_ORDER, GameConfig
+from arena.rules import FAULT_ORDER, POINTS_RULES, Format, GameConfig
 from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.schedule import MAX_GAMES, Schedule, ScheduledGame, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
@@ -427,10 +427,17 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
         "max_tables": config.max_tables,
         "game": dataclasses.replace(config.game, players=config.table_size).to_dict(),
     }
+    if config.game.format is Format.POINTS:  # the only format whose legal actions changed
+        identity["points_rules"] = POINTS_RULES
     if stored is not None and stored != identity:
         differ = sorted(k for k in identity if stored.get(k) != identity[k])
         if "bots" in differ:  # name them: a bot left out now is no setting changed
             differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
+        if "points_rules" in differ:
+            differ[differ.index("points_rules")] = (
+                "points_rules: the store's league was played under earlier rules of the"
+                " points format, without busting on purpose (R4.2)"
+            )
         if "duplicate" in differ:  # its default changed (a store made before has them)
             flag = "--duplicate" if stored.get("duplicate") else "--no-duplicate"
             had = "has duplicate deals" if stored.get("duplicate") else "has none"

@@ -31,6 +31,7 @@ from arena.rules._events import (
 from arena.rules._game import (
     HAND_SIZE,
     MAX_TOTAL,
+    POINTS_RULES,
     Action,
     ActionKind,
     Elimination,
@@ -52,6 +53,7 @@ __all__ = [
     "HAND_SIZE",
     "MAX_TOTAL",
     "NAMES",
+    "POINTS_RULES",
     "Action",
     "ActionKind",
     "Bust",

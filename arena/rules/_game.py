@@ -44,6 +44,10 @@ MAX_TOTAL = 98
 """The highest total a play may leave (R4.2): reaching 99 is not allowed."""
 HAND_SIZE = 4
 """Cards dealt to each player, and the most a hand ever holds (R3.1)."""
+POINTS_RULES = 2
+"""The revision of the points format's legal actions: 2 since a bust is offered next to
+plays (busting on purpose, R4.2 [ruling]), 1 before. A league's store records it for a
+points league, and refuses to resume one played under another revision."""
 ROUND_ELIMINATED_POINTS = 25
 """Points for being out of a points round (R9.3)."""
 
@@ -56,7 +60,7 @@ class ActionKind(enum.Enum):
     QUAD = "quad"
     """Discard four ONO 99 cards (2022, R6.3)."""
     BUST = "bust"
-    """The forced busting play of the points format (R9.3)."""
+    """The busting play of the points format (R9.3, R4.2)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -514,24 +518,32 @@ class Game:
         hand = self._hands[self._current]
         total = self._total
         acts: list[Action] = []
+        unplayable: list[Card] = []  # the cards a points player may bust with (R9.3)
         for card in sorted(set(hand)):
             if card <= 10:
                 if total + card <= MAX_TOTAL:  # R4.2, R6.1
                     acts.append(_PLAY[card])
+                else:
+                    unplayable.append(card)
             elif card is _ONO99:
                 # R6.2: never in 2022; R8.4: on a total ending in zero, once a turn.
+                # Never a busting card either: it can never be played.
                 if self._tens and not self._tens_used and total % 10 == 0:
                     acts.append(_PLAY[card])
             elif card is _DOUBLE_PLAY:
                 if self._owes != 2:  # R7.5: not the first of two owed cards
                     acts.append(_PLAY[card])
+                else:
+                    unplayable.append(card)
             else:  # Reverse, -10, Play 2, Hold add 0 or less (R6.4-R6.7)
                 acts.append(_PLAY[card])
         if not self._e1980 and hand.count(_ONO99) == 4:  # R6.3: four in a hand of four
             acts.append(_QUAD)
-        if not acts and self._format is Format.POINTS:
-            # R9.3: a player with no playable card must bust with a card of their choice.
-            acts = [_BUST[c] for c in sorted(set(hand)) if c is not _ONO99]
+        if self._format is Format.POINTS:
+            # R9.3: a player with no playable card must bust with a card of their choice;
+            # R4.2 [ruling]: in this format alone a player may bust with a playable card
+            # in hand too. Either way the busting card is one that cannot be played.
+            acts.extend(_BUST[c] for c in unplayable)
         return tuple(acts)
 
     def _draw_cards(self, seat: int, count: int) -> None:

@@ -7,13 +7,15 @@
  *   2. an ONO 99 offered as a play (1980 "ONO on tens") - also a dead card.
  *   3. when owing two cards at a high total: answer with Hold, Reverse or
  *      Play 2, passing the obligation on (R7.2, R7.5).
- *   4. a bust (points format, R9.3): throw away the card worth most points.
- *   5. number cards 1..10: the highest, pushing the total up for the next
+ *   4. number cards 1..10: the highest, pushing the total up for the next
  *      player; but when owing two at a high total, the lowest, to leave room
  *      for the second card.
- *   6. escape cards ("0", "H", "R", "P2"/"DP", "-10"), cheapest first: they
+ *   5. escape cards ("0", "H", "R", "P2"/"DP", "-10"), cheapest first: they
  *      are kept for when nothing else fits. -10 is the most precious.
- * The legal list only holds playable actions (SPEC §7.2), so "the number
+ *   6. a bust (points format, R9.3): last of all, since busting costs 25
+ *      points; it may be offered next to plays (R4.2), but is chosen only
+ *      when nothing else is: throw away the card worth most points.
+ * Every entry of the legal list is allowed (SPEC §7.2), so "a played number
  * keeps the total <= 98" is already guaranteed by the referee.
  */
 #include "strategy.h"
@@ -22,7 +24,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* From this total on, the bot defends (see 3 and 5 above). */
+/* From this total on, the bot defends (see 3 and 4 above). */
 #define HIGH_TOTAL 75
 
 static bool is(const char *card, const char *code)
@@ -111,7 +113,7 @@ static int score(const game_info *g, const act_view *a, const legal_action *act)
     case ACTION_QUAD:
         return 1000;
     case ACTION_BUST:
-        return 500 + hand_points(act->card);
+        return 20 + hand_points(act->card); /* below every play (the lowest is 50) */
     case ACTION_UNKNOWN:
         return 10; /* an action kind from a later protocol version */
     case ACTION_PLAY:

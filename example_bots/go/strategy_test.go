@@ -97,6 +97,8 @@ func TestStrategyMoves(t *testing.T) {
 			Legal: plays("DP", "4")}, Legal{KindPlay, "4"}},
 		{"bust with the most expensive card", g1980, Act{Total: 97, Owes: 1, PlayersInGame: 3,
 			Legal: []Legal{{KindBust, "4"}, {KindBust, "DP"}, {KindBust, "10"}}}, Legal{KindBust, "DP"}},
+		{"a bust offered next to plays comes last (R4.2)", g2022, Act{Total: 90, Owes: 1, PlayersInGame: 3,
+			Legal: []Legal{{KindPlay, "2"}, {KindPlay, "8"}, {KindBust, "9"}}}, Legal{KindPlay, "8"}},
 		{"unknown kind after known ones", g2022, Act{Total: 10, Owes: 1, PlayersInGame: 3,
 			Legal: []Legal{{"pass", ""}, {KindPlay, "0"}}}, Legal{KindPlay, "0"}},
 	} {

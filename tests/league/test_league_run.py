@@ -319,6 +319,37 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+def test_a_points_league_played_under_the_earlier_points_rules_is_not_resumed(
+    tmp_path: Path,
+) -> None:
+    """R4.2 [ruling]: busting on purpose is offered in the points format since points
+    rules revision 2. A points league stored before it would go on under other legal
+    actions than its games so far: it is refused, its games untouched, and a league
+    of another format is not affected."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    path.write_text(path.read_text() + '[game]\nformat = "points"\ntarget = 30\n')
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q")[0] == 0
+    assert run_cli("league", str(path), "-q")[0] == 0  # the same rules: it resumes
+    with sqlite3.connect(store) as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+        stored = json.loads(text)
+        assert stored["points_rules"] == 2
+        del stored["points_rules"]  # as a store made before the revision holds it
+        db.execute("UPDATE meta SET value = ? WHERE key = 'league'", (json.dumps(stored),))
+    code, _, err = run_cli("league", str(path))
+    assert code == 2
+    assert "earlier rules of the points format, without busting on purpose" in err
+    assert len(results(store)) == 12  # untouched
+    single = tmp_path / "single"
+    four_bots(single)
+    assert run_cli("league", str(league_file(single)), "-q")[0] == 0
+    with sqlite3.connect(single / "league.sqlite") as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+    assert "points_rules" not in json.loads(text)
+
+
 def test_a_resume_that_differs_in_duplicate_deals_says_which_flag_to_give(
     tmp_path: Path,
 ) -> None:

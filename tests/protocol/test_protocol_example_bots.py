@@ -204,6 +204,21 @@ def load_bot(name: str) -> ModuleType:
     return module
 
 
+def test_the_heuristic_busts_only_when_it_must() -> None:
+    """R4.2 [ruling]: a points player may bust next to its plays; busting costs 25."""
+    act = vector_json("act_1980_points_bust")
+    act["observation"]["total"] = 90
+    act["observation"]["hand"] = ["2", "8", "9", "DP"]
+    act["legal"] = [
+        {"kind": "play", "card": "2"},
+        {"kind": "play", "card": "8"},
+        {"kind": "bust", "card": "9"},
+    ]
+    bot = load_bot("heuristic").Heuristic()
+    bot.edition = "1980"
+    assert act["legal"][bot.choose(act)] == {"kind": "play", "card": "8"}
+
+
 def heuristic_results(players: int, edition: str, fmt: str, games: int) -> list[int]:
     """Places of the heuristic in seat ``game % players`` against random bots."""
     rules = pytest.importorskip("arena.rules")

@@ -201,6 +201,49 @@ def test_r9_3_points_forced_bust_then_scoring() -> None:
     assert game.observation(0).round == 2
 
 
+def test_r4_2_ruling_a_points_player_may_bust_with_a_playable_card_in_hand() -> None:
+    """R4.2 [ruling], R9.3: in the points format a player who holds a playable card may
+    still bust, with a card that cannot be played (never an ONO 99)."""
+    config = GameConfig(players=3, format=Format.POINTS, target=1000)
+    game = arranged(config, "2 8 9 99", "1 1 1 1", "3 3 3 3", draw="4 4 4", total=90)
+    assert legal_codes(game) == ["2", "8", "bust 9"]
+    game.apply(Action.bust(Card.N9))
+    assert game.total == 90  # the total stays as it was
+    obs = game.observation(0)
+    assert obs.in_round == (False, True, True)
+    assert obs.discard == (Card.N9,)
+    assert game.hand(0) == tuple(cards("2 4 8 99"))  # drew back up to four
+    assert game.to_move == 1
+
+
+def test_r4_2_ruling_no_voluntary_bust_outside_the_points_format() -> None:
+    """R4.2 [ruling]"""
+    for fmt in (Format.SINGLE, Format.TOKENS):
+        game = arranged(GameConfig(players=2, format=fmt), "2 9 9 10", "1 1 1 1", total=90)
+        assert legal_codes(game) == ["2"]
+        with pytest.raises(IllegalActionError):
+            game.apply(Action.bust(Card.N9))
+
+
+def test_r4_2_ruling_a_points_player_with_only_playable_cards_cannot_bust() -> None:
+    """R4.2 [ruling], R9.3: busting means playing a card that cannot be played."""
+    config = GameConfig(players=2, format=Format.POINTS)
+    game = arranged(config, "1 2 R -10", "1 1 1 1", total=90)
+    assert legal_codes(game) == ["1", "2", "R", "-10"]
+    quad = arranged(config, "99 99 99 99", "1 1 1 1", draw="5 5 5 5", total=90)
+    assert legal_codes(quad) == ["quad"]  # 2022: ONO 99 is never a busting card
+
+
+def test_r4_2_ruling_a_1980_double_play_owed_first_may_bust_beside_plays() -> None:
+    """R4.2 [ruling], R7.5, R9.3: a Double Play may not be the first of two owed
+    cards, so in the points format it is a card to bust with."""
+    config = GameConfig(players=3, edition=E80, format=Format.POINTS, target=1000)
+    game = arranged(config, "DP 1 1 1", "3 DP 5 9", "2 2 2 2", draw="6 6 6 6", total=80)
+    play(game, "DP")  # seat 1 owes two
+    assert game.to_move == 1
+    assert legal_codes(game) == ["3", "5", "9", "bust DP"]
+
+
 def test_r9_3_scoring_example_is_44_points() -> None:
     """R9.3: ONO 99 + Double Play + two number cards totalling 9 = 44 points."""
     config = GameConfig(players=2, edition=E80, format=Format.POINTS, target=1000)

@@ -101,6 +101,12 @@ describe("the heuristic", () => {
     assert.deepStrictEqual(picked(a), { kind: "bust", card: "R" });
   });
 
+  test("a bust offered next to plays comes last (R4.2: busting on purpose costs 25)", () => {
+    const a = act({ total: 90, legal: [] });
+    a.legal = [{ kind: "play", card: "2" }, { kind: "play", card: "8" }, { kind: "bust", card: "9" }];
+    assert.equal(picked(a).kind, "play");
+  });
+
   test("plays an ONO 99 on tens whenever it may (1980)", () => {
     assert.deepStrictEqual(picked(act({ total: 40, legal: ["5", "99", "H"] }), { edition: "1980" }), { kind: "play", card: "99" });
   });

@@ -104,6 +104,13 @@ fn bust_with_the_most_expensive_card() {
 }
 
 #[test]
+fn a_bust_offered_next_to_plays_comes_last() {
+    // R4.2 [ruling]: a points player may bust on purpose; it costs 25 points.
+    assert_eq!(pick("2022", &act(90, 1, 3, &["2", "8", "bust:9"])), "8");
+    assert_eq!(pick("1980", &act(90, 1, 3, &["-10", "bust:DP", "bust:9"])), "-10");
+}
+
+#[test]
 fn unknown_cards_and_kinds_are_still_choices() {
     assert_eq!(pick("2022", &act(50, 1, 3, &["ZZ", "-10"])), "-10");
     let mut a = act(50, 1, 3, &["ZZ"]);

@@ -11,21 +11,23 @@ package ono;
  *   <li>an ONO 99 offered as a play (1980 "ONO on tens"): also a dead card.</li>
  *   <li>when owing two cards at a high total: answer with Hold, Reverse or Play 2,
  *       passing the obligation on (R7.2, R7.5).</li>
- *   <li>a bust (points format, R9.3): throw away the card worth most points.</li>
  *   <li>number cards 1..10: the highest, pushing the total up for the next player; but
  *       when owing two at a high total, the lowest, to leave room for the second card.</li>
  *   <li>escape cards ("0", "H", "R", "P2"/"DP", "-10"), cheapest first: they are kept
  *       for when nothing else fits. -10 is the most precious.</li>
+ *   <li>a bust (points format, R9.3): last of all, since busting costs 25 points; it may
+ *       be offered next to plays (R4.2), but is chosen only when nothing else is: throw
+ *       away the card worth most points.</li>
  * </ol>
- * The legal list only holds playable actions (SPEC §7.2), so "the number keeps the total
- * at 98 or less" is already guaranteed by the referee.
+ * Every entry of the legal list is allowed (SPEC §7.2), so "a played number keeps the
+ * total at 98 or less" is already guaranteed by the referee.
  *
  * <p>One Strategy object lives as long as the bot process, which may play many games
  * (SPEC §4.5): fields of this class may keep memory between games.
  */
 public class Strategy {
 
-    /** From this total on, the bot defends (see 3 and 5 above). */
+    /** From this total on, the bot defends (see 3 and 4 above). */
     static final int HIGH_TOTAL = 75;
 
     /** Called at each game_start. */
@@ -54,7 +56,7 @@ public class Strategy {
             case QUAD:
                 return 1000;
             case BUST:
-                return 500 + handPoints(action.card());
+                return 20 + handPoints(action.card()); // below every play (the lowest is 50)
             case UNKNOWN:
                 return 10; // an action kind from a later protocol version
             case PLAY:

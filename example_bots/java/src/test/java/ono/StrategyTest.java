@@ -81,6 +81,9 @@ class StrategyTest {
         assertEquals("99", pick(G1980, act(30, 1, 3, "5", "99", "H")));
         assertEquals("bust DP", pick(G1980, act(95, 1, 3, "bust 8", "bust DP", "bust 10")));
         assertEquals("bust 10", pick(G1980, act(95, 1, 3, "bust 8", "bust 9", "bust 10")));
+        // R4.2 [ruling]: a points player may bust on purpose; it costs 25 points.
+        assertEquals("8", pick(G2022, act(90, 1, 3, "2", "8", "bust 9")));
+        assertEquals("-10", pick(G1980, act(90, 1, 3, "-10", "bust DP", "bust 9")));
     }
 
     @Test
