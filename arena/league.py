@@ -110,10 +110,12 @@ class LeagueConfig:
     """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
     workers (`arena.cluster`); there a `concurrency` of 0 means a game per worker thread
     and more waiting (`arena.cluster.DaskRunner.open`)."""
+    source: Path | None = None
+    """The league file these settings came from, if any (it may hold the seed)."""
 
 
 _LEAGUE_KEYS = {f.name for f in dataclasses.fields(LeagueConfig)} - {
-    "game", "clocks", "limits", "sandbox",
+    "game", "clocks", "limits", "sandbox", "source",
 }  # fmt: skip
 """The keys of a league file's [league] section: the settings of `LeagueConfig` that
 are not a section of their own or chosen on the command line only."""
@@ -179,7 +181,7 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
     A folder with a manifest is a submission; the search does not descend into it.
     A manifest that cannot be read is reported and its bot left out. Links to folders
     are followed, but each folder is searched once (a link back up the tree is not
-    followed again).
+    followed again). Two submissions that claim one name are refused (`ConfigError`).
     """
     if not folder.is_dir():
         raise ConfigError(f"bots folder {folder} does not exist")
@@ -205,15 +207,22 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
                 walk(child)
 
     walk(folder)
-    names: dict[str, Path | None] = {}
-    unique = []
+    # A name is a bot's identity in the store: two submissions that claim one are
+    # refused, not settled by whose folder sorts first (a stranger's "aaa-" folder
+    # would take a rival's place, and its games the rival's record).
+    claims: defaultdict[str, list[Path | None]] = defaultdict(list)
     for spec in specs:
-        if spec.name in names:
-            problems.append(f"{spec.folder}: the name {spec.name!r} is taken by {names[spec.name]}")
-            continue
-        names[spec.name] = spec.folder
-        unique.append(spec)
-    return unique, problems
+        claims[spec.name].append(spec.folder)
+    clashes = {name: folders for name, folders in claims.items() if len(folders) > 1}
+    if clashes:
+        raise ConfigError(
+            "submissions share a name (rename or remove all but one): "
+            + "; ".join(
+                f"{name!r} is claimed by " + ", ".join(str(f) for f in folders)
+                for name, folders in sorted(clashes.items())
+            )
+        )
+    return specs, problems
 
 
 class Progress:
@@ -294,43 +303,63 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
         wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
 
 
+@dataclasses.dataclass
+class Prepared:
+    """The bots found and built for a league, before anything of them is stored."""
+
+    ready: list[BotSpec]
+    """The bots to play."""
+    excluded: list[str]
+    """The submissions left out (a name, or a folder whose manifest failed)."""
+    failed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    """(name, why) of each bot whose build failed."""
+    digests: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Each ready bot's submission digest, taken before its build."""
+
+
 def prepare(
     config: LeagueConfig,
-    store: Store,
     say: Callable[[str], None],
     built: Callable[[BotSpec], None] | None = None,
-) -> tuple[list[BotSpec], list[str], list[str]]:
-    """Find, build and register the bots. Returns (bots to play, excluded, changed).
+) -> Prepared:
+    """Find and build the bots; nothing is stored (`register` does that, once the
+    store's league is known to be this one).
 
     `built`, if given, replaces the build here: the bots were built elsewhere, and it
     raises BotError for a bot whose build failed there."""
     specs, problems = discover_bots(config.bots)
     for problem in problems:
         say(f"left out: {problem}")
-    excluded = [p.split(":")[0] for p in problems]
-    ready = []
-    digests = {}
+    out = Prepared([], [p.split(":")[0] for p in problems])
     for spec in specs:
         try:
-            digests[spec.name] = spec.digest()  # the submission as given, before its build
+            out.digests[spec.name] = spec.digest()  # the submission as given, before its build
             if built is not None:
                 built(spec)
-                ready.append(spec)
-                continue
-            build_and_check(spec, config, say)
+            else:
+                build_and_check(spec, config, say)
         except BotError as err:
             say(f"left out: {err}")
-            store.set_bot_status(spec.name, "build_failed", str(err))
-            excluded.append(spec.name)
+            out.failed.append((spec.name, str(err)))
+            out.excluded.append(spec.name)
             continue
-        ready.append(spec)
-    changed = store.sync_bots([(s.name, " ".join(s.command), digests[s.name]) for s in ready])
+        out.ready.append(spec)
+    return out
+
+
+def register(store: Store, bots: Prepared, say: Callable[[str], None]) -> list[str]:
+    """Store the bots' commands, digests and build failures; return the names whose
+    submission changed since their stored games, each with a warning."""
+    for name, why in bots.failed:
+        store.set_bot_status(name, "build_failed", why)
+    ready = bots.ready
+    changed = store.sync_bots([(s.name, " ".join(s.command), bots.digests[s.name]) for s in ready])
     for name in changed:
         say(f"warning: the submission of {name} changed since its stored games were played")
     for spec in ready:
         if store.bot_statuses().get(spec.name) == "build_failed":
             store.set_bot_status(spec.name, "ok", "")
-    return ready, excluded, changed
+    return changed
 
 
 async def run_league(
@@ -366,9 +395,14 @@ async def run_league(
     built = None
     if isinstance(runner, BuildsBots):  # the bots are built where the games run
         built = await runner.build_bots(discover_bots(config.bots)[0], config)
-    specs, excluded, changed = prepare(config, store, progress.message, built)
+    bots = prepare(config, progress.message, built)
+    specs = bots.ready
+    _out_of_reach(config, store.path, specs)
+    # The settings are checked before anything is stored: a refused resume changes
+    # nothing (a digest stored then would hide a changed submission from the next one).
     schedule = _schedule(config, [s.name for s in specs], store)
-    report = LeagueReport(schedule, excluded=excluded, changed=changed)
+    changed = register(store, bots, progress.message)
+    report = LeagueReport(schedule, excluded=bots.excluded, changed=changed)
     done = store.done_game_ids()
     todo = [g for g in schedule.games if g.game_id not in done]
     report.skipped = len(schedule.games) - len(todo)
@@ -407,6 +441,30 @@ async def run_league(
     report.seconds = time.monotonic() - started
     progress.finished(report)
     return report
+
+
+def check_out_of_reach(config: LeagueConfig) -> None:
+    """`_out_of_reach` for every submission found, before the store or the log folder
+    is made (in a bot's folder, even an empty one would be left there)."""
+    _out_of_reach(config, config.store, discover_bots(config.bots)[0])
+
+
+def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -> None:
+    """Refuse a league whose store, logs or league file lie in a bot's folder: the bot
+    sees its folder in the sandbox, and those hold the secret seed (so every deal),
+    every game played and the other bots' stderr."""
+    secrets = [("the store", store), ("the league file", config.source)]
+    secrets.append(("the log folder", config.log_dir))
+    for spec in specs:
+        if spec.folder is None:  # a command, not a submission: it sees no folder of ours
+            continue
+        folder = spec.folder.resolve()
+        for what, path in secrets:
+            if path is not None and path.resolve().is_relative_to(folder):
+                raise ConfigError(
+                    f"{what} {path} is in the folder of the bot {spec.name} ({folder}),"
+                    " which the bot can read: put it outside every submission"
+                )
 
 
 def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:

@@ -150,6 +150,75 @@ def test_changed_submission_is_reported(tmp_path: Path) -> None:
     assert "warning: the submission of ann changed" in err
 
 
+def test_a_refused_resume_stores_nothing(tmp_path: Path) -> None:
+    """Found in an audit: a resume refused for its settings had already stored the bots'
+    new digests (and a new bot), so the next, right resume no longer warned that a
+    submission had changed since its games were played."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q")[0] == 0
+    with sqlite3.connect(store) as db:
+        before = db.execute("SELECT * FROM bots ORDER BY name").fetchall()
+    bot = tmp_path / "bots" / "ann" / "bot.py"
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    make_bot(tmp_path, "eve")
+    code, _, err = run_cli("league", str(path), "--games-per-table", "6")
+    assert code == 2
+    assert "other settings" in err
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT * FROM bots ORDER BY name").fetchall() == before
+    shutil.rmtree(tmp_path / "bots" / "eve")
+    code, _, err = run_cli("league", str(path))
+    assert code == 0, err
+    assert "warning: the submission of ann changed" in err
+
+
+def test_submissions_that_claim_one_name_are_refused(tmp_path: Path) -> None:
+    """Found in an audit: of two folders that claim one name, the one that sorted first
+    played under it, so a stranger's "aaa-" folder took a rival's place (and its games
+    went to the rival's record on resume). Now the league names the clash and stops."""
+    four_bots(tmp_path)
+    impostor = make_bot(tmp_path, "aaa-impostor")
+    (impostor / "bot.toml").write_text(
+        (impostor / "bot.toml").read_text().replace('name = "aaa-impostor"', 'name = "bob"')
+    )
+    code, _, err = run_cli("league", str(league_file(tmp_path)))
+    assert code == 2
+    assert "'bob' is claimed by" in err
+    assert "aaa-impostor" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "league.sqlite").exists() or not results(tmp_path / "league.sqlite")
+
+
+@pytest.mark.parametrize("what", ["store", "log_dir", "league file"])
+def test_a_store_logs_or_league_file_in_a_bots_folder_are_refused(
+    tmp_path: Path, what: str
+) -> None:
+    """Found in an audit: a store put in a bot's folder (so in its sandbox) let that bot
+    read the secret seed, and so every deal. The same goes for the logs (the other
+    bots' stderr) and a league file that holds the seed."""
+    four_bots(tmp_path)
+    inside = tmp_path / "bots" / "cat"
+    if what == "league file":
+        path = league_file(tmp_path)
+        moved = inside / "league.toml"
+        text = path.read_text().replace('"bots"', json.dumps(str(tmp_path / "bots")))
+        moved.write_text(text.replace('"league.sqlite"', json.dumps(str(tmp_path / "l.sqlite"))))
+        path = moved
+    elif what == "store":
+        path = league_file(tmp_path, store=str(inside / "league.sqlite"))
+    else:
+        path = league_file(tmp_path, log_dir=str(inside / "logs"))
+    code, _, err = run_cli("league", str(path))
+    assert code == 2, err
+    assert "in the folder of the bot cat" in err
+    assert "which the bot can read" in err
+    assert sorted(p.name for p in inside.iterdir()) == ["bot.py", "bot.toml"] + (
+        ["league.toml"] if what == "league file" else []
+    )  # nothing made there
+
+
 def _start(path: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet", *extra],
