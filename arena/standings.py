@@ -5,6 +5,13 @@ module plain `GameRecord`s; `compute_standings` fits the ratings (`arena.ratings
 and counts games, wins, places, points and faults; `render` prints the table in any
 `tabulate` format or as CSV or JSON. `head_to_head` and `render_head_to_head` give
 the table of who finished above whom.
+
+A bot's name can be anyone's (a results file given to `arena rate`, a league store
+made elsewhere), and the tables and the CSV are read by people and spreadsheets: they
+show a control or format character in a name as an escape (`\\x1b`, which a terminal
+does not act on) and write a name that a spreadsheet would run as a formula with a
+leading ``'``. JSON is the exact form: it holds every name as it is (what a terminal
+would act on written with JSON's own escapes, which decode to the same name).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import numpy as np
 import tabulate as _tabulate
 
 from arena._gc import paused_collector
+from arena.commands._terminal import printable_json, printable_name
 from arena.errors import InputError, clipped, shown
 from arena.ratings import (
     DEFAULT_K_FACTOR,
@@ -477,11 +485,36 @@ def output_formats() -> list[str]:
 
 
 def _cell(fmt: str) -> Callable[[str], str]:
-    """How a name is written in a table of format `fmt`."""
+    """How a name is written in a table of format `fmt`: its control and format
+    characters as escapes (`printable_name`: the table is printed, and a newline or a
+    tab would split its row), and a `|` as the markup formats need it."""
     escape = _PIPE_ESCAPES.get(fmt)
     if escape is None:
-        return str
-    return lambda name: name.replace("|", escape)
+        return printable_name
+    return lambda name: printable_name(name).replace("|", escape)
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""How a cell that a spreadsheet runs as a formula begins (OWASP, "CSV Injection"; a
+name's tab or carriage return is an escape before this is looked at, but the list is
+OWASP's whole)."""
+
+
+def _csv_name(name: str) -> str:
+    """How a name is written in a CSV cell: its control and format characters as
+    escapes, as in the tables (a CSV is printed and viewed too; no name a league
+    accepts holds one, and `arena rate` reads no control character), and with a
+    leading ``'`` if it begins like a formula, which a spreadsheet would run:
+    ``=HYPERLINK(...)``, or a league's ``+cmd`` or ``-2+3`` (bot names may begin with
+    ``+`` or ``-``). Only names get the quote: numbers such as an Elo of -35 are
+    written by the csv module from floats and ints, and stay numbers."""
+    text = printable_name(name)
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+def _json_text(doc: Any) -> str:
+    """``doc`` as JSON text that keeps every name exactly and is safe to print."""
+    return printable_json(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def check_format(fmt: str) -> None:
@@ -495,11 +528,12 @@ def render(standings: Standings, fmt: str = "simple", *, notes: bool = True) -> 
 
     Table formats leave out columns that would be empty (points, faults that never
     happened) and, with ``notes``, add a few lines explaining the ratings. CSV and
-    JSON always have every column, with full precision and no notes.
+    JSON always have every column, with full precision and no notes. Tables and CSV
+    show names as `_cell` and `_csv_name` say; JSON gives them as they are.
     """
     check_format(fmt)
     if fmt == "json":
-        return json.dumps(_as_json(standings), indent=2, ensure_ascii=False) + "\n"
+        return _json_text(_as_json(standings))
     if fmt == "csv":
         return _as_csv(standings)
     has_intervals = standings.intervals is not None
@@ -589,7 +623,7 @@ def _as_csv(standings: Standings) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_CSV_COLUMNS)
     for row in standings.rows:
-        values = _row_values(row) | dict(row.faults)
+        values = _row_values(row) | dict(row.faults) | {"bot": _csv_name(row.player)}
         writer.writerow(["" if values[c] is None else values[c] for c in _CSV_COLUMNS])
     return out.getvalue()
 
@@ -665,7 +699,7 @@ def head_to_head(records: Iterable[GameRecord], order: Sequence[str] | None = No
 def render_head_to_head(h2h: HeadToHead, fmt: str = "simple") -> str:
     """The head-to-head table: each cell is the share of shared games in which the
     row bot finished above the column bot (ties count half), and in table formats
-    the number of shared games.
+    the number of shared games. Names are shown as in `render`.
     """
     check_format(fmt)
     n = len(h2h.players)
@@ -675,12 +709,13 @@ def render_head_to_head(h2h: HeadToHead, fmt: str = "simple") -> str:
             "share": [[_round(h2h.share(r, c)) for c in range(n)] for r in range(n)],
             "games": [list(row) for row in h2h.shared],
         }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return _json_text(doc)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["bot", *h2h.players])
-        for r, name in enumerate(h2h.players):
+        names = [_csv_name(name) for name in h2h.players]
+        writer.writerow(["bot", *names])
+        for r, name in enumerate(names):
             shares = (h2h.share(r, c) for c in range(n))
             writer.writerow([name, *("" if s is None else _round(s) for s in shares)])
         return out.getvalue()
