@@ -194,17 +194,25 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
         if real in seen:  # a link back up the tree would be followed forever
             return
         seen.add(real)
-        if (path / MANIFEST).is_file():
-            try:
-                specs.append(load_manifest(path))
-            except BotError as err:
-                problems.append(str(err))
+        try:
+            if (path / MANIFEST).is_file():
+                try:
+                    specs.append(load_manifest(path))
+                except BotError as err:
+                    problems.append(str(err))
+                return
+            children = sorted(path.iterdir())
+            folders = [
+                child for child in children
+                if not child.name.startswith(".")
+                and child.name not in {"node_modules", "__pycache__"}
+                and child.is_dir()
+            ]  # fmt: skip
+        except OSError as err:  # an unreadable folder (its owner's, /proc's): left out
+            problems.append(f"{path}: cannot read the folder: {err.strerror}")
             return
-        for child in sorted(path.iterdir()):
-            if child.is_dir() and not child.name.startswith(".") and child.name not in {
-                "node_modules", "__pycache__",
-            }:  # fmt: skip
-                walk(child)
+        for child in folders:
+            walk(child)
 
     walk(folder)
     # A name is a bot's identity in the store: two submissions that claim one are

@@ -79,12 +79,15 @@ class BotSpec:
         for rel, path, _ in files:
             # The names' bytes as the file system has them: a name need not be UTF-8.
             h.update(os.fsencode(rel) + b"\0")
-            if path.is_symlink():
-                h.update(b"link\0" + os.fsencode(os.readlink(path)))
-                continue
-            with open(path, "rb") as f:
-                while chunk := f.read(1 << 20):
-                    h.update(chunk)
+            try:
+                if path.is_symlink():
+                    h.update(b"link\0" + os.fsencode(os.readlink(path)))
+                    continue
+                with open(path, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        h.update(chunk)
+            except OSError as err:
+                raise ManifestError(f"{self.name}: cannot read {rel}: {err.strerror}") from None
         return h.hexdigest()[:16]
 
 
@@ -93,12 +96,21 @@ def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
     ManifestError for special files and for links that lead out of the folder."""
     out = []
     root = os.path.realpath(folder)
-    for top, dirs, files in os.walk(folder):  # links to folders are listed, not walked
+
+    def unreadable(err: OSError) -> None:  # os.walk would skip the folder unhashed
+        where = Path(err.filename or folder)
+        rel = where.relative_to(folder) if where.is_relative_to(folder) else where
+        raise ManifestError(f"{name}: cannot read {rel}: {err.strerror}")
+
+    for top, dirs, files in os.walk(folder, onerror=unreadable):  # links: listed, not walked
         dirs[:] = sorted(d for d in dirs if d not in IGNORED)
         for entry in [*dirs, *files]:
             path = Path(top) / entry
             rel = str(path.relative_to(folder))
-            info = path.lstat()
+            try:
+                info = path.lstat()
+            except OSError as err:
+                raise ManifestError(f"{name}: cannot read {rel}: {err.strerror}") from None
             if stat.S_ISLNK(info.st_mode):
                 target = os.path.realpath(path)
                 if target != root and not target.startswith(root + os.sep):
@@ -120,6 +132,8 @@ def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
 def _split(text: object, field: str, where: Path) -> tuple[str, ...]:
     if not isinstance(text, str) or not text.strip():
         raise ManifestError(f"{where}: '{field}' must be a non-empty string")
+    if "\0" in text:  # no program can be given one: exec refuses it
+        raise ManifestError(f"{where}: '{field}' holds a NUL character")
     try:
         words = shlex.split(text)
     except ValueError as err:

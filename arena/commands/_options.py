@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -125,10 +126,27 @@ _RUN_OPTIONS = [
     sandbox_option,
 ]
 
+
+class _Seconds(click.FloatRange):
+    """Seconds from 1 to a day: FloatRange alone lets NaN and infinity through (they
+    compare false with both ends), and a build's deadline cannot be either."""
+
+    name = "seconds"
+
+    def __init__(self) -> None:
+        super().__init__(1, 86400)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value} is not a finite number of seconds", param, ctx)
+        return number
+
+
 build_options = [
     click.option(
         "--build-timeout",
-        type=click.FloatRange(1),
+        type=_Seconds(),
         default=None,
         help="Seconds a bot's build may take. [default: 600]",
     ),

@@ -843,6 +843,70 @@ def test_hostile_submission_files_are_refused_and_the_league_goes_on(tmp_path: P
     assert players == {"ann", "bob", "cat", "dan"}
 
 
+def test_unreadable_or_nul_submissions_are_left_out_and_the_league_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in an audit: a NUL in a manifest's run or build (exec refuses it), a file
+    of a submission or a folder of the tree that arena may not read (another user's,
+    mode 000) each stopped the league with a traceback. They leave out what they are
+    in, with a message, and the others play. (Root reads mode-000 files, so the
+    refusals are made by the file system calls here.)"""
+    import arena.bots._manifest as manifest
+
+    four_bots(tmp_path)
+    bots = tmp_path / "bots"
+    for name in ("nulrun", "nulbuild", "secret"):
+        make_bot(tmp_path, name)
+    (bots / "nulrun" / "bot.toml").write_text('name = "nulrun"\nrun = "python3 bot.py\\u0000x"\n')
+    with (bots / "nulbuild" / "bot.toml").open("a") as toml:
+        toml.write('build = "echo \\u0000"\n')
+    (bots / "secret" / "key.bin").write_bytes(b"\0")
+    (bots / "closed").mkdir()
+    real_open, real_iterdir = open, Path.iterdir
+
+    def refusing_open(file: object, *args: object, **kwargs: object) -> object:
+        if str(file).endswith("key.bin"):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    def refusing_iterdir(self: Path) -> object:
+        if self.name == "closed":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(manifest, "open", refusing_open, raising=False)
+    monkeypatch.setattr(Path, "iterdir", refusing_iterdir)
+    code, _, err = run_cli("league", str(league_file(tmp_path, concurrency=1)), "--sandbox", "none")
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert "'run' holds a NUL character" in err
+    assert "'build' holds a NUL character" in err
+    assert "left out: secret: cannot read key.bin: Permission denied" in err
+    assert "closed: cannot read the folder: Permission denied" in err
+    players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
+    assert players == {"ann", "bob", "cat", "dan"}
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e300", "0.5"])
+def test_a_build_timeout_that_is_no_number_of_seconds_is_refused(
+    tmp_path: Path, value: str
+) -> None:
+    """Found in an audit: --build-timeout nan, inf or 1e300 passed the range check
+    (NaN compares false with both ends) and failed in the build with a traceback."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    code, _, err = run_cli("league", str(path), "--build-timeout", value)
+    assert code == 2, err
+    assert "--build-timeout" in err
+    assert "Traceback" not in err
+    number = float(value)
+    path.write_text(path.read_text().replace("[league]", f"[league]\nbuild_timeout = {number}"))
+    code, _, err = run_cli("league", str(path))
+    assert code == 2, err
+    assert "build_timeout" in err
+    assert not (tmp_path / "league.sqlite").exists()
+
+
 def test_links_back_up_the_submissions_folder_are_searched_once(tmp_path: Path) -> None:
     """A folder among the submissions with two links to its parent (a stranger's
     unpacked submission) made the search for bot.toml files walk 2^40 paths: the league
