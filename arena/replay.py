@@ -85,6 +85,13 @@ def read_replay(path: Path) -> list[Record]:
                     " JSON lines, as written by arena match --replays)"
                 ) from None
             raise InputError(f"{path}:{number}: not JSON: {why}") from None
+        except RecursionError:  # "[" * 100000: JSON, but deeper than the parser recurses
+            if number == 1:
+                raise InputError(
+                    f"{path}: not a replay file (line 1 is JSON nested too deeply; replays"
+                    " are JSON lines, as written by arena match --replays)"
+                ) from None
+            raise InputError(f"{path}:{number}: not a replay record (nested too deeply)") from None
         if not isinstance(record, dict) or "type" not in record:
             raise InputError(f"{path}:{number}: not a replay record")
         records.append(record)
@@ -93,9 +100,18 @@ def read_replay(path: Path) -> list[Record]:
     return records
 
 
-UNREADABLE = (ArenaError, KeyError, IndexError, TypeError, ValueError, AttributeError)
-"""What a replay whose records lack a field, or hold one of the wrong kind, raises in
-the code that reads them (`readable` turns it into one InputError)."""
+UNREADABLE = (
+    ArenaError,
+    KeyError,
+    IndexError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    RecursionError,
+)
+"""What a replay whose records lack a field, or hold one of the wrong kind (or one
+nested too deeply to handle), raises in the code that reads them (`readable` turns it
+into one InputError)."""
 
 
 @contextlib.contextmanager

@@ -151,10 +151,13 @@ def inflate(blob: bytes, limit: int = REPLAY_LIMIT) -> bytes:
 
 def unpack_replay(blob: bytes) -> list[dict[str, Any]]:
     """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one (or
-    unpack to more than `REPLAY_LIMIT`)."""
+    unpack to more than `REPLAY_LIMIT`, or nest deeper than the JSON parser recurses)."""
     text = inflate(blob).decode()
     # One parse for all lines (JSON escapes the newlines inside strings).
-    records = json.loads("[" + ",".join(text.splitlines()) + "]")
+    try:
+        records = json.loads("[" + ",".join(text.splitlines()) + "]")
+    except RecursionError:  # "[" * 100000: a store can be anyone's
+        raise ValueError("a replay whose JSON is nested too deeply") from None
     if not isinstance(records, list):
         raise ValueError("not a replay")
     return records
@@ -367,13 +370,18 @@ class Store:
     @contextlib.contextmanager
     def _guard(self, doing: str) -> Iterator[None]:
         """Turn the errors of SQLite into a `StoreError`, and so data that cannot be
-        read back (zlib, JSON, a value of the wrong kind, a seat of no game)."""
+        read back (zlib, JSON, JSON nested too deeply, a value of the wrong kind, a
+        seat of no game)."""
         try:
             yield
         except sqlite3.Error as err:
             raise _store_error(self.path, doing, err) from None
         except (zlib.error, ValueError, TypeError, KeyError) as err:
             raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None
+        except RecursionError:  # a value nested too deeply for what reads it
+            raise StoreError(
+                f"{self.path}: {doing}: the store is damaged (a value nested too deeply)"
+            ) from None
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
@@ -386,8 +394,15 @@ class Store:
         )
 
     def _get(self, key: str) -> Any:
+        """The JSON value of meta `key`, or None; ValueError if it is not JSON, or nests
+        deeper than the parser recurses (the text "[" * 100000)."""
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except RecursionError:
+            raise ValueError(f"setting {key!r}: JSON nested too deeply") from None
 
     def _check_new(self, game_id: str) -> None:
         if self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():

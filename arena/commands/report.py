@@ -16,7 +16,10 @@ from arena.errors import InputError
     "--out",
     required=True,
     type=click.Path(path_type=Path),
-    help="Folder to write the site into (its index.html opens in any browser, offline).",
+    help=(
+        "Folder to write the site into (its index.html opens in any browser, offline): a"
+        " new or empty one, or one arena report wrote before, whose site is replaced."
+    ),
 )
 @click.option(
     "--replay",
@@ -28,7 +31,11 @@ from arena.errors import InputError
 def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
     """Write a static web site of the league in STORE: standings with their Elo
     intervals, head-to-head, a page per bot, the game list and a replay viewer for
-    every game. It works from disk and needs no network."""
+    every game. It works from disk and needs no network.
+
+    The -o folder is marked as arena's (a file .arena-report), so that arena report
+    writes it again as the league goes on; any other folder that is not empty is
+    refused, and nothing in it is changed."""
     from arena.report import write_replay_site, write_site
 
     if (store is None) == (replay_file is None):

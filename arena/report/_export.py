@@ -9,10 +9,11 @@ line separators are written as \\u escapes.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
-import shutil
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -312,12 +313,95 @@ def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
 STATIC = resources.files("arena.report") / "static"
 """The pages, their script and their style, shipped in the package."""
 
+MARK = ".arena-report"
+"""The file that marks a folder as a site arena wrote: written first into a new or empty
+folder, it lets the next `arena report` into the folder replace the site (the normal
+use: one folder, written again as a league goes on). Any other folder that is not
+empty is the user's own, and is refused with nothing in it touched."""
+_MARK_TEXT = (
+    "arena report\n"
+    "This folder holds a web site written by arena report; arena report -o writes it"
+    " again here, replacing the files it wrote before.\n"
+)
+_MARK_FIRST = _MARK_TEXT.split("\n", 1)[0] + "\n"
+"""What a mark begins with, whatever arena wrote the rest of it."""
 
-def _copy_static(out: Path) -> None:
-    for entry in _walk(STATIC):
-        target = out / entry[0]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(entry[1].read_bytes())
+_OLD_DATA = re.compile(r"c\d+\.js|game\.js|\..+\.part")
+"""The names of what arena writes in data/games (and of its unfinished files): the
+data of the site written before, removed before the new one is written."""
+
+
+def _claim(out: Path) -> None:
+    """Make `out` the site's folder, if it is new, empty or marked as arena's (`MARK`);
+    InputError for any other, whose files are the user's own."""
+    out.mkdir(parents=True, exist_ok=True)
+    mark = out / MARK
+    if mark.is_file() and not mark.is_symlink():
+        with mark.open("rb") as file:
+            if file.read(len(_MARK_FIRST)) == _MARK_FIRST.encode():
+                return
+    with os.scandir(out) as entries:
+        if next(entries, None) is not None:
+            raise InputError(
+                f"{out}: a folder that is not empty, and not a site arena report wrote"
+                f" (no {MARK} in it): give a new or empty folder, so that no file of yours"
+                " is replaced"
+            )
+    _write(mark, _MARK_TEXT.encode())
+
+
+def _folder(path: Path) -> Path:
+    """The folder `path` of a site, made if there is none; InputError if it is anything
+    else: a symbolic link above all, as writing or deleting through one would reach
+    files outside the site."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise InputError(
+            f"{path}: not a folder arena report made (a symbolic link, or a file): remove"
+            " it, or give another folder"
+        )
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write `path` whole or not at all (a page reloading it never reads half of it),
+    through a new file of its own that then takes its name: a symbolic link at `path`
+    is replaced, never followed."""
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
+    with contextlib.suppress(FileNotFoundError):
+        part.unlink()  # left by a process killed here with the same pid
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(part, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        raise
+
+
+def _start_site(out: Path) -> Path:
+    """Claim `out` (`_claim`), write the pages into it and empty the games' folder of the
+    data arena wrote there before; returns that folder. Only arena's own names are
+    removed, files only: nothing is followed through a symbolic link."""
+    _claim(out)
+    for name, entry in _walk(STATIC):
+        target = out / name
+        folder = out
+        for part in Path(name).parent.parts:
+            folder = _folder(folder / part)
+        _write(target, entry.read_bytes())
+    games = _folder(_folder(out / "data") / "games")
+    with os.scandir(games) as entries:
+        old = [
+            e.path
+            for e in entries
+            if _OLD_DATA.fullmatch(e.name) and not e.is_dir(follow_symlinks=False)
+        ]
+    for path in old:
+        os.unlink(path)  # a symbolic link itself, not what it names
+    return games
 
 
 def _walk(folder: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -329,18 +413,33 @@ def _walk(folder: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
             yield name, entry
 
 
+@contextlib.contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """Turn what writing a site into `out` raises (a full disk, a read-only folder, a
+    folder that cannot be made) into one InputError."""
+    try:
+        yield
+    except OSError as err:
+        where = f" ({err.filename})" if err.filename and str(err.filename) != str(out) else ""
+        raise InputError(f"{out}: cannot write the site: {err.strerror or err}{where}") from None
+
+
 GAMES_PER_FILE = 16
 """Games in one data file of a static report."""
 
 
 def write_site(store: Store, out: Path) -> int:
-    """Write the static report of `store` into the folder `out`; returns the games."""
-    out.mkdir(parents=True, exist_ok=True)
-    _copy_static(out)
-    games = out / "data" / "games"
-    if games.exists():
-        shutil.rmtree(games)
-    games.mkdir(parents=True)
+    """Write the static report of `store` into the folder `out`; returns the games.
+
+    `out` must be new, empty, or a site arena wrote before (`MARK`), which is then
+    replaced; InputError for any other folder (nothing in it is touched), or if the
+    site cannot be written."""
+    with _writing(out):
+        return _write_site(store, out)
+
+
+def _write_site(store: Store, out: Path) -> int:
+    games = _start_site(out)
 
     # Games go 16 to a file: writing many small files costs more than their bytes.
     pending: list[str] = []
@@ -349,7 +448,7 @@ def write_site(store: Store, out: Path) -> int:
 
     def flush() -> None:
         name = f"c{len(set(files.values())):05d}"
-        (games / f"{name}.js").write_text("".join(pending), encoding="utf-8")
+        _write(games / f"{name}.js", "".join(pending).encode())
         files.update((game_id, name) for game_id in ids)
         pending.clear()
         ids.clear()
@@ -367,21 +466,14 @@ def write_site(store: Store, out: Path) -> int:
     for game in data.games:
         if game["id"] in files:
             game["file"] = files[game["id"]]
-    _write_atomically(out / "data" / "league.js", script("league", data.league()))
-    _write_atomically(out / "data" / "games.js", script("games", data.games))
+    _write(out / "data" / "league.js", script("league", data.league()).encode())
+    _write(out / "data" / "games.js", script("games", data.games).encode())
     return len(data.games)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write `path` whole or not at all: a page reloading it never reads half of it."""
-    part = path.with_name(path.name + ".part")
-    part.write_text(text, encoding="utf-8")
-    os.replace(part, path)
 
 
 def write_replay_site(log: Sequence[Record], out: Path) -> None:
     """A site of one game (a replay file of `arena match --replays`): the viewer opens on
-    it; `out` is the folder (index.html inside)."""
+    it; `out` is the folder (index.html inside), new, empty or arena's (as `write_site`)."""
     if not log or log[0].get("type") != "game":
         raise InputError("not a replay")
     payload = game_payload(log)  # before anything is written: the file may be bad
@@ -398,10 +490,9 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
         "progress": {"done": 1, "total": 1, "forfeits": 0},
         "standings": None, "matrix": None, "bots": {}, "start": f"#/game/{payload['id']}",
     }  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    _copy_static(out)
-    (out / "data" / "games").mkdir(parents=True, exist_ok=True)
-    (out / "data" / "league.js").write_text(script("league", league), encoding="utf-8")
-    (out / "data" / "games.js").write_text(script("games", [game]), encoding="utf-8")
-    # Named by arena, not by the game id: a replay file's text is no path.
-    (out / "data" / "games" / "game.js").write_text(script("game", payload), encoding="utf-8")
+    with _writing(out):
+        games = _start_site(out)
+        # Named by arena, not by the game id: a replay file's text is no path.
+        _write(games / "game.js", script("game", payload).encode())
+        _write(out / "data" / "league.js", script("league", league).encode())
+        _write(out / "data" / "games.js", script("games", [game]).encode())
