@@ -18,6 +18,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.errors import ArenaError
 from arena.replay import readable
@@ -37,8 +38,23 @@ HEADERS = {
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
 
 
-def make_app(store: Store) -> Starlette:
-    """The app serving the league in `store` (opened read-only by the caller)."""
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+"""The names a browser gives a server on this machine's loopback (port aside)."""
+
+
+def host_name(header: str) -> str:
+    """The host of a Host header, without its port: "[::1]:8000" gives "[::1]"."""
+    if header.startswith("["):
+        return header[: header.find("]") + 1].lower()
+    return header.split(":", 1)[0].lower()
+
+
+def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
+    """The app serving the league in `store` (opened read-only by the caller).
+
+    `hosts`, if given, are the only Host names answered (others get a 421): a page on
+    any web site could otherwise read the league from a browser on this machine by
+    pointing a name of its own at 127.0.0.1 (DNS rebinding)."""
     data = LeagueData(store)
     files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
 
@@ -85,7 +101,20 @@ def make_app(store: Store) -> Starlette:
         Route("/data/games/{game_id}.js", game),
         Route("/{path:path}", page),
     ]
-    return Starlette(routes=routes, exception_handlers={ArenaError: refused})
+    app = Starlette(routes=routes, exception_handlers={ArenaError: refused})
+    if hosts is None:
+        return app
+
+    async def only_known_hosts(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if host_name(header) not in hosts:
+                refuse = respond("unknown host: arena serve answers only its own", ".html", 421)
+                await refuse(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return only_known_hosts
 
 
 async def serve(store_path: Path, host: str, port: int) -> None:
@@ -97,8 +126,9 @@ async def serve(store_path: Path, host: str, port: int) -> None:
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = None
+    loopback = host in ("127.0.0.1", "localhost", "::1")
     with Store.open(store_path, readonly=True) as store:
-        app = make_app(store)
+        app = make_app(store, LOOPBACK_HOSTS if loopback else None)
         click.echo(f"serving {store_path} at http://{config.bind[0]}/ (Ctrl-C stops)", err=True)
         await hypercorn_serve(app, config)  # type: ignore[arg-type]
 

@@ -325,3 +325,28 @@ def test_a_report_of_a_store_with_values_no_league_writes_refuses_in_one_line(
     assert "the store is damaged" in done.stderr
     assert message in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [("127.0.0.1:8000", 200), ("localhost:8000", 200), ("[::1]:8000", 200),
+     ("LOCALHOST", 200), ("evil.example", 421), ("evil.example:8000", 421), ("", 421)],
+)  # fmt: skip
+async def test_arena_serve_on_loopback_answers_only_loopback_names(
+    store: Path, host: str, status: int
+) -> None:
+    """Found in an audit: a page on any web site could read the league from a browser
+    on the organiser's machine by pointing a name of its own at 127.0.0.1 (DNS
+    rebinding): the Host header was not checked."""
+    import httpx
+
+    from arena.report._serve import LOOPBACK_HOSTS, make_app
+
+    with Store.open(store, readonly=True) as db:
+        transport = httpx.ASGITransport(app=make_app(db, LOOPBACK_HOSTS))
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as client:
+            page = await client.get("/data/league.js", headers={"Host": host})
+    assert page.status_code == status
+    if status == 421:
+        assert "unknown host" in page.text
+        assert page.headers["content-security-policy"].startswith("default-src 'none'")
