@@ -133,6 +133,8 @@ class Standings:
     """Resamples without a finite fit (prior 0 only)."""
     grouped: bool = False
     """Whether the bootstrap resampled duplicate groups rather than single games."""
+    bootstrap_none: str = ""
+    """Why a requested bootstrap gave no error bars (too few games or resamples)."""
     has_points: bool = field(default=False)
     """Whether any game kept points."""
 
@@ -168,6 +170,8 @@ class Standings:
                     "±: 95% interval of 1.96 bootstrap standard errors "
                     f"({used} resamples of {unit})."
                 )
+            if self.bootstrap_none:
+                lines.append(f"Bootstrap: no error bars: {self.bootstrap_none}.")
             if self.bootstrap_skipped:
                 lines.append(
                     f"Bootstrap: {self.bootstrap_skipped} of {self.bootstrap} resamples had "
@@ -225,6 +229,7 @@ def compute_standings(
     cov: dict[tuple[str, str], float] | None = None
     kind: Literal["fisher", "bootstrap"] | None = None
     skipped = 0
+    none = ""
     groups_seen = set(results.source.groups)
     grouped = bool(groups_seen - {None})
     if method == "sequential":
@@ -243,15 +248,23 @@ def compute_standings(
                 f"group:{group}" if group is not None else f"game:{game_id}"
                 for game_id, group in zip(source.game_ids, source.groups, strict=True)
             ]
-            boot = bootstrap_plackett_luce(
-                orders, groups, prior=prior, resamples=bootstrap, seed=seed
-            )
-            skipped = boot.skipped
-            if len(boot.samples) >= 2:
+            units = len(set(groups))
+            samples: Any = ()
+            if units < 2:  # every resample the same: a spread of 0, which says nothing
+                unit = "duplicate group" if grouped else "game"
+                none = f"{units} {unit} to resample, and a bootstrap needs 2 or more"
+            else:
+                boot = bootstrap_plackett_luce(
+                    orders, groups, prior=prior, resamples=bootstrap, seed=seed
+                )
+                skipped, samples = boot.skipped, boot.samples
+                if len(samples) < 2 and not skipped:
+                    none = f"{len(samples)} resample, and a spread needs 2 or more"
+            if len(samples) >= 2:
                 # A normal interval on the bootstrap standard error: percentiles of the
                 # refits under-cover (see arena.ratings, bench/bootstrap_coverage.py).
                 kind = "bootstrap"
-                matrix = _covariance(boot.samples)
+                matrix = _covariance(samples)
         elif fit.covariance is not None:
             kind = "fisher"
             matrix = [[float(x) for x in row] for row in fit.covariance]
@@ -302,6 +315,7 @@ def compute_standings(
         bootstrap=bootstrap if method == "mle" else 0,
         bootstrap_skipped=skipped,
         grouped=grouped,
+        bootstrap_none=none,
         has_points=results.has_points,
     )
 

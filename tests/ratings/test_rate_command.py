@@ -246,3 +246,28 @@ def test_importing_the_command_does_not_import_numpy() -> None:
     code = "import sys, arena.commands.rate; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_bootstrap_with_nothing_to_resample_gives_no_error_bars_and_says_why(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: the bootstrap of one game resamples that game every time, so
+    it printed ±0 and an LOS of >99%: certainty from one game. With fewer than two
+    games (or groups) to resample, or fewer than two resamples, there are no error
+    bars, and the notes say why."""
+    one = tmp_path / "one.csv"
+    one.write_text("game,player,place\ng1,a,1\ng1,b,2\n")
+    result = run(str(one), "--bootstrap", "3")
+    assert result.exit_code == 0, result.output
+    assert "±" not in result.stdout.splitlines()[0]
+    assert "LOS" not in result.stdout
+    assert "no error bars: 1 game to resample, and a bootstrap needs 2 or more" in result.stdout
+    three = tmp_path / "three.csv"
+    three.write_text("game,player,place\n" + "".join(
+        f"g{i},a,{1 + i % 2}\ng{i},b,{2 - i % 2}\n" for i in range(3)
+    ))  # fmt: skip
+    result = run(str(three), "--bootstrap", "1")
+    assert "no error bars: 1 resample, and a spread needs 2 or more" in result.stdout
+    result = run(str(three), "--bootstrap", "20")
+    assert "±" in result.stdout.splitlines()[0]
+    assert "no error bars" not in result.stdout
