@@ -203,6 +203,10 @@ class SprtStore:
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
             # OverflowError: int() of an infinite REAL, or of JSON's 1e400
             raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None
+        except RecursionError:  # JSON nested too deeply ("[" * 100000): anyone's store
+            raise StoreError(
+                f"{self.path}: {doing}: the store is damaged (a value nested too deeply)"
+            ) from None
         except sqlite3.Error as err:
             raise StoreError(f"{self.path}: {doing}: {err}") from None
 

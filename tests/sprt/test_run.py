@@ -209,6 +209,8 @@ def test_an_sprt_store_in_use_is_refused(tmp_path: Path) -> None:
         "places = '[1e400, 1, 2, 3]'",
         "pair = 1e999",
         'faults = \'[[1e400, "crash", "gone"]]\'',
+        # JSON nested too deeply for the parser: a RecursionError traceback
+        pytest.param("places = '" + "[" * 100_000 + "'", id="places-nested-too-deeply"),
     ],
 )
 async def test_values_no_game_can_hold_are_reported_as_damage(tmp_path: Path, change: str) -> None:
@@ -242,6 +244,7 @@ async def test_a_side_of_a_pair_stored_twice_is_damage(tmp_path: Path) -> None:
         ("[1, 2]", "the store is damaged"),
         ('"x"', "the store is damaged"),
         ('{"new": "x"}', "holds another test"),
+        pytest.param("[" * 100_000, "the store is damaged", id="nested-too-deeply"),
     ],
 )
 async def test_test_settings_no_sprt_writes_are_refused_in_one_line(
