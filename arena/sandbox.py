@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
+from arena._memgroups import groups_root
 from arena._seccomp import chained, channels_program, program_pipe, userns_filter, userns_program
 from arena.errors import ConfigError, ManifestError
 
@@ -330,7 +331,12 @@ def bwrap_wrap(
     channels = channels_program()
     program = chained(userns_program() if root else None, channels)
     return _Wrapper(
-        wrap, None, program, rlimits=prlimit is not None, contained=channels is not None
+        wrap,
+        None,
+        program,
+        rlimits=prlimit is not None,
+        contained=channels is not None,
+        memory_root=groups_root(),
     )
 
 
@@ -348,8 +354,12 @@ class _Wrapper:
         *,
         rlimits: bool,
         contained: bool = False,
+        memory_root: Path | None = None,
     ) -> None:
         self._wrap = wrap
+        self.memory_root = memory_root
+        """Where each bot process gets a memory group of its own, all its processes
+        sharing the memory limit (`arena._memgroups`); None where arena cannot."""
         self.contained = contained
         """Its bots may be stopped between their turns (SPEC §8.5): bubblewrap kills
         every process of the sandbox, stopped or not, if arena dies, and the

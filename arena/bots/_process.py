@@ -19,6 +19,7 @@ from pathlib import Path
 
 import trio
 
+from arena._memgroups import joined, new_group, remove_group
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, spawn
 from arena.errors import ConfigError
@@ -94,8 +95,12 @@ def clean_env(home: Path) -> dict[str, str]:
 class BotProcess:
     """A running bot process: its pipes, its stderr log and its process group."""
 
-    def __init__(self, process: Child, workdir: Path, log_path: Path | None) -> None:
+    def __init__(
+        self, process: Child, workdir: Path, log_path: Path | None, group: Path | None = None
+    ) -> None:
         self.process = process
+        self.group = group
+        """Its memory group (`arena._memgroups`), removed once it is gone; or None."""
         self.workdir = workdir
         """The bot's private writable folder (its HOME and TMPDIR)."""
         self.log_path = log_path
@@ -166,6 +171,9 @@ class BotProcess:
                 await self.process.wait()
         await self.stream.aclose()
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.group is not None:
+            with trio.CancelScope(shield=True):
+                await remove_group(self.group)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -263,6 +271,7 @@ async def start_process(
     """
     workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
     fds: tuple[int, ...] = ()
+    group: Path | None = None
     try:
         command = resolve_command(spec.command, spec.folder)
         rlimits = _rlimits(limits)
@@ -279,6 +288,15 @@ async def start_process(
         with_seccomp = getattr(wrap, "with_seccomp", None)
         if with_seccomp is not None:
             command, fds = with_seccomp(command)
+        # In the sandbox, as root, all the bot's processes may share one memory limit.
+        memory_root: Path | None = getattr(wrap, "memory_root", None)
+        if memory_root is not None and limits.memory_mb is not None:
+            try:
+                group = new_group(memory_root, limits.memory_mb * MiB)
+            except OSError:  # (no more groups to be had): the per-process limits hold
+                group = None
+            if group is not None:
+                command = joined(command, group)
         # A bot folder is its working directory; a bare command line runs where arena runs.
         cwd = spec.folder if spec.folder is not None else Path.cwd()
         if log_path is not None:
@@ -291,11 +309,14 @@ async def start_process(
         )
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
+        if group is not None:
+            with contextlib.suppress(OSError):
+                group.rmdir()
         raise
     finally:
         for fd in fds:
             os.close(fd)
     nursery.start_soon(_drain, process.stderr, CappedLog(log_path, limits.stderr_kb * 1024))
-    bot = BotProcess(process, workdir, log_path)
+    bot = BotProcess(process, workdir, log_path, group)
     bot.pausable = bool(getattr(wrap, "contained", False))
     return bot

@@ -216,6 +216,28 @@ def memory(mb: str) -> Report:
         return {"error": "MemoryError"}
 
 
+def memory_children(count: str, mb: str) -> Report:
+    """Fork `count` children that each touch `mb` MiB (every page) and hold it a moment:
+    each within the per-process limit, together past it. Reports how each ended."""
+    pids = []
+    for _ in range(int(count)):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                size = int(mb) * 1024 * 1024
+                block = bytearray(size)
+                block[::4096] = b"x" * (size // 4096)  # touched: resident, not just reserved
+                time.sleep(1.0)
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    ends = []
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        ends.append(f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else "exit")
+    return {"ends": ends}
+
+
 def limits() -> Report:
     """The limits and identity the bot runs with."""
     soft = {}
@@ -356,6 +378,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "fork_bomb": fork_bomb,
     "fill_disk": fill_disk,
     "memory": memory,
+    "memory_children": memory_children,
     "limits": limits,
     "slow": slow,
     "measure": measure,

@@ -22,6 +22,7 @@ import pytest
 import trio
 
 import arena.bots._process as process_module
+from arena._memgroups import groups_root
 from arena.bots import BotSpec, Limits
 from arena.match import run_match
 from arena.referee import Clocks, GameResult, RunSettings
@@ -353,6 +354,30 @@ async def test_a_memory_hog_fails_inside_the_sandbox(scene: Scene) -> None:
     assert LIMITS.memory_mb == 1024
     results = await scene.play(scene.hostile("memory", 2048), sandboxed=True)
     assert scene.report()["error"] == "MemoryError"
+    assert all(faults == [] for _, _, faults in outcomes(results))
+
+
+needs_memory_groups = pytest.mark.skipif(
+    groups_root() is None, reason="no memory cgroup for bots here (root on cgroup v1 only)"
+)
+
+
+@needs_bwrap
+@needs_memory_groups
+async def test_a_bots_processes_share_one_memory_limit(scene: Scene) -> None:
+    """Found in an audit: the memory limit held for each process alone, so a bot that
+    forked could hold its process limit times --memory-mb (1.6 GiB against 256 MiB
+    measured), until the machine's OOM killer took any process (another bot, the
+    referee). As root on cgroup v1 each bot process and its children share one limit:
+    here four children of 400 MiB each, under a limit of 1024 MiB in all, cannot all
+    hold their memory; the kernel kills some of them (the bot's own processes)."""
+    assert LIMITS.memory_mb == 1024
+    results = await scene.play(scene.hostile("memory_children", 4, 400), sandboxed=True)
+    report = scene.report()
+    assert "signal 9" in report["ends"], report["ends"]  # killed: 1600 MiB in all
+    root = groups_root()
+    assert root is not None
+    assert [p.name for p in root.iterdir() if p.name.startswith(f"arena-{os.getpid()}-")] == []
     assert all(faults == [] for _, _, faults in outcomes(results))
 
 

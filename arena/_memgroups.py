@@ -1,0 +1,135 @@
+"""One memory limit for all the processes of a bot: a memory cgroup of its own.
+
+RLIMIT_AS bounds each process by itself, so a bot that forks (up to its process limit)
+may hold many times `--memory-mb`, and the kernel's OOM killer, once the machine runs
+short, may then kill any process: another bot (charged a crash it did not cause), a
+worker, the referee. In a cgroup of its own a bot's processes share one limit, the
+kernel counts what they touch (its tmpfs pages too), and past it the OOM killer ends
+one of *its* processes (a crash of that bot).
+
+Where arena can: as root, with the cgroup v1 memory controller mounted writable (each
+bot's group goes under arena's own, so a limit on arena holds for its bots too).
+Elsewhere (cgroup v2 only, an ordinary user) `groups_root` is None and bots have the
+per-process limits alone. A bot's process joins its group before it runs bwrap: a
+shell writes its own pid into the group's `cgroup.procs`, then runs the command
+(`joined`), so that every process the bot ever makes is born in the group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+import trio
+
+_JOIN = 'echo 0 > "$1" && shift && exec "$@"'
+"""The shell's script: join the group whose cgroup.procs is $1, then run the rest."""
+
+_PREFIX = "arena-"
+
+
+@functools.cache
+def groups_root() -> Path | None:
+    """The folder under which each bot process gets its memory group, or None where
+    arena cannot make one (tried once: a group is made and a process joins it)."""
+    if os.geteuid() != 0 or shutil.which("sh") is None:
+        return None
+    try:
+        own = _own_group()
+        mount = _memory_mount()
+    except OSError:
+        return None
+    if own is None or mount is None:
+        return None
+    root = Path(mount) / own.lstrip("/")
+    _sweep(root)
+    try:
+        probe = new_group(root, 64 * 1024 * 1024)
+    except OSError:
+        return None
+    try:
+        done = subprocess.run(joined(["true"], probe), capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+    return root if done.returncode == 0 else None
+
+
+def new_group(root: Path, limit: int) -> Path:
+    """Make a memory group under `root` whose processes together may use `limit` bytes
+    (and as much swap, where the kernel accounts it); raises OSError."""
+    group = root / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    group.mkdir()
+    try:
+        (group / "memory.limit_in_bytes").write_text(str(limit))
+        with contextlib.suppress(OSError):  # no swap accounting: nothing to bound there
+            (group / "memory.memsw.limit_in_bytes").write_text(str(limit))
+    except OSError:
+        group.rmdir()
+        raise
+    return group
+
+
+def joined(command: list[str], group: Path) -> list[str]:
+    """`command` run by a shell that first moves itself into `group`."""
+    sh = shutil.which("sh") or "/bin/sh"
+    return [sh, "-c", _JOIN, "arena-memory-group", str(group / "cgroup.procs"), *command]
+
+
+async def remove_group(group: Path, seconds: float = 1.0) -> None:
+    """Remove `group` once its last process has gone (the kernel takes a moment after
+    a kill); a group still busy after `seconds` is left (empty later, and harmless)."""
+    with trio.move_on_after(seconds):
+        while True:
+            try:
+                os.rmdir(group)  # a cgroup's rmdir is one quick system call
+                return
+            except FileNotFoundError:
+                return
+            except OSError as err:
+                if err.errno != errno.EBUSY:
+                    return
+            await trio.sleep(0.01)
+
+
+def _own_group() -> str | None:
+    """arena's own group in the v1 memory hierarchy (from /proc/self/cgroup)."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3 and "memory" in parts[1].split(","):
+            return parts[2]
+    return None
+
+
+def _memory_mount() -> str | None:
+    """Where the v1 memory hierarchy is mounted, writable (from /proc/self/mountinfo)."""
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        before, _, after = line.partition(" - ")
+        fields, tail = before.split(), after.split()
+        options = tail[2].split(",") if len(tail) >= 3 else []
+        if tail[:1] == ["cgroup"] and "memory" in options and "rw" in fields[5].split(","):
+            return fields[4]
+    return None
+
+
+def _sweep(root: Path) -> None:
+    """Remove the empty groups of arena processes that are gone (killed before they
+    could remove them); a group with a process in it cannot be removed, so this never
+    takes a live bot's."""
+    with contextlib.suppress(OSError):
+        for entry in root.iterdir():
+            name = entry.name
+            if not name.startswith(_PREFIX):
+                continue
+            pid = name[len(_PREFIX) :].split("-", 1)[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                with contextlib.suppress(OSError):
+                    entry.rmdir()
