@@ -17,6 +17,7 @@ shell writes its own pid into the group's `cgroup.procs`, then runs the command
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import functools
@@ -24,9 +25,8 @@ import os
 import secrets
 import shutil
 import subprocess
+import time
 from pathlib import Path
-
-import trio
 
 _JOIN = 'echo 0 > "$1" && shift && exec "$@"'
 """The shell's script: join the group whose cgroup.procs is $1, then run the rest."""
@@ -66,6 +66,7 @@ def groups_root() -> Path | None:
 def new_group(root: Path, limit: int) -> Path:
     """Make a memory group under `root` whose processes together may use `limit` bytes
     (and as much swap, where the kernel accounts it); raises OSError."""
+    _remove_pending()
     group = root / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
     group.mkdir()
     try:
@@ -84,20 +85,39 @@ def joined(command: list[str], group: Path) -> list[str]:
     return [sh, "-c", _JOIN, "arena-memory-group", str(group / "cgroup.procs"), *command]
 
 
-async def remove_group(group: Path, seconds: float = 1.0) -> None:
-    """Remove `group` once its last process has gone (the kernel takes a moment after
-    a kill); a group still busy after `seconds` is left (empty later, and harmless)."""
-    with trio.move_on_after(seconds):
-        while True:
-            try:
-                os.rmdir(group)  # a cgroup's rmdir is one quick system call
-                return
-            except FileNotFoundError:
-                return
-            except OSError as err:
-                if err.errno != errno.EBUSY:
-                    return
-            await trio.sleep(0.01)
+_pending: set[Path] = set()
+"""Groups whose last processes were still going when they were released."""
+_at_exit: list[object] = []
+"""Holds the exit handler that removes the groups still pending, once registered."""
+
+
+def release_group(group: Path) -> None:
+    """Remove `group`, its bot gone; if the kernel has not quite let its last process
+    go (the sandbox's own processes exit a moment after the bot), later: at the next
+    `new_group` or when arena exits. Nothing here waits, so no bot's close does."""
+    if not _removed(group):
+        if not _at_exit:
+            _at_exit.append(atexit.register(_remove_pending, 1.0))
+        _pending.add(group)
+
+
+def _removed(group: Path) -> bool:
+    try:
+        os.rmdir(group)  # a cgroup's rmdir is one quick system call
+    except OSError as err:
+        return err.errno != errno.EBUSY  # gone already, or not ours to remove: done
+    return True
+
+
+def _remove_pending(seconds: float = 0.0) -> None:
+    deadline = time.monotonic() + seconds
+    while _pending:
+        for group in list(_pending):
+            if _removed(group):
+                _pending.discard(group)
+        if not _pending or time.monotonic() >= deadline:
+            return
+        time.sleep(0.01)
 
 
 def _own_group() -> str | None:

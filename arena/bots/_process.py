@@ -19,7 +19,7 @@ from pathlib import Path
 
 import trio
 
-from arena._memgroups import joined, new_group, remove_group
+from arena._memgroups import joined, new_group, release_group
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, spawn
 from arena.errors import ConfigError
@@ -172,8 +172,7 @@ class BotProcess:
         await self.stream.aclose()
         shutil.rmtree(self.workdir, ignore_errors=True)
         if self.group is not None:
-            with trio.CancelScope(shield=True):
-                await remove_group(self.group)
+            release_group(self.group)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -14,6 +14,7 @@ import os
 import socket
 import sqlite3
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -392,3 +393,35 @@ async def test_a_user_namespace_of_its_own_is_denied(scene: Scene) -> None:
     assert report["unshare"] in {"EPERM", "ENOSPC", "EINVAL"}, report
     assert "written_mb" not in report
     assert all(faults == [] for _, _, faults in outcomes(results))
+
+
+@needs_memory_groups
+def test_a_memory_group_still_busy_at_release_is_removed_later() -> None:
+    """A group is released as its bot closes, without waiting: when the kernel has not
+    quite let its last process go, it is removed at the next group made (or at exit)."""
+    import subprocess
+
+    from arena import _memgroups
+
+    root = groups_root()
+    assert root is not None
+    group = _memgroups.new_group(root, 64 * 1024 * 1024)
+    sleeper = subprocess.Popen(_memgroups.joined(["sleep", "30"], group))
+    try:
+        for _ in range(100):  # the shell joins the group, then becomes sleep
+            if (group / "cgroup.procs").read_text().split():
+                break
+            time.sleep(0.01)
+        _memgroups.release_group(group)  # busy: left pending
+        assert group.is_dir()
+        assert group in _memgroups._pending
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    for _ in range(100):  # the kernel lets the killed process go
+        _memgroups.new_group(root, 64 * 1024 * 1024).rmdir()
+        if not group.exists():
+            break
+        time.sleep(0.01)
+    assert not group.exists()
+    assert group not in _memgroups._pending
