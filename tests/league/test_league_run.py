@@ -531,6 +531,10 @@ def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind:
         )  # fmt: skip
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr == f"arena: error: {eve / 'bot.toml'}: not a regular file\n"
+    # A league leaves it out, saying so (it was skipped without a word, as no bot).
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "--sandbox", "none")
+    assert code == 0, err
+    assert f"left out: {eve / 'bot.toml'}: not a regular file" in err
 
 
 def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Path) -> None:
