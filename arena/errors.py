@@ -15,7 +15,9 @@
     │   ├── BotMalformed            bytes that are not a valid message     (cause "malformed")
     │   └── BotIllegal              a well-formed but illegal choice       (cause "illegal")
     ├── StoreError                  the results store cannot be used
-    └── InputError                  a user-supplied file cannot be read or parsed
+    ├── InputError                  a user-supplied file cannot be read or parsed
+    └── MachineError                the machine cannot start a bot (no memory, file
+                                    descriptors, processes or disk): no bot's fault
 
 The referee is the one place that turns lower errors (trio, msgpack, the protocol
 codec, the rules engine) into `BotFault`s. The CLI turns every `ArenaError` into a
@@ -117,3 +119,9 @@ class StoreError(ArenaError):
 
 class InputError(ArenaError):
     """A user-supplied file cannot be read or parsed."""
+
+
+class MachineError(ArenaError):
+    """The machine cannot start a bot's process: it is out of memory, file descriptors,
+    processes or disk. That is no fault of the bot's, so a league stops (to be resumed)
+    rather than charge it a crash."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import trio
 
 import protocol
 from arena.bots import BotSpec, Limits, start_process
-from arena.errors import BotCrashed, BotFault, ManifestError
+from arena.errors import BotCrashed, BotFault, MachineError, ManifestError
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
 from arena.referee._game import GameResult, play_game
@@ -19,6 +20,14 @@ from arena.referee._session import BotSession
 from arena.rules import GameConfig
 
 Wrap = Callable[[list[str], Path, Path | None], list[str]]
+
+
+_MACHINE_ERRNOS = frozenset(
+    {errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EDQUOT}
+)
+"""What a failed start of a bot's process says when the machine, not the bot, is short
+of something: processes (a fork), memory, file descriptors, or disk for its private
+folder. Charged to the bot as a crash, it would disqualify every bot in turn."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -188,6 +197,11 @@ class BotPool:
             )
         except BaseException as err:
             self._budget.alive -= 1
+            if isinstance(err, OSError) and err.errno in _MACHINE_ERRNOS:
+                raise MachineError(
+                    f"cannot start a process of {self.spec.name}: {err.strerror}; that is this"
+                    " machine's problem, not the bot's, so nothing is charged to it"
+                ) from None
             if not isinstance(err, (OSError, ManifestError)):
                 raise
             session = BotSession(self.spec.name, Connection(_ClosedStream()))

@@ -1026,3 +1026,40 @@ def test_pinning_without_worker_processes_says_it_pins_nothing(tmp_path: Path) -
     code, _, err = run_cli("league", str(path), "--sandbox", "none")
     assert code == 0, err
     assert "--pin-cpus" not in err
+
+
+def test_a_machine_that_cannot_start_bots_stops_the_league_and_charges_no_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in an audit: a start that failed for the machine's reasons (a full /tmp for
+    the bot's private folder, no processes or file descriptors left) was charged to the
+    bot as a crash, so every bot in turn was disqualified. It stops the league, in one
+    line; once the machine is mended the league resumes, no bot charged anything."""
+    import errno
+
+    import arena.bots._process as process
+
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    real = process.tempfile.mkdtemp
+    starts = {"left": 2}  # two bots start, then the disk is full
+
+    def mkdtemp(*args: object, **kwargs: object) -> str:
+        if starts["left"] == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        starts["left"] -= 1
+        return real(*args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(process.tempfile, "mkdtemp", mkdtemp)
+    code, _, err = run_cli("league", str(path), "--sandbox", "none")
+    assert code == 2, err
+    assert "No space left on device" in err
+    assert "this machine's problem, not the bot's" in err
+    assert "Traceback" not in err
+    monkeypatch.setattr(process.tempfile, "mkdtemp", real)
+    code, _, err = run_cli("league", str(path), "--sandbox", "none")
+    assert code == 0, err
+    assert "disqualified" not in err
+    games = results(tmp_path / "league.sqlite")
+    assert len(games) == 12
+    assert all(cause != "crash" for seats in games.values() for _, _, cause in seats)
