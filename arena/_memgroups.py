@@ -28,8 +28,10 @@ import subprocess
 import time
 from pathlib import Path
 
-_JOIN = 'echo 0 > "$1" && shift && exec "$@"'
-"""The shell's script: join the group whose cgroup.procs is $1, then run the rest."""
+_JOIN = 'echo 0 2>/dev/null > "$1"; shift; exec "$@"'
+"""The shell's script: join the group whose cgroup.procs is $1, then run the rest. A join
+that fails (the machine's cgroups changed under arena) leaves the bot with its
+per-process limits: failing its start instead would charge the bot a crash."""
 
 _PREFIX = "arena-"
 
@@ -53,8 +55,10 @@ def groups_root() -> Path | None:
         probe = new_group(root, 64 * 1024 * 1024)
     except OSError:
         return None
-    try:
-        done = subprocess.run(joined(["true"], probe), capture_output=True, timeout=10, check=False)
+    try:  # a shell must be able to join it (the bots' join goes on if it cannot)
+        sh = shutil.which("sh") or "/bin/sh"
+        join = [sh, "-c", 'echo 0 > "$1"', "arena-probe", str(probe / "cgroup.procs")]
+        done = subprocess.run(join, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     finally:

@@ -425,3 +425,16 @@ def test_a_memory_group_still_busy_at_release_is_removed_later() -> None:
         time.sleep(0.01)
     assert not group.exists()
     assert group not in _memgroups._pending
+
+
+@needs_bwrap
+@needs_memory_groups
+async def test_a_bot_whose_memory_group_cannot_be_joined_still_plays(
+    scene: Scene, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A join that fails (the machine's cgroups changed under arena) leaves the bot its
+    per-process limits; failing its start would charge it a crash for the machine."""
+    monkeypatch.setattr(process_module, "new_group", lambda root, limit: tmp_path / "gone")
+    results = await scene.play(scene.hostile("none"), sandboxed=True)
+    assert all(faults == [] for _, _, faults in outcomes(results))
+    assert len(results) == GAMES
