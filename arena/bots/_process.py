@@ -33,7 +33,8 @@ class Limits:
     hard limit arena itself runs under (``ulimit -H``) is lowered to that one."""
 
     memory_mb: int | None = 4096
-    """Address space (RLIMIT_AS), in MiB."""
+    """Address space (RLIMIT_AS) of each process, in MiB; in the sandbox as root on cgroup
+    v1 also the memory of a bot process and all its children together (`arena._memgroups`)."""
     cpu_seconds: int | None = 3600
     """CPU time a bot may use in one game, in seconds. RLIMIT_CPU counts over a process's
     whole life, so it is set to twice this, and a reused process that could have used

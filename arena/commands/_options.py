@@ -107,7 +107,13 @@ _RUN_OPTIONS = [
         default=None,
         help="New bot processes for every game. [default: reuse]",
     ),
-    click.option("--memory-mb", type=size(16), default=None, help="Address space."),
+    click.option(
+        "--memory-mb",
+        type=size(16),
+        default=None,
+        help="Address space of each bot process; in the sandbox as root on cgroup v1, also"
+        " the memory of a bot process and its children together.",
+    ),
     click.option("--cpu-seconds", type=size(1), default=None, help="CPU time per game."),
     click.option("--processes", type=size(1), default=None, help="Process limit."),
     click.option("--file-size-mb", type=size(0), default=None, help="File size limit."),
