@@ -27,7 +27,7 @@ from arena.errors import ArenaError, ConfigError, StoreError, shown
 from arena.league import build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
-from arena.rules import GameConfig
+from arena.rules import POINTS_RULES, Format, GameConfig
 from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.seeds import new_secret, seed_key
 from arena.sprt._plan import SIDES, Pair, PairGame, Plan
@@ -306,6 +306,8 @@ def _identity(
         "seed": seed,
         "deals": DEALS,
     }
+    if config.game.format is Format.POINTS:  # as a league's: its legal actions changed
+        identity["points_rules"] = POINTS_RULES
     if stored is not None and stored != identity:
         raise ConfigError(_difference(store.path, stored, identity))
     if stored is None:
@@ -325,6 +327,13 @@ def _difference(path: Path, stored: dict[str, Any], identity: dict[str, Any]) ->
                 " games were played: counting both versions would mix two bots. Give another"
                 " --store for the new version (or put the old files back to finish that test)."
             )
+    same_game = stored.get("game") == identity["game"]
+    if same_game and stored.get("points_rules") != identity.get("points_rules"):
+        return (
+            f"{path} holds a test played under earlier rules of the points format, without"
+            " busting on purpose (R4.2): its games cannot be counted with new ones; give"
+            " another --store"
+        )
     differ = sorted(k for k in identity if stored.get(k) != identity[k])
     return (
         f"{path} holds another test (it differs in: {', '.join(differ)}); run the same"

@@ -4,6 +4,7 @@ a bound, pairs counted in deal order, resuming, stores of other tests, faults.""
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import trio
 
 from arena.errors import ArenaError, ConfigError, StoreError
 from arena.messages import Play
+from arena.rules import Format
 from arena.sprt import (
     H1,
     Hypotheses,
@@ -164,6 +166,28 @@ async def test_a_store_of_another_test_is_refused(tmp_path: Path) -> None:
     (config.new.folder / "bot.py").write_text("# a new version\n")
     with pytest.raises(ConfigError, match=r"whose NEW \(new\) has changed since its games"):
         await run(config, ScriptedRunner(by_strength({})))
+    with SprtStore.open(config.store) as store:
+        assert store.count() == 6  # untouched
+
+
+async def test_a_points_test_stored_under_the_earlier_points_rules_is_not_resumed(
+    tmp_path: Path,
+) -> None:
+    """R4.2 [ruling]: a points test stored before busting on purpose was offered would
+    count games under two sets of legal actions; it is refused, as a league is."""
+    config = field_config(tmp_path, max_games=6)
+    config = dataclasses.replace(
+        config, game=dataclasses.replace(config.game, format=Format.POINTS)
+    )
+    await run(config, ScriptedRunner(by_strength({})))
+    with sqlite3.connect(config.store) as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'test'").fetchone()
+        stored = json.loads(text)
+        assert stored["points_rules"] == 2
+        del stored["points_rules"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'test'", (json.dumps(stored),))
+    with pytest.raises(ConfigError, match="earlier rules of the points format"):
+        await run(dataclasses.replace(config, max_games=8), ScriptedRunner(by_strength({})))
     with SprtStore.open(config.store) as store:
         assert store.count() == 6  # untouched
 
