@@ -50,6 +50,7 @@ from arena.bots import (
     BotSpec,
     Limits,
     build,
+    check_out_of_reach,
     load_manifest,
     resolve_command,
 )
@@ -451,28 +452,23 @@ async def run_league(
     return report
 
 
-def check_out_of_reach(config: LeagueConfig) -> None:
+def check_league_out_of_reach(config: LeagueConfig) -> None:
     """`_out_of_reach` for every submission found, before the store or the log folder
     is made (in a bot's folder, even an empty one would be left there)."""
     _out_of_reach(config, config.store, discover_bots(config.bots)[0])
 
 
 def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -> None:
-    """Refuse a league whose store, logs or league file lie in a bot's folder: the bot
-    sees its folder in the sandbox, and those hold the secret seed (so every deal),
-    every game played and the other bots' stderr."""
-    secrets = [("the store", store), ("the league file", config.source)]
-    secrets.append(("the log folder", config.log_dir))
-    for spec in specs:
-        if spec.folder is None:  # a command, not a submission: it sees no folder of ours
-            continue
-        folder = spec.folder.resolve()
-        for what, path in secrets:
-            if path is not None and path.resolve().is_relative_to(folder):
-                raise ConfigError(
-                    f"{what} {path} is in the folder of the bot {spec.name} ({folder}),"
-                    " which the bot can read: put it outside every submission"
-                )
+    """Refuse a league whose store, logs or league file lie in a bot's folder
+    (`arena.bots.check_out_of_reach`)."""
+    check_out_of_reach(
+        specs,
+        [
+            ("the store", store),
+            ("the league file", config.source),
+            ("the log folder", config.log_dir),
+        ],
+    )
 
 
 def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:

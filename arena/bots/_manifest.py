@@ -24,10 +24,10 @@ import stat
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from arena.errors import BuildError, ManifestError, shown
+from arena.errors import BuildError, ConfigError, ManifestError, shown
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -235,6 +235,24 @@ def _name_from(words: Sequence[str]) -> str:
                 return stem
     base = Path(words[0]).name
     return base if _NAME.match(base) else "bot"
+
+
+def check_out_of_reach(specs: Iterable[BotSpec], places: Iterable[tuple[str, Path | None]]) -> None:
+    """Refuse (ConfigError) each of `places` ((what, path); None: not given) that lies in
+    a bot's folder: the bot sees its folder in the sandbox, and a store, the logs or the
+    replays hold the secret seed (so every deal), every game played or the other bots'
+    stderr."""
+    given = [(what, path.resolve()) for what, path in places if path is not None]
+    for spec in specs:
+        if spec.folder is None:  # a command, not a submission: it sees no folder of ours
+            continue
+        folder = spec.folder.resolve()
+        for what, path in given:
+            if path.is_relative_to(folder):
+                raise ConfigError(
+                    f"{what} {path} is in the folder of the bot {spec.name} ({folder}),"
+                    " which the bot can read: put it outside every submission"
+                )
 
 
 def unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:

@@ -11,7 +11,13 @@ import tabulate
 import trio
 
 import protocol
-from arena.bots import check_log_dir, load_bot, resolve_command, unique_names
+from arena.bots import (
+    check_log_dir,
+    check_out_of_reach,
+    load_bot,
+    resolve_command,
+    unique_names,
+)
 from arena.commands._options import (
     build_bot,
     build_clocks,
@@ -68,6 +74,7 @@ def match(
     if not 2 <= len(bots) <= 6:
         raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
     specs = unique_names([load_bot(b) for b in bots])
+    check_out_of_reach(specs, [("the log folder", opts["log_dir"]), ("the replay folder", replays)])
     check_log_dir(opts["log_dir"])
     check_log_dir(replays, "replay folder")
     wrap = build_wrap(opts)

@@ -156,7 +156,7 @@ def sprt(
     Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
     same command resumes (a store of another test is refused).
     """
-    from arena.bots import check_log_dir, load_bot
+    from arena.bots import check_log_dir, check_out_of_reach, load_bot
     from arena.sprt import DEFAULT_MAX_GAMES, Hypotheses, SprtConfig, SprtStore
 
     hypotheses = Hypotheses(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
@@ -184,6 +184,7 @@ def sprt(
     )
     from arena.sprt import render
 
+    check_out_of_reach(specs, [("the store", config.store), ("the log folder", config.log_dir)])
     check_log_dir(config.log_dir)
     with SprtStore.open(config.store) as db:
         progress = TerminalProgress(quiet=quiet)

@@ -219,6 +219,32 @@ def test_a_store_logs_or_league_file_in_a_bots_folder_are_refused(
     )  # nothing made there
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["match", "{ann}", "{bob}", "-n", "1", "--replays", "{bob}/replays"],
+        ["match", "{ann}", "{bob}", "-n", "1", "--log-dir", "{ann}/logs"],
+        ["sprt", "{ann}", "{bob}", "--max-games", "2", "--store", "{bob}/sprt.sqlite"],
+        ["sprt", "{ann}", "{bob}", "--store", "{root}/s.sqlite", "--log-dir", "{bob}/l"],
+    ],
+    ids=["match-replays", "match-logs", "sprt-store", "sprt-logs"],
+)
+def test_match_and_sprt_refuse_their_files_in_a_bots_folder(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Found in a review: the refusal covered only leagues. A match's replays hold
+    every finished game's seed and deal, an SPRT store the test's secret seed, the
+    logs the other bots' stderr: in a bot's folder, that bot could read them."""
+    four_bots(tmp_path)
+    names = {"ann": tmp_path / "bots" / "ann", "bob": tmp_path / "bots" / "bob"}
+    args = [a.format(root=tmp_path, **names) for a in command]
+    before = {n: sorted(p.name for p in f.iterdir()) for n, f in names.items()}
+    code, _, err = run_cli(*args, "--sandbox", "none")
+    assert code == 2, err
+    assert "which the bot can read" in err
+    assert {n: sorted(p.name for p in f.iterdir()) for n, f in names.items()} == before
+
+
 def _start(path: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet", *extra],
