@@ -62,10 +62,20 @@ def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
 @click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-def serve(store: Path, host: str, port: int) -> None:
+@click.option(
+    "--allow-host",
+    "allow",
+    multiple=True,
+    metavar="NAME",
+    help="A host name to answer besides addresses, localhost and this machine's own"
+    " names (repeatable): the name a proxy or your DNS gives it.",
+)
+def serve(store: Path, host: str, port: int, allow: tuple[str, ...]) -> None:
     """Serve the report of the league in STORE live, while it runs: the same pages as
     arena report, the standings and progress refreshing by themselves. Read-only; it
-    listens on 127.0.0.1 unless told otherwise."""
+    listens on 127.0.0.1 unless told otherwise, and answers only requests by address,
+    localhost, this machine's names or --allow-host (a web page cannot read it by a
+    name of its own pointed here: DNS rebinding)."""
     from arena.report._serve import run
 
-    run(store, host, port)
+    run(store, host, port, allow)

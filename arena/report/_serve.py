@@ -10,6 +10,9 @@ scripts (Content-Security-Policy), so that no text a bot chose can run as script
 from __future__ import annotations
 
 import functools
+import ipaddress
+import socket
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import click
@@ -49,12 +52,33 @@ def host_name(header: str) -> str:
     return header.split(":", 1)[0].lower()
 
 
+def known_host(name: str, hosts: frozenset[str]) -> bool:
+    """Whether a request for the host `name` (`host_name`) is answered: one of `hosts`,
+    or an address (a browser asks a page by its address only when given it; a web site's
+    page that rebinds a name of its own to this machine comes by that name)."""
+    if name in hosts:
+        return True
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") else name)
+    except ValueError:
+        return False
+    return True
+
+
+def own_hosts(extra: Iterable[str] = ()) -> frozenset[str]:
+    """The names `arena serve` answers besides addresses: the loopback's, this machine's
+    own (`hostname`, its fully qualified name) and `extra` (`--allow-host`)."""
+    names = {socket.gethostname(), socket.getfqdn(), *extra}
+    return LOOPBACK_HOSTS | {name.lower() for name in names if name}
+
+
 def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
     """The app serving the league in `store` (opened read-only by the caller).
 
-    `hosts`, if given, are the only Host names answered (others get a 421): a page on
-    any web site could otherwise read the league from a browser on this machine by
-    pointing a name of its own at 127.0.0.1 (DNS rebinding)."""
+    `hosts`, if given, are the only Host names answered besides addresses
+    (`known_host`; others get a 421): a page on any web site could otherwise read the
+    league from a browser on this machine, or on its network, by pointing a name of its
+    own at it (DNS rebinding)."""
     data = LeagueData(store)
     files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
 
@@ -108,7 +132,7 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
     async def only_known_hosts(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if host_name(header) not in hosts:
+            if not known_host(host_name(header), hosts):
                 refuse = respond("unknown host: arena serve answers only its own", ".html", 421)
                 await refuse(scope, receive, send)
                 return
@@ -117,7 +141,7 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
     return only_known_hosts
 
 
-async def serve(store_path: Path, host: str, port: int) -> None:
+async def serve(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
     """Serve until cancelled (Ctrl-C)."""
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
@@ -126,16 +150,15 @@ async def serve(store_path: Path, host: str, port: int) -> None:
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = None
-    loopback = host in ("127.0.0.1", "localhost", "::1")
     with Store.open(store_path, readonly=True) as store:
-        app = make_app(store, LOOPBACK_HOSTS if loopback else None)
+        app = make_app(store, own_hosts(allow))
         click.echo(f"serving {store_path} at http://{config.bind[0]}/ (Ctrl-C stops)", err=True)
         await hypercorn_serve(app, config)  # type: ignore[arg-type]
 
 
-def run(store_path: Path, host: str, port: int) -> None:
+def run(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
     """`arena serve`: serve until Ctrl-C."""
     try:
-        trio.run(functools.partial(serve, store_path, host, port))
+        trio.run(functools.partial(serve, store_path, host, port, allow))
     except KeyboardInterrupt:
         click.echo("stopped", err=True)

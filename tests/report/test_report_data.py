@@ -330,20 +330,23 @@ def test_a_report_of_a_store_with_values_no_league_writes_refuses_in_one_line(
 @pytest.mark.parametrize(
     ("host", "status"),
     [("127.0.0.1:8000", 200), ("localhost:8000", 200), ("[::1]:8000", 200),
-     ("LOCALHOST", 200), ("evil.example", 421), ("evil.example:8000", 421), ("", 421)],
+     ("LOCALHOST", 200), ("192.168.1.5:8000", 200), ("[fe80::1]:8000", 200),
+     ("arena.lab:8000", 200), ("evil.example", 421), ("evil.example:8000", 421),
+     ("127.0.0.1.evil.example", 421), ("", 421)],
 )  # fmt: skip
-async def test_arena_serve_on_loopback_answers_only_loopback_names(
+async def test_arena_serve_answers_only_addresses_and_its_own_names(
     store: Path, host: str, status: int
 ) -> None:
     """Found in an audit: a page on any web site could read the league from a browser
     on the organiser's machine by pointing a name of its own at 127.0.0.1 (DNS
-    rebinding): the Host header was not checked."""
+    rebinding): the Host header was not checked; and a review found that a wildcard
+    bind (0.0.0.0), which listens on the loopback too, was not checked at all."""
     import httpx
 
-    from arena.report._serve import LOOPBACK_HOSTS, make_app
+    from arena.report._serve import make_app, own_hosts
 
     with Store.open(store, readonly=True) as db:
-        transport = httpx.ASGITransport(app=make_app(db, LOOPBACK_HOSTS))
+        transport = httpx.ASGITransport(app=make_app(db, own_hosts(["Arena.Lab"])))
         async with httpx.AsyncClient(transport=transport, base_url="http://x") as client:
             page = await client.get("/data/league.js", headers={"Host": host})
     assert page.status_code == status
