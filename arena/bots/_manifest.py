@@ -161,9 +161,11 @@ def load_manifest(folder: Path) -> BotSpec:
     path = folder / MANIFEST
     try:
         # Without waiting: a FIFO's open would wait for a writer, and then its read.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                raise ManifestError(f"{path}: not a regular file")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device, a folder
+            os.close(fd)
+            raise ManifestError(f"{path}: not a regular file")
+        with open(fd, "rb") as file:
             raw = file.read(MANIFEST_BYTES + 1)
         if len(raw) > MANIFEST_BYTES:
             raise ManifestError(f"{path}: larger than {MANIFEST_BYTES // 1024} KiB")

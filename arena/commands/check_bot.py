@@ -30,7 +30,13 @@ from arena.commands._terminal import printable
 @click.option("--decision-ms", type=ms(1), default=None, help="Time per decision.")
 @click.option("--startup-ms", type=ms(1), default=None, help="Start-up time.")
 @click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time.")
-@click.option("--memory-mb", type=size(16), default=None, help="Address space.")
+@click.option(
+    "--memory-mb",
+    type=size(16),
+    default=None,
+    help="Address space of each process; in the sandbox as root on cgroup v1, also the"
+    " memory of the bot's process and its children together.",
+)
 @sandbox_option
 @build_options[0]
 @build_options[1]

@@ -71,8 +71,8 @@ _RATING_OPTIONS = [
         callback=_check_format,
         help="Any tabulate format (simple, github, grid, ...), csv or json. Tables and "
         "CSV show a control character in a name as an escape (\\x1b), and CSV writes a "
-        "name that begins with = + - or @ with a leading ' (a spreadsheet would run it "
-        "as a formula); JSON gives every name exactly.",
+        "name that begins with = + - @, a tab or a carriage return with a leading ' (a "
+        "spreadsheet would run it as a formula); JSON gives every name exactly.",
     ),
     click.option(
         "--matrix",

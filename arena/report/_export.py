@@ -343,9 +343,9 @@ def _claim(out: Path) -> None:
     with os.scandir(out) as entries:
         if next(entries, None) is not None:
             raise InputError(
-                f"{out}: a folder that is not empty, and not a site arena report wrote"
-                f" (no {MARK} in it): give a new or empty folder, so that no file of yours"
-                " is replaced"
+                f"{out}: a folder that is not empty, with no {MARK} in it (the mark of a site"
+                " arena report wrote, which sites written before the mark lack): give a new"
+                " or empty folder, or delete this one, so that no file of yours is replaced"
             )
     _write(mark, _MARK_TEXT.encode())
 

@@ -533,7 +533,7 @@ def test_a_strangers_bot_toml_is_left_out_in_one_line(
     assert len(err) < 400
 
 
-@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind: str) -> None:
     """A stranger's bot folder whose bot.toml is a FIFO made arena match, check-bot
     and sprt wait forever on it before anything ran (one that is a link to /dev/zero
@@ -543,6 +543,8 @@ def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind:
     eve.mkdir()
     if kind == "fifo":
         os.mkfifo(eve / "bot.toml")
+    elif kind == "folder":  # its message was "cannot read: [Errno 21] ...: 14" (a leaked fd)
+        (eve / "bot.toml").mkdir()
     else:
         (eve / "bot.toml").symlink_to("/dev/zero")
     ann = str(tmp_path / "bots" / "ann")

@@ -98,12 +98,12 @@ def test_a_folder_of_the_users_is_refused_and_left_as_it_was(
     before = tree(proj)
     assert_refused(
         report(kind, store, replay, proj),
-        f"{proj}: a folder that is not empty, and not a site arena report wrote",
+        f"{proj}: a folder that is not empty, with no .arena-report in it",
     )
     assert tree(proj) == before
     (proj / "index.html").unlink()  # any one file of the user's is enough
     (proj / "data" / "games" / "notes.txt").unlink()
-    assert_refused(report(kind, store, replay, proj), "not a site arena report wrote")
+    assert_refused(report(kind, store, replay, proj), "with no .arena-report in it")
     assert tree(proj) == {"data": "folder", "data/games": "folder"}
 
 
@@ -153,7 +153,7 @@ def test_no_symbolic_link_is_followed(store: Path, tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     (proj / "data").mkdir(parents=True)
     (proj / "data" / "games").symlink_to(mine)
-    assert_refused(run("report", store, "-o", proj), "not a site arena report wrote")
+    assert_refused(run("report", store, "-o", proj), "with no .arena-report in it")
     assert tree(mine) == kept
 
     site = tmp_path / "site"
