@@ -49,7 +49,10 @@ def groups_root() -> Path | None:
         return None
     if own is None or mount is None:
         return None
-    root = Path(mount) / own.lstrip("/")
+    where, shown = mount
+    root = Path(where) / below(own, shown).lstrip("/")
+    if not root.is_dir():  # a group arena cannot see from here
+        return None
     _sweep(root)
     try:
         probe = new_group(root, 64 * 1024 * 1024)
@@ -133,14 +136,24 @@ def _own_group() -> str | None:
     return None
 
 
-def _memory_mount() -> str | None:
-    """Where the v1 memory hierarchy is mounted, writable (from /proc/self/mountinfo)."""
+def below(own: str, shown: str) -> str:
+    """arena's group `own` (from /proc/self/cgroup) as a path below a mount that shows
+    the group `shown` as its root: "/docker/a/b" below "/docker/a" is "/b"."""
+    if shown == "/" or not (own == shown or own.startswith(shown.rstrip("/") + "/")):
+        return own
+    return own[len(shown.rstrip("/")) :] or "/"
+
+
+def _memory_mount() -> tuple[str, str] | None:
+    """Where the v1 memory hierarchy is mounted, writable, and the group it shows there
+    (a container's mount may show its own group as the mount's root), from
+    /proc/self/mountinfo."""
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
         before, _, after = line.partition(" - ")
         fields, tail = before.split(), after.split()
         options = tail[2].split(",") if len(tail) >= 3 else []
         if tail[:1] == ["cgroup"] and "memory" in options and "rw" in fields[5].split(","):
-            return fields[4]
+            return fields[4], fields[3]
     return None
 
 

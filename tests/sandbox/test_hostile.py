@@ -438,3 +438,14 @@ async def test_a_bot_whose_memory_group_cannot_be_joined_still_plays(
     results = await scene.play(scene.hostile("none"), sandboxed=True)
     assert all(faults == [] for _, _, faults in outcomes(results))
     assert len(results) == GAMES
+
+
+def test_a_containers_memory_mount_is_read_below_its_root() -> None:
+    """Found in a review: a container's cgroup mount may show its own group as its root
+    (mountinfo's fourth field), while /proc/self/cgroup names the group from the host's
+    root; the group's folder is the part below the mount's root."""
+    assert _memgroups.below("/docker/a/b", "/docker/a") == "/b"
+    assert _memgroups.below("/docker/a", "/docker/a") == "/"
+    assert _memgroups.below("/process_api/x", "/") == "/process_api/x"
+    assert _memgroups.below("/other", "/docker/a") == "/other"
+    assert _memgroups.below("/docker/ab", "/docker/a") == "/docker/ab"  # no mere prefix
