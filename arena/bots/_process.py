@@ -116,6 +116,21 @@ class BotProcess:
         """Whether `pause` stops it: only in the sandbox, which kills a stopped bot
         when arena dies (outside it a killed arena would leave it stopped for ever)."""
 
+    def memory_exhausted(self) -> bool:
+        """Whether the kernel killed a process of its memory group (`arena._memgroups`)
+        for passing the group's limit: so a crash can say why."""
+        if self.group is None:
+            return False
+        try:
+            text = (self.group / "memory.oom_control").read_text()
+        except OSError:
+            return False
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return value.strip().isdigit() and int(value) > 0
+        return False
+
     def cpu_worn(self, cpu_seconds: int | None) -> bool:
         """True if the process may have used `cpu_seconds` of CPU time already.
 

@@ -13,7 +13,7 @@ import trio
 
 import protocol
 from arena import __version__
-from arena.errors import BotFault, BotTimeout
+from arena.errors import BotCrashed, BotFault, BotTimeout
 from arena.referee import _wire
 from arena.referee._clocks import BANK_CAP_MS, Clocks
 from arena.referee._connection import Stopped, fault_from_protocol
@@ -157,6 +157,12 @@ class _Runner:
 
     async def _fault(self, seat: int, fault: BotFault) -> None:
         game = self.game
+        process = self.seats[seat].process
+        if fault.cause == "crash" and process is not None and process.memory_exhausted():
+            fault = BotCrashed(
+                f"{fault}: the kernel killed a process of it for passing its memory limit"
+                " (--memory-mb, for the bot's processes together)"
+            )
         self.faults.append(FaultRecord(seat, fault.cause, str(fault), fault.detail, game.plays))
         self._sync_events()
         self.log.append(

@@ -238,6 +238,16 @@ def memory_children(count: str, mb: str) -> Report:
     return {"ends": ends}
 
 
+FILL = [0]
+"""MiB to write to $TMPDIR at the first act (the `fill_at_act` bot)."""
+
+
+def fill_at_act(mb: str) -> Report:
+    """At its first act, write `mb` MiB to its private /tmp (memory: a tmpfs)."""
+    FILL[0] = int(mb)
+    return {}
+
+
 def limits() -> Report:
     """The limits and identity the bot runs with."""
     soft = {}
@@ -379,6 +389,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "fill_disk": fill_disk,
     "memory": memory,
     "memory_children": memory_children,
+    "fill_at_act": fill_at_act,
     "limits": limits,
     "slow": slow,
     "measure": measure,
@@ -422,6 +433,11 @@ def play() -> None:
             while time.process_time() < end:
                 pass
         elif kind == "act":
+            if FILL[0]:
+                with open(Path(os.environ["TMPDIR"]) / "fill", "wb") as fill:
+                    for _ in range(FILL[0]):
+                        fill.write(b"x" * (1 << 20))
+                FILL[0] = 0
             time.sleep(THINK[0])
             send({"type": "action", "request_id": message["request_id"], "choice": 0})
             if STEAL:

@@ -449,3 +449,26 @@ def test_a_containers_memory_mount_is_read_below_its_root() -> None:
     assert _memgroups.below("/process_api/x", "/") == "/process_api/x"
     assert _memgroups.below("/other", "/docker/a") == "/other"
     assert _memgroups.below("/docker/ab", "/docker/a") == "/docker/ab"  # no mere prefix
+
+
+@needs_bwrap
+@needs_memory_groups
+async def test_a_bot_its_memory_group_killed_is_told_why(tmp_path: Path) -> None:
+    """Found in a review: a bot killed by its memory group showed only "closed its
+    output"; its crash now says that the kernel killed it for passing --memory-mb."""
+    token = f"arena-oom-{uuid.uuid4().hex}"
+    hog = make_bot(tmp_path / "bots", "hog", "fill_at_act", 120, token=token)
+    other = make_bot(tmp_path / "bots", "other", "none", token=token)
+    settings = RunSettings(
+        clocks=CLOCKS,
+        limits=Limits(memory_mb=64, cpu_seconds=60, processes=32, file_size_mb=256),
+        wrap=bwrap_wrap(tmp_mb=256),
+    )
+    results, _ = await run_match(
+        [hog, other], GameConfig(players=2), games=1, seed=2, settings=settings
+    )
+    (fault,) = results[0].faults
+    assert results[0].names[fault.seat] == "hog"
+    assert fault.cause == "crash"
+    assert "passing its memory limit (--memory-mb" in fault.message, fault.message
+    assert await gone(token)
