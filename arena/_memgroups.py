@@ -37,10 +37,18 @@ _PREFIX = "arena-"
 
 
 @functools.cache
+def _shell() -> str | None:
+    """The shell that joins a bot's process to its group (looked up once, not at every
+    bot's start)."""
+    return shutil.which("sh")
+
+
+@functools.cache
 def groups_root() -> Path | None:
     """The folder under which each bot process gets its memory group, or None where
     arena cannot make one (tried once: a group is made and a process joins it)."""
-    if os.geteuid() != 0 or shutil.which("sh") is None:
+    sh = _shell()
+    if os.geteuid() != 0 or sh is None:
         return None
     try:
         own = _own_group()
@@ -59,7 +67,6 @@ def groups_root() -> Path | None:
     except OSError:
         return None
     try:  # a shell must be able to join it (the bots' join goes on if it cannot)
-        sh = shutil.which("sh") or "/bin/sh"
         join = [sh, "-c", 'echo 0 > "$1"', "arena-probe", str(probe / "cgroup.procs")]
         done = subprocess.run(join, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
@@ -88,8 +95,8 @@ def new_group(root: Path, limit: int) -> Path:
 
 def joined(command: list[str], group: Path) -> list[str]:
     """`command` run by a shell that first moves itself into `group`."""
-    sh = shutil.which("sh") or "/bin/sh"
-    return [sh, "-c", _JOIN, "arena-memory-group", str(group / "cgroup.procs"), *command]
+    procs = str(group / "cgroup.procs")
+    return [_shell() or "/bin/sh", "-c", _JOIN, "arena-memory-group", procs, *command]
 
 
 _pending: set[Path] = set()

@@ -196,7 +196,7 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
             return
         seen.add(real)
         try:
-            if (path / MANIFEST).is_file() or os.path.lexists(path / MANIFEST):
+            if os.path.lexists(path / MANIFEST):
                 try:  # not a file (a FIFO, a folder): load_manifest says so
                     specs.append(load_manifest(path))
                 except BotError as err:
