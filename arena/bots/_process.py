@@ -102,6 +102,8 @@ class BotProcess:
         self.process = process
         self.group = group
         """Its memory group (`arena._memgroups`), removed once it is gone; or None."""
+        self._oom_killed = False
+        """Whether the group had killed a process of it, read before the group went."""
         self.workdir = workdir
         """The bot's private writable folder (its HOME and TMPDIR)."""
         self.log_path = log_path
@@ -119,8 +121,8 @@ class BotProcess:
     def memory_exhausted(self) -> bool:
         """Whether the kernel killed a process of its memory group (`arena._memgroups`)
         for passing the group's limit: so a crash can say why."""
-        if self.group is None:
-            return False
+        if self.group is None or self._oom_killed:
+            return self._oom_killed
         try:
             text = (self.group / "memory.oom_control").read_text()
         except OSError:
@@ -188,7 +190,11 @@ class BotProcess:
         await self.stream.aclose()
         shutil.rmtree(self.workdir, ignore_errors=True)
         if self.group is not None:
+            # Read first: a fault is written once the process is gone (a start-up crash
+            # is), and the group may go with it.
+            self._oom_killed = self.memory_exhausted()
             release_group(self.group)
+            self.group = None
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

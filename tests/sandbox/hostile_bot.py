@@ -248,6 +248,14 @@ def fill_at_act(mb: str) -> Report:
     return {}
 
 
+def fill_tmp(mb: str) -> Report:
+    """Before its hello, write `mb` MiB to its private /tmp (memory: a tmpfs)."""
+    with open(Path(os.environ["TMPDIR"]) / "fill", "wb") as fill:
+        for _ in range(int(mb)):
+            fill.write(b"x" * (1 << 20))
+    return {}
+
+
 def limits() -> Report:
     """The limits and identity the bot runs with."""
     soft = {}
@@ -390,6 +398,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "memory": memory,
     "memory_children": memory_children,
     "fill_at_act": fill_at_act,
+    "fill_tmp": fill_tmp,
     "limits": limits,
     "slow": slow,
     "measure": measure,
