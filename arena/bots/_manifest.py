@@ -87,8 +87,12 @@ class BotSpec:
                     while chunk := f.read(1 << 20):
                         h.update(chunk)
             except OSError as err:
-                raise ManifestError(f"{self.name}: cannot read {rel}: {err.strerror}") from None
+                raise _unreadable(self.name, rel, err) from None
         return h.hexdigest()[:16]
+
+
+def _unreadable(name: str, rel: object, err: OSError) -> ManifestError:
+    return ManifestError(f"{name}: cannot read {rel}: {err.strerror}")
 
 
 def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
@@ -100,7 +104,7 @@ def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
     def unreadable(err: OSError) -> None:  # os.walk would skip the folder unhashed
         where = Path(err.filename or folder)
         rel = where.relative_to(folder) if where.is_relative_to(folder) else where
-        raise ManifestError(f"{name}: cannot read {rel}: {err.strerror}")
+        raise _unreadable(name, rel, err)
 
     for top, dirs, files in os.walk(folder, onerror=unreadable):  # links: listed, not walked
         dirs[:] = sorted(d for d in dirs if d not in IGNORED)
@@ -110,7 +114,7 @@ def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
             try:
                 info = path.lstat()
             except OSError as err:
-                raise ManifestError(f"{name}: cannot read {rel}: {err.strerror}") from None
+                raise _unreadable(name, rel, err) from None
             if stat.S_ISLNK(info.st_mode):
                 target = os.path.realpath(path)
                 if target != root and not target.startswith(root + os.sep):
