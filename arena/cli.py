@@ -42,7 +42,11 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except ArenaError as err:
             _fail(err)
+        except KeyboardInterrupt:  # a command with nothing to keep or say (`arena rate`)
+            _interrupted()
         except BaseExceptionGroup as group:
+            if group.subgroup(KeyboardInterrupt) is not None:
+                _interrupted()
             # Errors from inside trio nurseries arrive grouped: unwrap ours.
             ours, rest = group.split(ArenaError)
             if ours is None or rest is not None:
@@ -53,6 +57,11 @@ class _Group(click.Group):
 def _first(group: BaseExceptionGroup[ArenaError]) -> ArenaError:
     first = group.exceptions[0]
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def _interrupted() -> None:
+    click.echo("\ninterrupted", err=True)
+    sys.exit(130)
 
 
 def _fail(err: ArenaError) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import trio
 
 from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command
 from arena.checker import check_bot, conforms, report
@@ -22,6 +21,7 @@ from arena.commands._options import (
     sandbox_option,
     size,
 )
+from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
 
 
@@ -69,8 +69,10 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     wrap = build_wrap(opts)
     clocks = build_clocks({}, opts)
     limits = build_limits({}, opts)
-    checks = trio.run(
-        lambda: check_bot(spec, clocks=clocks, limits=limits, rounds=rounds, wrap=wrap)
+    checks = run_stoppable(
+        lambda: check_bot(spec, clocks=clocks, limits=limits, rounds=rounds, wrap=wrap),
+        lambda: " before the checks were done",
+        resumable=False,
     )
     for line in report(spec.command, checks):
         click.echo(printable(line))

@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 import tabulate
-import trio
 
 import protocol
 from arena.bots import (
@@ -29,6 +28,7 @@ from arena.commands._options import (
     run_options,
     sandbox_mode,
 )
+from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
 from arena.errors import ConfigError
 from arena.match import BotSummary, result_to_json, run_match, summarize
@@ -95,11 +95,30 @@ def match(
         log_dir=opts["log_dir"],
         wrap=wrap,
     )
-    results, started = trio.run(
+    finished: list[GameResult] = []
+
+    def on_result(result: GameResult) -> None:
+        finished.append(result)
+        if not (as_json or quiet):
+            _print_game(result)
+
+    def stopped() -> str:
+        """Ctrl-C or SIGTERM: the table of the games finished (not for --json, whose
+        readers expect a whole match), and how many they are."""
+        if finished and not as_json:
+            _print_table(config, summarize([s.name for s in specs], finished))
+        kept = f" after {len(finished)} of {games} games"
+        if replays is not None and finished:
+            kept += f" (their replays are in {replays})"
+        return kept
+
+    results, started = run_stoppable(
         lambda: run_match(
             specs, config, games=games, seed=seed, settings=settings, replay_dir=replays,
-            on_result=None if as_json or quiet else _print_game,
-        )
+            on_result=on_result,
+        ),
+        stopped,
+        resumable=False,
     )  # fmt: skip
     rows = summarize([s.name for s in specs], results)
     _point_at_logs(rows, opts["log_dir"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from tests.mutations import mutants
 
-from .botscripts import script
+from .botscripts import alive, pids, script
 
 pytestmark = pytest.mark.subprocess
 
@@ -274,3 +275,59 @@ def test_a_file_that_never_ends_is_refused_in_one_line(
     assert message in done.stderr
     assert len(done.stderr.splitlines()) == 1
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("stop", "code", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
+def test_a_match_stopped_by_ctrl_c_or_sigterm_prints_its_finished_games(
+    tmp_path: Path, stop: signal.Signals, code: int, word: str
+) -> None:
+    """Ctrl-C gave a traceback and printed nothing of the games played; SIGTERM killed
+    arena at once, leaving unsandboxed bots running. Now both stop the match as a
+    league stops: every bot is killed, and the table of the finished games is printed."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "match", str(a), str(b), "-n", "100000",
+         "--sandbox", "none", "--seed", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    played = 0
+    while played < 2:  # a line per finished game
+        line = proc.stderr.readline()
+        assert line, proc.communicate()
+        played += line.startswith(b"m0")
+    proc.send_signal(stop)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, err
+    assert b"Traceback" not in err
+    (told,) = [line for line in err.decode().splitlines() if line.startswith(word)]
+    finished = int(told.split()[2])
+    assert told == f"{word} after {finished} of 100000 games"
+    assert finished >= played
+    rows = {line.split()[0]: line.split() for line in out.decode().splitlines()[2:]}
+    assert set(rows) == {"alice", "bob"}
+    assert all(row[1] == str(finished) for row in rows.values())
+    started = pids(a / "pids.txt") + pids(b / "pids.txt")
+    assert started
+    assert [pid for pid in started if alive(pid)] == []
+
+
+def test_ctrl_c_in_a_command_without_games_gives_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any command stopped by Ctrl-C (here `arena rate` reading its file) says so in one
+    line and exits 130, not with a traceback."""
+    import arena.standings
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    rows = tmp_path / "rows.csv"
+    rows.write_text("game,bot,place\n1,a,1\n1,b,2\n")
+    monkeypatch.setattr(arena.standings, "load_places_columns", interrupted)
+    result = CliRunner().invoke(main, ["rate", str(rows)])
+    assert result.exit_code == 130, result.output
+    assert result.stderr == "\ninterrupted\n"
