@@ -791,10 +791,16 @@ def read_places_csv(stream: TextIO, name: str = "<input>") -> list[GameRecord]:
     other columns are ignored; blank lines are skipped. Games keep the order of their
     first row.
 
+    A place is 1 plus the number of the game's players placed better (as arena places
+    its own games): tied players share a place and the places after them are skipped
+    (1, 1, 3), and no place is past the game's number of players.
+
     Raises `InputError` naming the line for every problem: no header or no rows, a
     missing column, a wrong number of fields, an empty game or player, a place that is
     not a whole number >= 1, points that are not a whole number, a number too large
-    for 64 bits, a player twice in one game, a game given two groups.
+    for 64 bits, a player twice in one game, a game given two groups, a game of one
+    player, a place past the game's number of players or one its other places rule
+    out (2, 2 or 1, 1, 2).
     """
     return read_places_columns(stream, name).records()
 
@@ -1001,6 +1007,8 @@ def _assemble(cells: _TextCells | _ByteCells, col: dict[str, int]) -> ResultColu
         return None  # a game in two groups
     if _repeats(game * len(players) + player):
         return None  # a player twice in one game
+    if not _competition_places(place, game, seats, first):
+        return None  # a place past the game's seats, or one its other places rule out
     return ResultColumns(
         game_ids=game_ids,
         groups=[group_names[k] for k in group[first].tolist()],
@@ -1012,6 +1020,55 @@ def _assemble(cells: _TextCells | _ByteCells, col: dict[str, int]) -> ResultColu
         points=[None] * count if points is None else points.tolist(),
         seat_cause=cause,
     )
+
+
+def _competition_places(
+    place: npt.NDArray[np.int64],
+    game: npt.NDArray[np.intp],
+    seats: npt.NDArray[np.intp],
+    first: npt.NDArray[np.intp],
+) -> bool:
+    """Whether every seat's place is 1 plus the number of its game's players placed
+    better (`_check_places`), for seats sorted by game (``seats`` and ``first``: each
+    game's count of seats and its first seat)."""
+    if np.any(place > seats[game]):
+        return False
+    # Seat k's place p is slot first + p - 1 of its game; it is right if exactly
+    # p - 1 seats of the game take the slots before it, that is if as many seats as
+    # the slot's index come before it in all the games.
+    slot = first[game] + (place - 1)
+    taken = np.bincount(slot, minlength=len(place))
+    before = np.cumsum(taken) - taken
+    return bool(np.array_equal(before[slot], slot))
+
+
+def _check_places(name: str, game: str, seats: Sequence[SeatRecord], lines: Sequence[int]) -> None:
+    """Raise `InputError`, naming the line, unless every place of ``game`` is 1 plus
+    the number of its players placed better (places 1 to the number of players; tied
+    players share the best of the places they take and the others are skipped:
+    1, 1, 3), as arena's own games are placed."""
+    count = len(seats)
+    over = [
+        (line, seat.place) for seat, line in zip(seats, lines, strict=True) if seat.place > count
+    ]
+    if over:
+        line, place = min(over)
+        raise InputError(
+            f"{name}, line {line}: place {place} in game {clipped(game)}, which has "
+            f"{count} players (places 1 to {count})"
+        )
+    ranked = sorted(zip((seat.place for seat in seats), lines, strict=True))
+    better = 0
+    for k, (place, line) in enumerate(ranked):
+        if k and place != ranked[k - 1][0]:
+            better = k
+        if place != better + 1:
+            who = {0: "no player", 1: "1 player"}.get(better, f"{better} players")
+            raise InputError(
+                f"{name}, line {line}: place {place} in game {clipped(game)}, but {who} of "
+                f"the game placed better, so it is place {better + 1} (a place is 1 plus the "
+                "number placed better; tied players share it, as in 1, 1, 3)"
+            )
 
 
 def _renumber(names: Sequence[str], order: Sequence[str]) -> npt.NDArray[np.intp]:
@@ -1299,6 +1356,8 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
                 f"{name}: game {clipped(game)} has one player ({clipped(players[0].player)});"
                 " a game has 2 to 6"
             )
+    for game, players in seats.items():
+        _check_places(name, game, players, [first_line[game, s.player] for s in players])
     return [GameRecord.checked(game, groups[game], tuple(s)) for game, s in seats.items()]
 
 

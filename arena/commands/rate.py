@@ -182,8 +182,11 @@ def print_standings(
 def rate(ctx: click.Context, /, file: str, **options: Any) -> None:
     """Print standings for the finishing orders in FILE ("-" reads standard input).
 
-    FILE is CSV with the columns game, player, place: one row per player per game,
-    place 1 the best, tied players sharing a place. Optional columns: points, cause
+    FILE is CSV with the columns game, player, place: one row per player per game.
+    A place is 1 plus the number of the game's players placed better, as arena places
+    its own games: 1 the best, tied players sharing a place and the places after them
+    skipped (1, 1, 3), none past the game's number of players; a file with other
+    places is refused, naming the line. Optional columns: points, cause
     (the elimination cause; timeout, crash, malformed, illegal and forfeit count as
     faults) and group (duplicate-deal group, resampled as a whole by --bootstrap).
 

@@ -47,7 +47,9 @@ def leagues(draw: st.DrawFn, max_games: int = 14) -> list[GameRecord]:
     games = []
     for g in range(draw(st.integers(1, max_games))):
         seats = draw(st.permutations(names))[: draw(st.integers(2, min(5, len(names))))]
-        places = sorted(draw(st.lists(st.integers(1, 4), min_size=len(seats), max_size=len(seats))))
+        # Places as arena gives them: 1 plus the number placed better (1, 1, 3).
+        finish = sorted(draw(st.lists(st.integers(1, 4), min_size=len(seats), max_size=len(seats))))
+        places = [1 + sum(other < mine for other in finish) for mine in finish]
         kept = draw(st.booleans())
         records = tuple(
             SeatRecord(
@@ -273,6 +275,7 @@ def csv_texts(draw: st.DrawFn) -> str:
                 None,
                 None,
                 ("place", "0"),
+                ("place", "9"),
                 ("place", "x"),
                 ("place", " 2 "),
                 ("place", "99999999999999999999"),
@@ -371,7 +374,7 @@ def test_a_large_well_formed_file_takes_the_column_path(monkeypatch: pytest.Monk
     reader is never called (it would be, if the column reader gave up)."""
     lines = ["game,player,place,points"]
     for g in range(200):
-        lines += [f"g{g},a,1,{g}", f"g{g},b,2,", f"g{g},c,{1 + g % 3}, 7 "]
+        lines += [f"g{g},a,1,{g}", f"g{g},b,{(2, 2, 3)[g % 3]},", f"g{g},c,{(3, 2, 2)[g % 3]}, 7 "]
     text = "\n".join(lines) + "\n"
 
     def refuse(*args: object) -> None:

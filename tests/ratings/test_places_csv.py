@@ -100,6 +100,44 @@ def test_bad_input_names_the_line(text: str, message: str) -> None:
         read(text)
 
 
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        # A place past the game's players made the average place wrong (7 of 4 seats).
+        ("g,a,1\ng,b,2\ng,c,3\ng,d,7\n", "line 5: place 7 in game g, which has 4 players"),
+        ("g,a,1\ng,b,3\n", "line 3: place 3 in game g, which has 2 players (places 1 to 2)"),
+        ("g,a,2\ng,b,2\n", "line 2: place 2 in game g, but no player of the game placed"),
+        ("g,a,1\ng,b,1\ng,c,2\n", "line 4: place 2 in game g, but 2 players of the game"),
+        ("g,a,1\ng,b,3\ng,c,3\n", "line 3: place 3 in game g, but 1 player of the game"),
+        ("g,a,1\ng,b,2\nh,a,1\nh,b,1\nh,c,4\n", "line 6: place 4 in game h, which has 3"),
+    ],
+)
+def test_a_place_the_game_cannot_have_is_refused_with_its_line(
+    tmp_path: Path, rows: str, message: str
+) -> None:
+    """Found in an audit: a place past the game's number of players (7 in a game of
+    4), a game with nobody first, or a place that its game's other places rule out
+    were read as they were, and the average place was wrong. A place is 1 plus the
+    number of the game's players placed better, as arena places its own games; both
+    readers (by lines, and by columns from the bytes) refuse anything else."""
+    text = "game,player,place\n" + rows
+    with pytest.raises(InputError, match=re.escape(f"results.csv, {message}")):
+        read(text)
+    path = tmp_path / "results.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=re.escape(message)):
+        load_places_csv(path)
+
+
+def test_ties_share_a_place_and_skip_the_places_after_them(tmp_path: Path) -> None:
+    text = "game,player,place\ng,a,1\ng,b,1\ng,c,3\nh,a,1\nh,b,2\nh,c,2\nh,d,4\n"
+    records = read(text)
+    assert [[s.place for s in record.seats] for record in records] == [[1, 1, 3], [1, 2, 2, 4]]
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    assert load_places_csv(path) == records
+
+
 def test_missing_and_undecodable_files(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=re.escape("nope.csv: cannot read: No such file")):
         load_places_csv(tmp_path / "nope.csv")
@@ -127,4 +165,4 @@ def test_any_text_gives_records_or_an_input_error(text: str) -> None:
         for record in records:
             players = [seat.player for seat in record.seats]
             assert len(players) == len(set(players))
-            assert all(seat.place >= 1 for seat in record.seats)
+            assert all(1 <= seat.place <= len(record.seats) for seat in record.seats)

@@ -178,6 +178,8 @@ def test_usage_errors(games: Path, args: list[str], message: str) -> None:
         ("game,player\n1,a\n", "line 1: missing column place"),
         ("game,player,place\n1,a,x\n", "line 2: place 'x' is not a whole number"),
         ("game,player,place\n1,a,1\n1,a,2\n", "line 3: a appears twice in game 1"),
+        ("game,player,place\n1,a,1\n1,b,2\n1,c,7\n", "line 4: place 7 in game 1, which has 3"),
+        ("game,player,place\n1,a,1\n1,b,1\n1,c,2\n", "line 4: place 2 in game 1, but 2 players"),
         # A stranger's 100 kB name is quoted in 80 characters at most.
         (f"game,player,place\n1,{'n' * 10**5},1\n1,{'n' * 10**5},2\n", "n... appears twice"),
         (f"game,player,place\n1,{'n' * 10**5}\x01,1\n", "n...' holds a control character"),
