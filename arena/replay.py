@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, InputError, clipped
+from arena.errors import ArenaError, InputError, clipped, shown
 from arena.referee._wire import action_from_dict
 from arena.rules import (
     NAMES,
@@ -114,6 +114,27 @@ nested too deeply to handle), raises in the code that reads them (`readable` tur
 into one InputError)."""
 
 
+class DamagedReplay(ValueError):
+    """A replay's records contradict its game: a decision or fault of a seat the game
+    does not have, or a decision of a seat that was not to move (`readable` reports it
+    as a damaged replay)."""
+
+
+def record_seat(record: Record, seats: int, to_move: int | None = None) -> int:
+    """The seat of a decision or fault ``record`` in a game of ``seats`` seats.
+
+    `DamagedReplay` for a seat the game does not have (7 of 4 seats, -1, a bool, text)
+    or, given the seat ``to_move``, for a decision of another seat: the viewer and
+    `arena replay` would show a decision no seat of the game made."""
+    seat = record["seat"]
+    kind = record["type"]
+    if type(seat) is not int or not 0 <= seat < seats:
+        raise DamagedReplay(f"a {kind} of seat {shown(seat)}, in a game of {seats} seats")
+    if kind == "decision" and to_move is not None and seat != to_move:
+        raise DamagedReplay(f"a decision of seat {seat} when seat {to_move} was to move")
+    return seat
+
+
 @contextlib.contextmanager
 def readable(what: object) -> Iterator[None]:
     """Turn what a malformed replay raises while it is read into InputError naming
@@ -122,6 +143,8 @@ def readable(what: object) -> Iterator[None]:
         yield
     except InputError:
         raise
+    except DamagedReplay as err:
+        raise InputError(f"{what}: the replay is damaged: {err}") from None
     except UNREADABLE as err:
         raise InputError(
             f"{what}: not a replay arena can read ({type(err).__name__}: {clipped(str(err))})"
@@ -140,17 +163,24 @@ def history_of(log: Sequence[Record]) -> list[HistoryEntry]:
 
 
 def rebuild(log: Sequence[Record]) -> Game:
-    """Replay the game through the rules engine; InputError if it does not match the file."""
+    """Replay the game through the rules engine; `DamagedReplay` if it does not match
+    the file (a seat the game does not have, a decision the rules refuse, other events)."""
     head = log[0]
     try:
         config = GameConfig.from_dict(head["config"])
+        check_names(head["names"], config)
+        for record in log:
+            if record["type"] in ("decision", "fault"):
+                record_seat(record, config.players)
         game = Game.replay(config, int(head["seed"]), history_of(log))
+    except DamagedReplay:
+        raise
     except (ArenaError, KeyError, ValueError, TypeError) as err:
-        raise InputError(f"replay does not rebuild: {err}") from None
+        raise DamagedReplay(f"it does not rebuild ({err})") from None
     recorded = [r["event"] for r in log if r["type"] == "event"]
     rebuilt = [event_to_dict(e) for e in game.events]
     if rebuilt[: len(recorded)] != recorded:
-        raise InputError("replay does not match the rules engine (edited or corrupt file?)")
+        raise DamagedReplay("its events do not match the rules engine (edited or corrupt file?)")
     return game
 
 
@@ -158,13 +188,27 @@ def _cards(codes: Sequence[str]) -> str:
     return " ".join(codes) if codes else "-"
 
 
+def check_names(names: Sequence[str], config: GameConfig) -> None:
+    """`DamagedReplay` unless a replay names one bot for each of its game's seats."""
+    if len(names) != config.players:
+        raise DamagedReplay(f"{len(names)} bots named for a game of {config.players} seats")
+
+
 def describe(event: Record, names: Sequence[str]) -> str:
-    """One public event in words."""
+    """One public event in words; `DamagedReplay` for an event of a seat the game
+    does not have."""
     kind = event["type"]
 
-    def who(key: str = "seat") -> str:
+    def name(key: str = "seat") -> str:
         seat = event[key]
-        return f"{names[seat]} (seat {seat})"
+        if type(seat) is not int or not 0 <= seat < len(names):
+            raise DamagedReplay(
+                f"a {shown(kind)} event of seat {shown(seat)}, in a game of {len(names)} seats"
+            )
+        return names[seat]
+
+    def who(key: str = "seat") -> str:
+        return f"{name(key)} (seat {event[key]})"
 
     if kind == "round_start":
         return (
@@ -175,7 +219,7 @@ def describe(event: Record, names: Sequence[str]) -> str:
         card = NAMES[Card.from_code(event["card"])]
         return f"{who()} plays {card} -> total {event['total']}"
     if kind == "draw":
-        return f"   {names[event['seat']]} draws {event['count']}"
+        return f"   {name()} draws {event['count']}"
     if kind == "reshuffle":
         return f"   the discard pile is shuffled into a new draw pile of {event['count']}"
     if kind == "quad":
@@ -183,7 +227,7 @@ def describe(event: Record, names: Sequence[str]) -> str:
     if kind == "bust":
         return f"{who()} busts with {event['card']} and is out of the round"
     if kind == "owes_two":
-        return f"   {names[event['seat']]} must play two cards"
+        return f"   {name()} must play two cards"
     if kind == "out_of_round":
         return f"{who()} cannot play and is out of the round"
     if kind == "eliminated":
@@ -220,6 +264,7 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
     head = log[0]
     names: list[str] = head["names"]
     config = GameConfig.from_dict(head["config"])
+    check_names(names, config)
     if seat is not None and not 0 <= seat < len(names):
         raise InputError(f"no seat {seat} in this game of {len(names)}")
     yield (
@@ -238,15 +283,17 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
         if kind == "event":
             yield describe(record["event"], names)
         elif kind == "fault":
+            faulty = record_seat(record, len(names))
             yield (
-                f"!! {names[record['seat']]} (seat {record['seat']}) faults:"
-                f" {record['cause']}: {record['message']}"
+                f"!! {names[faulty]} (seat {faulty}) faults: {record['cause']}: {record['message']}"
             )
             if replayed is not None and not replayed.is_over:
-                replayed.eliminate(record["seat"], Cause(record["cause"]))
+                replayed.eliminate(faulty, Cause(record["cause"]))
+        elif kind == "decision" and replayed is None:
+            record_seat(record, len(names))
         elif kind == "decision" and replayed is not None:
-            if record["seat"] == seat:
-                obs = replayed.observation(record["seat"])
+            if record_seat(record, len(names), replayed.to_move) == seat:
+                obs = replayed.observation(seat)
                 legal = ", ".join(str(a) for a in replayed.legal_actions())
                 yield (
                     f">> your turn: hand {_cards([c.code for c in obs.hand])},"

@@ -25,7 +25,7 @@ import msgspec
 
 from arena.errors import InputError, StoreError, clipped, shown
 from arena.referee._wire import action_from_dict
-from arena.replay import describe, readable
+from arena.replay import check_names, describe, readable, record_seat
 from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
 from arena.store import Store
 
@@ -59,6 +59,7 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     head = log[0]
     names: list[str] = list(head["names"])
     config = GameConfig.from_dict(head["config"])
+    check_names(names, config)
     game = Game(config, int(head["seed"]))
     seen = 0
     out: list[dict[str, Any]] = []  # eliminations so far
@@ -66,12 +67,13 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     for record in log:
         kind = record["type"]
         if kind == "decision":
+            seat = record_seat(record, len(names), game.to_move)
             action = action_from_dict(record["action"])
             game.apply(action)
             card = CODES[action.card] if action.card is not None else None
-            step, seat, ms = action.kind.value, record["seat"], record["ms"]
+            step, ms = action.kind.value, record["ms"]
         elif kind == "fault":
-            seat, step, card, ms = record["seat"], "fault", None, None
+            seat, step, card, ms = record_seat(record, len(names)), "fault", None, None
             if not game.is_over and game.observation(seat).in_game[seat]:
                 game.eliminate(seat, Cause(record["cause"]))
         else:
@@ -194,9 +196,7 @@ class LeagueData:
                 names = self.games[self._index[game_id]]["seats"]
                 for record in log:
                     if record.get("type") == "decision":
-                        seat = record["seat"]
-                        if type(seat) is not int or not 0 <= seat < len(names):
-                            raise ValueError(f"a decision of seat {seat!r}")
+                        seat = record_seat(record, len(names))
                         self._think[names[seat]].append(float(record["ms"]))
                 if each is not None:
                     each(game_id, log)

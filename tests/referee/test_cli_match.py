@@ -108,7 +108,7 @@ def test_replay_of_an_edited_file_is_refused(tmp_path: Path) -> None:
     path.write_text("\n".join(edited) + "\n")
     result = CliRunner().invoke(main, ["replay", str(path), "--seat", "0"])
     assert result.exit_code == 2
-    assert "does not match" in result.output
+    assert f"{path}: the replay is damaged: its events do not match the rules" in result.output
 
 
 def test_replay_of_a_file_from_elsewhere_escapes_its_control_characters(tmp_path: Path) -> None:

@@ -218,7 +218,7 @@ def test_a_decision_of_no_seat_is_refused_not_credited_to_the_last_seat(
         db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
     result = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "site")])
     assert result.exit_code == 2, result.output
-    assert f"game {game_id}: not a replay arena can read (ValueError: a decision of seat -1)" in (
+    assert f"game {game_id}: the replay is damaged: a decision of seat -1, in a game of " in (
         result.stderr
     )
 
@@ -240,6 +240,59 @@ def test_report_of_one_replay_file(tmp_path: Path) -> None:
     game = next((root / "site" / "data" / "games").glob("*.js"))
     assert payload(game)["names"] == ["random", "heuristic"]
     assert payload(root / "site" / "data" / "league.js")["start"] == "#/game/m0001"
+
+
+@pytest.fixture(scope="module")
+def replay_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The lines of the replay file of a one-game match of the Python kit's bots."""
+    _, replay = one_replay(tmp_path_factory.mktemp("replay"))
+    return replay.read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("kind", "seat", "message"),
+    [
+        ("decision", 7, "a decision of seat 7, in a game of 2 seats"),
+        ("decision", -1, "a decision of seat -1, in a game of 2 seats"),
+        ("decision", True, "a decision of seat True, in a game of 2 seats"),
+        ("decision", "0", "a decision of seat '0', in a game of 2 seats"),
+        ("decision", "other", "a decision of seat 1 when seat 0 was to move"),
+        ("fault", 2, "a fault of seat 2, in a game of 2 seats"),
+        ("names", None, "3 bots named for a game of 2 seats"),
+    ],
+)
+def test_a_replay_file_with_a_seat_its_game_does_not_have_is_damaged(
+    tmp_path: Path, replay_lines: list[str], kind: str, seat: object, message: str
+) -> None:
+    """Found in an audit: a replay file (anyone's: edited, damaged) with a decision of
+    seat 7 in a game of 2 was shown as one: the report's viewer wrote a frame of seat 7,
+    and arena replay --seat 0 left out a decision of seat 0 relabelled so. A decision or
+    fault of a seat the game does not have, a decision of a seat not to move, or a
+    game with more names than seats is a damaged replay: both commands say so in one
+    line naming the file, exit 2, and write no site."""
+    records = [json.loads(line) for line in replay_lines]
+    if kind == "names":
+        records[0]["names"].append("intruder")
+    elif kind == "fault":
+        fault = {"type": "fault", "seat": seat, "cause": "timeout", "message": "x"}
+        records.insert(3, fault)  # after the first decision
+    else:
+        first = next(r for r in records if r["type"] == "decision")
+        first["seat"] = 1 - first["seat"] if seat == "other" else seat
+    replay = tmp_path / "damaged.jsonl"
+    replay.write_text("".join(json.dumps(r) + "\n" for r in records))
+    expected = f"arena: error: {replay}: the replay is damaged: {message}\n"
+    site = tmp_path / "site"
+    commands = [["report", "--replay", replay, "-o", site], ["replay", replay, "--seat", "0"],
+                ["replay", replay, "--seat", "1"]]  # fmt: skip
+    if seat != "other":  # the spectator's view shows no decision, nor replays the game
+        commands.append(["replay", replay])
+    for args in commands:
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr == expected, args
+        assert result.stdout == ""
+    assert not site.exists()
 
 
 def test_a_replay_files_game_id_names_no_file_outside_the_site(tmp_path: Path) -> None:
