@@ -17,7 +17,8 @@
     ├── StoreError                  the results store cannot be used
     ├── InputError                  a user-supplied file cannot be read or parsed
     └── MachineError                the machine cannot start a bot (no memory, file
-                                    descriptors, processes or disk): no bot's fault
+                                    descriptors, processes or disk) or write its log:
+                                    no bot's fault
 
 The referee is the one place that turns lower errors (trio, msgpack, the protocol
 codec, the rules engine) into `BotFault`s. The CLI turns every `ArenaError` into a
@@ -122,6 +123,7 @@ class InputError(ArenaError):
 
 
 class MachineError(ArenaError):
-    """The machine cannot start a bot's process: it is out of memory, file descriptors,
-    processes or disk. That is no fault of the bot's, so a league stops (to be resumed)
-    rather than charge it a crash."""
+    """The machine cannot start a bot's process (it is out of memory, file descriptors,
+    processes or disk) or write a bot's log (`--log-dir` on a full disk). That is no
+    fault of the bot's, so a league stops (to be resumed) rather than charge it a crash
+    or lose its log without a word."""

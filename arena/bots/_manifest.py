@@ -310,7 +310,8 @@ def build(
     With `sandbox` "bwrap" the build runs under bubblewrap as the bot will (see
     `arena.sandbox.sandboxed_build`): its own folder writable, the toolchains visible
     read-only, no network unless `network`. It is killed after `timeout` seconds. Its
-    output goes to the bot's log at `log_path` too (within the log's cap of `log_kb`).
+    output goes to the bot's log at `log_path` too (within the log's cap of `log_kb`);
+    `MachineError` if that log cannot be written.
     """
     if spec.build is None or spec.folder is None:
         return ""
@@ -368,8 +369,7 @@ def run_build(
 def _log_build(path: Path, kb: int, command: Sequence[str], code: int | None, data: bytes) -> None:
     from arena.bots._process import CappedLog
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    log = CappedLog(path, kb * 1024)
+    log = CappedLog(path, kb * 1024)  # MachineError if it cannot be written
     status = "timed out" if code is None else f"exit status {code}"
     log.write(f"[arena: build {shlex.join(command)}: {status}]\n".encode() + data + b"\n")
     log.close()

@@ -22,7 +22,7 @@ import trio
 from arena._memgroups import joined, new_group, release_group
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, spawn
-from arena.errors import ConfigError
+from arena.errors import ConfigError, MachineError
 
 MiB = 1024 * 1024
 
@@ -220,26 +220,43 @@ def check_log_dir(folder: Path | None, what: str = "log folder") -> None:
         raise ConfigError(f"{what} {folder}: cannot write there: {err.strerror or err}") from None
 
 
+def log_failure(path: Path, err: OSError) -> MachineError:
+    """The error for a bot's log that cannot be made, opened or written (a full disk, a
+    log folder that became unwritable): the organiser's problem, never the bot's."""
+    return MachineError(
+        f"cannot write the bot log {path}: {err.strerror or err}; that is this machine's"
+        " problem, not the bot's, so nothing is charged to it"
+    )
+
+
 class CappedLog:
-    """Appends to a bot's log file until the *file* holds `cap` bytes.
+    """Appends to a bot's log file (its folder made if need be) until the *file* holds
+    `cap` bytes.
 
     The cap is the file's size, not what one process wrote: every process of the bot
     (restarted after each crash, or in other worker processes) appends to the same
     file, so a bot's log stays within the cap over the whole league (a few writes
     racing at the end may pass it by at most one chunk each).
 
-    A log is for people, and best effort: a log file that cannot be opened or written
-    (a full disk) is given up, and the bot plays on as if it had none.
+    A log that cannot be made, opened or written (a full disk, a folder that became
+    unwritable) raises `MachineError` (`log_failure`): the organiser asked for the
+    logs, so a league stops (to be resumed) rather than lose them without a word, and
+    the bot is charged nothing. (Once the cap is reached, the rest is dropped.)
     """
 
     def __init__(self, path: Path | None, cap: int) -> None:
         self._file = None
+        self._path = path
         if path is not None:
-            with contextlib.suppress(OSError):
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = open(path, "ab")  # noqa: SIM115
+            except OSError as err:
+                raise log_failure(path, err) from None
         self._cap = cap
 
     def write(self, data: bytes | bytearray) -> None:
+        """Append `data` within the cap; `MachineError` if the file cannot take it."""
         if self._file is None:
             return
         try:
@@ -250,8 +267,10 @@ class CappedLog:
             if len(data) >= room:
                 self._file.write(TRUNCATED)
             self._file.flush()
-        except OSError:
+        except OSError as err:
             self.close()
+            assert self._path is not None
+            raise log_failure(self._path, err) from None
 
     def close(self) -> None:
         if self._file is not None:
@@ -261,7 +280,11 @@ class CappedLog:
 
 
 async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog) -> None:
-    """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`."""
+    """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`.
+
+    A log that cannot be written raises `MachineError` here, in the nursery of the
+    bots' processes: the games in play are abandoned (not recorded) and every bot is
+    killed, as when the machine cannot start one."""
     try:
         while True:
             try:
@@ -290,7 +313,14 @@ async def start_process(
     `wrap` may rewrite the command line (the sandbox does), given the command, the
     bot's private folder and its submission folder.
     """
-    workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
+    # The log first: one that cannot be opened is the machine's problem (MachineError),
+    # found before there is a process to clean up.
+    log = CappedLog(log_path, limits.stderr_kb * 1024)
+    try:
+        workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
+    except BaseException:
+        log.close()
+        raise
     fds: tuple[int, ...] = ()
     group: Path | None = None
     try:
@@ -320,8 +350,6 @@ async def start_process(
                 command = joined(command, group)
         # A bot folder is its working directory; a bare command line runs where arena runs.
         cwd = spec.folder if spec.folder is not None else Path.cwd()
-        if log_path is not None:
-            log_path.parent.mkdir(parents=True, exist_ok=True)
         # The sandbox may have more to do in the child (arena.sandbox: a seccomp filter).
         then: Callable[[], None] | None = getattr(wrap, "preexec", None)
         preexec = then if with_rlimits is not None else _preexec(rlimits, then)
@@ -329,6 +357,7 @@ async def start_process(
             command, cwd=str(cwd), env=clean_env(workdir), preexec_fn=preexec, pass_fds=fds
         )
     except BaseException:
+        log.close()
         shutil.rmtree(workdir, ignore_errors=True)
         if group is not None:
             with contextlib.suppress(OSError):
@@ -337,7 +366,7 @@ async def start_process(
     finally:
         for fd in fds:
             os.close(fd)
-    nursery.start_soon(_drain, process.stderr, CappedLog(log_path, limits.stderr_kb * 1024))
+    nursery.start_soon(_drain, process.stderr, log)
     bot = BotProcess(process, workdir, log_path, group)
     bot.pausable = bool(getattr(wrap, "contained", False))
     return bot

@@ -127,7 +127,9 @@ _RUN_OPTIONS = [
         "--log-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Folder for the bots' stderr logs.",
+        help="Folder for the bots' stderr logs (and their builds' output). A log that"
+        " cannot be written there (a full disk) stops the command with an error, charging"
+        " no bot; a league resumes where it stopped.",
     ),
     sandbox_option,
 ]

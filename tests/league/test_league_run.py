@@ -1056,6 +1056,70 @@ def test_pinning_without_worker_processes_says_it_pins_nothing(tmp_path: Path) -
     assert "--pin-cpus" not in err
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_bot_log_on_a_full_disk_stops_the_league_and_charges_no_bot(
+    tmp_path: Path, concurrency: int
+) -> None:
+    """Found in an audit: a --log-dir on a full disk (here a bot's log is /dev/full,
+    where every write fails with ENOSPC) lost the bot's log, and the league went on and
+    exited 0 without a word. It stops in one line, as a machine that cannot start a bot
+    does (in arena's process or a worker's); the games stored stay, no bot is charged,
+    and once there is room the league resumes and the log is written."""
+    make_bot(tmp_path, "ann", "chatty")  # writes a line to stderr at every decision
+    make_bot(tmp_path, "bob")
+    random_bot(tmp_path, "cat")
+    random_bot(tmp_path, "dan")
+    path = league_file(tmp_path, concurrency=concurrency, log_dir="logs")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "ann.log").symlink_to("/dev/full")
+    code, _, err = run_cli("league", str(path), "--sandbox", "none", "-q")
+    assert code == 2, err
+    assert f"cannot write the bot log {logs / 'ann.log'}: No space left on device" in err
+    assert "this machine's problem, not the bot's, so nothing is charged to it" in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not [pid for pid in pids(tmp_path / "pids") if alive(pid)]  # every bot killed
+    stored = results(tmp_path / "league.sqlite")
+    assert len(stored) < 12
+    assert all(cause != "crash" for seats in stored.values() for _, _, cause in seats)
+    (logs / "ann.log").unlink()  # room again
+    code, _, err = run_cli("league", str(path), "--sandbox", "none", "-q")
+    assert code == 0, err
+    games = results(tmp_path / "league.sqlite")
+    assert len(games) == 12
+    assert {game: games[game] for game in stored} == stored  # nothing stored is lost
+    assert all(cause != "crash" for seats in games.values() for _, _, cause in seats)
+    assert "thinking" in (logs / "ann.log").read_text()
+
+
+@pytest.mark.parametrize("broken", ["full", "folder", "build"])
+def test_a_match_whose_bot_log_cannot_be_written_stops_in_one_line(
+    tmp_path: Path, broken: str
+) -> None:
+    """The same for a match, for a log that cannot even be opened (a folder in its
+    place, as a log folder that became unwritable), and for a build's output: each was
+    dropped without a word."""
+    if broken != "folder" and not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    build = "echo built" if broken == "build" else None
+    ann, bob = make_bot(tmp_path, "ann", "chatty", build), make_bot(tmp_path, "bob")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    if broken != "folder":
+        (logs / "ann.log").symlink_to("/dev/full")
+    else:
+        (logs / "ann.log").mkdir()
+    args = ["match", str(ann), str(bob), "-n", "2", "--sandbox", "none", "--log-dir", str(logs)]
+    code, out, err = run_cli(*args)
+    assert code == 2, out + err
+    *before, last = err.strip().splitlines()
+    assert last.startswith(f"arena: error: cannot write the bot log {logs / 'ann.log'}: "), err
+    assert last.endswith("nothing is charged to it")
+    assert before == (["building ann: echo built"] if build else []), err
+
+
 def test_a_machine_that_cannot_start_bots_stops_the_league_and_charges_no_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -220,20 +220,24 @@ def test_a_number_too_large_for_an_option_is_refused_in_one_line(
     assert "is not in the range" in result.stderr
 
 
-def test_a_log_that_cannot_be_written_is_dropped_and_the_games_go_on(tmp_path: Path) -> None:
+def test_a_log_that_cannot_be_written_stops_the_match_in_one_line(tmp_path: Path) -> None:
     """A bot's log on a full disk (its file is /dev/full here): the failed write left the
     referee with an OSError, and the match (a league: its worker) died with a traceback
-    at the first stderr a bot wrote. The log is best effort: the games go on, unfaulted."""
+    at the first stderr a bot wrote. Then the log was given up without a word and the
+    match exited 0, the logs asked for lost. Now it stops in one line, as a machine that
+    cannot start a bot does, charging no bot (tests/league: a league resumes after)."""
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "loud.log").symlink_to("/dev/full")
     loud, quiet = make_bot(tmp_path, "loud", "flood_stderr"), make_bot(tmp_path, "quiet")
     args = ["match", str(loud), str(quiet), "-n", "2", "--json", "--sandbox", "none"]
     result = CliRunner().invoke(main, [*args, "--log-dir", str(logs)])
-    assert result.exit_code == 0, result.output
-    summary = json.loads(result.stdout)
-    assert summary["bots"]["loud"]["faults"] == {}
-    assert summary["bots"]["quiet"]["faults"] == {}
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"arena: error: cannot write the bot log {logs / 'loud.log'}: No space left on device;"
+        " that is this machine's problem, not the bot's, so nothing is charged to it\n"
+    )
 
 
 def test_a_replay_folder_that_cannot_be_written_is_refused_in_one_line(tmp_path: Path) -> None:
