@@ -138,6 +138,20 @@ class Standings:
     has_points: bool = field(default=False)
     """Whether any game kept points."""
 
+    @property
+    def no_error_bars(self) -> str | None:
+        """Why a requested bootstrap gave no error bars, whatever the cause (too few
+        games, groups or resamples, or too many resamples without a finite fit); None
+        if it gave them, or none was requested."""
+        if not self.bootstrap or self.intervals is not None:
+            return None
+        if self.bootstrap_none:
+            return self.bootstrap_none
+        return (
+            f"{self.bootstrap_skipped} of {self.bootstrap} resamples had no finite fit without"
+            " a prior, too many for error bars; a prior > 0 avoids this"
+        )
+
     def describe(self) -> str:
         """Notes that explain the columns, one sentence a line."""
         lines: list[str] = []
@@ -542,8 +556,11 @@ def render(standings: Standings, fmt: str = "simple", *, notes: bool = True) -> 
 
     Table formats leave out columns that would be empty (points, faults that never
     happened) and, with ``notes``, add a few lines explaining the ratings. CSV and
-    JSON always have every column, with full precision and no notes. Tables and CSV
-    show names as `_cell` and `_csv_name` say; JSON gives them as they are.
+    JSON always have every column, with full precision and no notes; JSON says how
+    the ratings were computed, and why a requested bootstrap gave no error bars
+    (``bootstrap.no_error_bars``), where CSV, one row a bot, leaves their cells empty.
+    Tables and CSV show names as `_cell` and `_csv_name` say; JSON gives them as they
+    are.
     """
     check_format(fmt)
     if fmt == "json":
@@ -655,6 +672,7 @@ def _as_json(standings: Standings) -> dict[str, Any]:
             "resamples": standings.bootstrap,
             "skipped": standings.bootstrap_skipped,
             "unit": "group" if standings.grouped else "game",
+            "no_error_bars": standings.no_error_bars,
         }
         if standings.bootstrap
         else None,

@@ -86,7 +86,10 @@ _RATING_OPTIONS = [
         default=0,
         metavar="N",
         help="Error bars from N resamples of whole games (whole duplicate groups "
-        "when the games have them) instead of the Fisher information.",
+        "when the games have them) instead of the Fisher information. Fewer than 2 games "
+        "(or groups) to resample, or fewer than 2 resamples, give none: the table's notes "
+        "say why, and so does JSON's bootstrap.no_error_bars (null when there are error "
+        "bars); CSV, one row a bot, leaves those cells empty.",
     ),
     click.option(
         "--seed",

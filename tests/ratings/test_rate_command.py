@@ -107,7 +107,9 @@ def test_bootstrap_is_seeded(games: Path) -> None:
     assert a != c
     doc = json.loads(a)
     assert doc["intervals"] == "bootstrap"
-    assert doc["bootstrap"] == {"resamples": 40, "skipped": 0, "unit": "game"}
+    assert doc["bootstrap"] == {
+        "resamples": 40, "skipped": 0, "unit": "game", "no_error_bars": None
+    }  # fmt: skip
 
 
 def test_sequential(games: Path) -> None:
@@ -273,3 +275,44 @@ def test_a_bootstrap_with_nothing_to_resample_gives_no_error_bars_and_says_why(
     result = run(str(three), "--bootstrap", "20")
     assert "±" in result.stdout.splitlines()[0]
     assert "no error bars" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("rows", "resamples", "why"),
+    [
+        ("g1,a,1\ng1,b,2\n", "3", "1 game to resample, and a bootstrap needs 2 or more"),
+        (
+            "g1,a,1\ng1,b,2\ng2,a,2\ng2,b,1\n",
+            "1",
+            "1 resample, and a spread needs 2 or more",
+        ),
+        (
+            "game,player,place,group\ng1,a,1,d\ng1,b,2,d\ng2,a,2,d\ng2,b,1,d\n",
+            "3",
+            "1 duplicate group to resample, and a bootstrap needs 2 or more",
+        ),
+        ("g1,a,1\ng1,b,2\ng2,a,2\ng2,b,1\n", "20", None),
+    ],
+)
+def test_why_a_bootstrap_gave_no_error_bars_is_in_the_json(
+    tmp_path: Path, rows: str, resamples: str, why: str | None
+) -> None:
+    """Found in an audit: the reason the table's notes give for a bootstrap without
+    error bars was not in the JSON, which showed only null intervals. It is
+    bootstrap.no_error_bars (null when there are error bars). CSV has a row per bot
+    and no place for it: its interval cells are empty."""
+    path = tmp_path / "r.csv"
+    path.write_text(rows if rows.startswith("game,") else "game,player,place\n" + rows)
+    result = run(str(path), "--bootstrap", resamples, "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["bootstrap"]["no_error_bars"] == why
+    assert doc["intervals"] == (None if why else "bootstrap")
+    table = run(str(path), "--bootstrap", resamples).stdout
+    if why is not None:
+        assert f"Bootstrap: no error bars: {why}." in table
+        assert all(r["plus_minus"] is None and r["los"] is None for r in doc["rows"])
+    csv_rows = list(
+        csv.DictReader(io.StringIO(run(str(path), "--bootstrap", resamples, "-f", "csv").stdout))
+    )
+    assert [r["plus_minus"] == "" for r in csv_rows] == [why is not None] * 2

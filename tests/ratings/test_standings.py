@@ -389,3 +389,21 @@ def test_head_to_head_renders_in_every_format() -> None:
     assert rows[1][3] == "0.75"
     for fmt in set(output_formats()) - {"csv", "json"}:
         assert "ann" in render_head_to_head(h2h, fmt)
+
+
+def test_json_says_why_a_bootstrap_gave_no_error_bars() -> None:
+    """The table's note on a bootstrap without error bars reaches JSON too, whatever
+    the cause: too few games or resamples (`bootstrap_none`), or resamples without a
+    finite fit (prior 0). With error bars, or without a bootstrap, there is no reason."""
+    base = {"rows": (), "games": 3, "method": "mle", "mean": 1500.0, "k_factor": None}
+    unfit = Standings(**base, prior=0.0, intervals=None, bootstrap=5, bootstrap_skipped=4)
+    why = "4 of 5 resamples had no finite fit without a prior, too many for error bars"
+    assert unfit.no_error_bars == why + "; a prior > 0 avoids this"
+    assert json.loads(render(unfit, "json"))["bootstrap"]["no_error_bars"] == unfit.no_error_bars
+    few = Standings(**base, prior=1.0, intervals=None, bootstrap=5, bootstrap_none="1 game ...")
+    assert json.loads(render(few, "json"))["bootstrap"]["no_error_bars"] == "1 game ..."
+    fine = Standings(**base, prior=1.0, intervals="bootstrap", bootstrap=5, bootstrap_skipped=1)
+    assert fine.no_error_bars is None
+    assert json.loads(render(fine, "json"))["bootstrap"]["no_error_bars"] is None
+    fisher = Standings(**base, prior=1.0, intervals="fisher")
+    assert json.loads(render(fisher, "json"))["bootstrap"] is None
