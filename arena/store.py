@@ -700,16 +700,18 @@ class Store:
                 counts[bot][cause] = n
         return dict(counts)
 
-    def game_rows(self, after: int = 0) -> list[tuple[int, str, str, str | None, int | None]]:
-        """(row number, game id, status, end reason, plays) of every game recorded after
-        row number `after`, in the order they were recorded (for reports that follow a
-        running league)."""
+    def game_rows(
+        self, after: int = 0
+    ) -> list[tuple[int, str, str, str | None, int | None, str | None]]:
+        """(row number, game id, status, end reason, plays, duplicate group) of every game
+        recorded after row number `after`, in the order they were recorded (for reports
+        that follow a running league)."""
         with self._guard("cannot read the games"):
             return [
-                _typed(row, int, str, str, _STR_OR_NONE, _INT_OR_NONE)
+                _typed(row, int, str, str, _STR_OR_NONE, _INT_OR_NONE, _STR_OR_NONE)
                 for row in self._db.execute(
-                    "SELECT rowid, game_id, status, reason, plays FROM games WHERE rowid > ?"
-                    " ORDER BY rowid",
+                    "SELECT rowid, game_id, status, reason, plays, grp FROM games"
+                    " WHERE rowid > ? ORDER BY rowid",
                     (after,),
                 )
             ]

@@ -161,7 +161,14 @@ def _frame(
 class LeagueData:
     """A league store's report data, brought up to date by `update` with the games
     recorded since the last call (`arena serve` calls it on every request for the
-    league; `write_site` once)."""
+    league; `write_site` once).
+
+    A game of a duplicate group is *withheld* (`withheld`) while a game of its group is
+    still to be recorded: its replay shows every hand of a deal that the rest of the
+    group plays again, seats rotated, so a report of a running league, static or live,
+    would show a bot's author (or a bot that can reach `arena serve`) its opponents'
+    hands in a game not yet played. Its list entry says so (`"withheld": true`), and
+    its replay is neither written nor served until the group is complete."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -169,6 +176,11 @@ class LeagueData:
         self.games: list[dict[str, Any]] = []
         """The game list (kind "games"), in the order the games were recorded."""
         self._index: dict[str, int] = {}
+        self._groups: dict[str, list[str]] = defaultdict(list)
+        """The games recorded of each duplicate group."""
+        self._group_of: dict[str, tuple[str, int]] = {}
+        """A game's duplicate group and its size (a deal is played in every rotation of
+        its table: one game per seat)."""
         self._think: dict[str, list[float]] = defaultdict(list)
         self._seats: dict[str, list[list[int]]] = {}
         self._versus: dict[str, dict[str, dict[str, int]]] = defaultdict(
@@ -178,17 +190,29 @@ class LeagueData:
 
     def update(self, each: Callable[[str, list[Record]], None] | None = None) -> list[str]:
         """Read the games recorded since the last update; returns their ids. `each` is
-        called with the id and the replay of every new played game (read once)."""
+        called with the id and the replay of every new played game (read once) that is
+        not `withheld` after this update: a withheld game is never passed to it (the
+        caller that follows a running league passes none)."""
         rows = self.store.game_rows(self._last)
         if not rows:
             return []
         self._last = rows[-1][0]
-        new = {game_id: (status, reason, plays) for _, game_id, status, reason, plays in rows}
+        new = {game_id: (status, reason, plays) for _, game_id, status, reason, plays, _ in rows}
         seats: dict[str, list[Any]] = defaultdict(list)
         for row in self.store.seat_rows_of(list(new)):
             seats[row.game_id].append(row)
-        for game_id, (status, reason, plays) in new.items():
+        for _, game_id, status, reason, plays, group in rows:
             self._add_game(game_id, status, reason, plays, seats[game_id])
+            if group is not None:
+                self._group_of[game_id] = (group, len(seats[game_id]))
+                self._groups[group].append(game_id)
+        for group in {group for *_, group in rows if group is not None}:
+            if not self.withheld(self._groups[group][0]):
+                for game_id in self._groups[group]:
+                    self.games[self._index[game_id]].pop("withheld", None)
+        for game_id in new:
+            if self.withheld(game_id):
+                self.games[self._index[game_id]]["withheld"] = True
         for game_id, log in self.store.replay_logs([g for g, v in new.items() if v[0] == "done"]):
             # A store can be anyone's: a replay whose records lack a value, or hold one
             # of another kind, is refused naming the game.
@@ -198,9 +222,18 @@ class LeagueData:
                     if record.get("type") == "decision":
                         seat = record_seat(record, len(names))
                         self._think[names[seat]].append(float(record["ms"]))
-                if each is not None:
+                if each is not None and not self.withheld(game_id):
                     each(game_id, log)
         return list(new)
+
+    def withheld(self, game_id: str) -> bool:
+        """Whether the replay of `game_id` is withheld: a game of its duplicate group is
+        still to be recorded (see the class)."""
+        found = self._group_of.get(game_id)
+        if found is None:
+            return False
+        group, size = found
+        return len(self._groups[group]) < size
 
     def _add_game(
         self, game_id: str, status: str, reason: str | None, plays: int | None, rows: list[Any]
@@ -248,14 +281,15 @@ class LeagueData:
             order = [row.player for row in table.rows]
             matrix = json.loads(render_head_to_head(head_to_head(records, order), "json"))
         identity = self.store.get_setting("league") or {}
+        total = self.store.get_meta("total_games") or len(self.games)
         return {
             "title": "arena league report",
             "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "live": live,
-            "settings": _settings(identity, self.store),
+            "settings": _settings(identity, self.store, finished=len(self.games) >= total),
             "progress": {
                 "done": len(self.games),
-                "total": self.store.get_meta("total_games") or len(self.games),
+                "total": total,
                 "forfeits": sum(g["forfeit"] for g in self.games),
             },
             "standings": standings,
@@ -283,7 +317,10 @@ class LeagueData:
 _FAULTS = frozenset({"timeout", "crash", "malformed", "illegal", "forfeit"})
 
 
-def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
+def _settings(identity: dict[str, Any], store: Store, *, finished: bool) -> dict[str, Any]:
+    """The league's settings as the index shows them. A seed the organiser gave is shown
+    once every game is played, not before: anyone who knows it knows every deal, those
+    of the games still to play too."""
     from arena.seeds import is_drawn
 
     seed = str(identity.get("seed", ""))
@@ -305,6 +342,9 @@ def _settings(identity: dict[str, Any], store: Store) -> dict[str, Any]:
             "a secret seed drawn by arena (kept in the store, not shown here)"
             if is_drawn(seed)
             else f"the seed {seed!r} given by the organiser (anyone who knows it knows the deals)"
+            if finished
+            else "a seed given by the organiser (shown here once every game is played: anyone"
+            " who knows it knows the deals of the games still to play)"
         ),
         "schedule_note": store.get_meta("schedule_note"),
     }

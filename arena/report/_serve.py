@@ -2,7 +2,8 @@
 
 A Starlette app on Hypercorn's trio worker (no second event loop library). It serves
 the pages and their assets, and the data scripts made from the store at each request
-(the store opened read-only, so it reads beside the league that writes it); nothing
+(the store opened read-only, so it reads beside the league that writes it), but not
+the replay of a game whose duplicate deal is still being played (`LeagueData`); nothing
 else: every other path is a 404, and every response forbids inline and foreign
 scripts (Content-Security-Policy), so that no text a bot chose can run as script.
 """
@@ -106,6 +107,8 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
         known = next((g for g in data.games if g["id"] == game_id), None)
         if known is None or known["forfeit"]:
             return respond("not found", ".js", 404)
+        if data.withheld(game_id):  # its deal is still to be played (LeagueData)
+            return respond("withheld: a game of its duplicate deal is still to play", ".js", 404)
         with readable(f"{store.path}, game {game_id}"):
             payload = game_payload(store.replay(game_id))
         return respond(script("game", payload), ".js")

@@ -406,3 +406,89 @@ async def test_arena_serve_answers_only_addresses_and_its_own_names(
     if status == 421:
         assert "unknown host" in page.text
         assert page.headers["content-security-policy"].startswith("default-src 'none'")
+
+
+def _running_copy(store: Path, copy: Path, *, seed: str | None = None) -> tuple[Path, str]:
+    """A copy of `store` as it was while its league ran: the last game of one duplicate
+    group not recorded yet (its deal still to play). Returns it and the group. `seed`:
+    the league's seed as the organiser gave it."""
+    copy.write_bytes(store.read_bytes())
+    with sqlite3.connect(copy) as db:
+        game_id, group = db.execute(
+            "SELECT game_id, grp FROM games WHERE grp IS NOT NULL ORDER BY rowid DESC"
+        ).fetchone()
+        for table in ("replays", "seats", "games"):
+            db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+        if seed is not None:
+            (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+            db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'league'",
+                (json.dumps(json.loads(text) | {"seed": seed}),),
+            )
+    return copy, group
+
+
+async def test_a_report_of_a_running_league_shows_no_deal_still_to_play(
+    store: Path, tmp_path: Path
+) -> None:
+    """Found in an audit: with duplicate deals, `arena serve` (and `arena report`) of a
+    running league gave the replay of every finished game, every hand shown, while the
+    other games of its deal were still to play, seats rotated: a bot's author watching
+    the league (or a bot that could reach the server) saw its opponents' hands in a
+    game not yet played. Such a replay is now withheld until its group is complete."""
+    import httpx
+
+    from arena.report._serve import make_app
+
+    with sqlite3.connect(store) as db:
+        groups = dict(db.execute("SELECT game_id, grp FROM games"))
+    running, group = _running_copy(store, tmp_path / "running.sqlite")
+    with Store.open(running, readonly=True) as db:
+        write_site(db, tmp_path / "site")
+        held = {g for g in db.done_game_ids() if groups[g] == group}
+        shown = db.done_game_ids() - held
+        listed = {g["id"]: g for g in payload(tmp_path / "site" / "data" / "games.js")}
+        transport = httpx.ASGITransport(app=make_app(db))
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+            answers = {g: await client.get(f"/data/games/{g}.js") for g in held | shown}
+            games_js = await client.get("/data/games.js")
+    written = "".join(p.read_text() for p in (tmp_path / "site" / "data" / "games").glob("*.js"))
+    assert len(held) == 2  # a group of 3 games, the last still to play
+    assert len(shown) >= 3
+    for game_id in held:
+        assert listed[game_id]["withheld"] is True
+        assert "file" not in listed[game_id]
+        assert f'"id":"{game_id}"' not in written
+        assert answers[game_id].status_code == 404
+        assert "withheld" in answers[game_id].text
+    for game_id in shown:
+        assert "withheld" not in listed[game_id]
+        assert f'"id":"{game_id}"' in written
+        assert answers[game_id].status_code == 200
+    assert '"withheld":true' in games_js.text
+    with Store.open(store, readonly=True) as db:  # the whole league: nothing withheld
+        write_site(db, tmp_path / "whole")
+    assert all("withheld" not in g for g in payload(tmp_path / "whole" / "data" / "games.js"))
+
+
+def test_a_report_shows_the_organisers_seed_once_every_game_is_played(
+    store: Path, tmp_path: Path
+) -> None:
+    """Found in an audit: the report of a running league showed the seed the organiser
+    gave, from which anyone computes the deals of the games still to play."""
+    running, _ = _running_copy(store, tmp_path / "running.sqlite", seed="spring-cup-x7")
+    whole = tmp_path / "whole.sqlite"
+    whole.write_bytes(store.read_bytes())
+    with sqlite3.connect(whole) as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'league'",
+            (json.dumps(json.loads(text) | {"seed": "spring-cup-x7"}),),
+        )
+    for path, shown in ((running, False), (whole, True)):
+        with Store.open(path, readonly=True) as db:
+            data = LeagueData(db)
+            data.update()
+            note = data.league(live=True)["settings"]["seed_note"]
+        assert ("spring-cup-x7" in note) is shown, note
+        assert "given by the organiser" in note

@@ -802,7 +802,8 @@
         h("td", { dataset: { col: "id" } }, h("a", { href: href.game(g.id), class: "game-id" }, g.id)),
         h("td", { class: "seat-list", dataset: { col: "seats" } }, seats),
         h("td", { dataset: { col: "reason" }, class: g.reason === "play_cap" ? "warn" : null },
-          reasonText(g.reason), g.forfeit ? h("span", { class: "badge bad" }, "forfeit") : null),
+          reasonText(g.reason), g.forfeit ? h("span", { class: "badge bad" }, "forfeit") : null,
+          g.withheld === true ? h("span", { class: "badge warn", title: "its deal is still to be played in other games" }, "replay held back") : null),
         td(count(g.plays), "plays"),
         h("td", { class: "replay" }, h("a", { href: href.game(g.id), class: "button small" }, "Replay \u25b8")));
     }
@@ -853,7 +854,25 @@
       notice("Loading game " + id + "\u2026"));
     var player = null;
     var live = true;
+    // A game of a duplicate deal still being played is withheld (its hands are those of
+    // games to come): the game list says so, and its replay is not there to load.
+    function held() {
+      var fresh = !!(state.league && state.league.live);
+      return loadGames(fresh).then(function (games) {
+        return games.some(function (g) { return g.id === id && g.withheld === true; });
+      }, function () { return false; });
+    }
     function start() {
+      held().then(function (withheld) {
+        if (!live) return;
+        if (!withheld) { show(); return; }
+        fill(box,
+          h("p", { class: "crumbs" }, h("a", { href: href.games() }, "Games"), " \u203a ", id),
+          notice("The replay of game " + id + " is held back until every game of its deal is played: it shows the hands of games still to come.", "warn"),
+          h("p", null, h("button", { type: "button", class: "button", onclick: start }, "Try again")));
+      });
+    }
+    function show() {
       loadReplay(id).then(function (game) {
         if (!live) return;
         player = replayPlayer(game, (view && view.route && view.route.params) || route.params);
