@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InputError
 from arena.replay import readable
 from arena.report._export import STATIC, LeagueData, _walk, game_payload, script
 from arena.store import Store
@@ -145,7 +145,8 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
 
 
 async def serve(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
-    """Serve until cancelled (Ctrl-C)."""
+    """Serve until cancelled (Ctrl-C). InputError if it cannot listen at `host`:`port`
+    (the port taken, a name that does not resolve, an address not this machine's)."""
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
@@ -155,8 +156,37 @@ async def serve(store_path: Path, host: str, port: int, allow: Sequence[str] = (
     config.errorlog = None
     with Store.open(store_path, readonly=True) as store:
         app = make_app(store, own_hosts(allow))
-        click.echo(f"serving {store_path} at http://{config.bind[0]}/ (Ctrl-C stops)", err=True)
-        await hypercorn_serve(app, config)  # type: ignore[arg-type]
+        try:
+            async with trio.open_nursery() as nursery:
+                binds = await nursery.start(hypercorn_serve, app, config)
+                where = ", ".join(f"{bind}/" for bind in binds)
+                click.echo(f"serving {store_path} at {where} (Ctrl-C stops)", err=True)
+        except BaseExceptionGroup as group:
+            # Raised before it listens (the nursery wraps it): the binding failed.
+            err = _first_os_error(group)
+            if err is None:
+                raise
+            reason = err.strerror or str(err) or type(err).__name__
+            raise InputError(f"arena serve cannot listen at {config.bind[0]}: {reason}") from None
+        except OSError as err:
+            reason = err.strerror or str(err) or type(err).__name__
+            raise InputError(f"arena serve cannot listen at {config.bind[0]}: {reason}") from None
+
+
+def _first_os_error(group: BaseExceptionGroup[BaseException]) -> OSError | None:
+    """The OSError of an exception group that holds nothing else, or None."""
+    found: list[OSError] = []
+    for err in group.exceptions:
+        if isinstance(err, BaseExceptionGroup):
+            inner = _first_os_error(err)
+            if inner is None:
+                return None
+            found.append(inner)
+        elif isinstance(err, OSError):
+            found.append(err)
+        else:
+            return None
+    return found[0] if found else None
 
 
 def run(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
@@ -164,4 +194,9 @@ def run(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> No
     try:
         trio.run(functools.partial(serve, store_path, host, port, allow))
     except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+    except BaseExceptionGroup as group:  # Ctrl-C reaches the server's nursery
+        _, rest = group.split(KeyboardInterrupt)
+        if rest is not None:
+            raise rest from None
         click.echo("stopped", err=True)

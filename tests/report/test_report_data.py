@@ -492,3 +492,54 @@ def test_a_report_shows_the_organisers_seed_once_every_game_is_played(
             note = data.league(live=True)["settings"]["seed_note"]
         assert ("spring-cup-x7" in note) is shown, note
         assert "given by the organiser" in note
+
+
+@pytest.mark.parametrize("where", ["taken", "no.such.host.invalid", "192.0.2.1"])
+def test_arena_serve_that_cannot_listen_says_why_in_one_line(store: Path, where: str) -> None:
+    """Found in an audit: `arena serve` on a port another program holds, at a host name
+    that does not resolve or at an address not this machine's printed "serving ..." and
+    then a traceback of Hypercorn's."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        host = "127.0.0.1" if where == "taken" else where
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "serve", str(store), "--host", host,
+             "--port", str(port)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "serving" not in done.stderr
+    assert f"arena serve cannot listen at {host}:{port}: " in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_ctrl_c_stops_arena_serve_in_one_line(store: Path) -> None:
+    """`arena serve` says where it listens once it does (the port it was given 0 for
+    too), and Ctrl-C stops it with a word, not a traceback."""
+    import signal
+    import urllib.request
+
+    with subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(store), "--port", "0"],
+        stderr=subprocess.PIPE, text=True,
+    ) as server:  # fmt: skip
+        try:
+            assert server.stderr is not None
+            line = server.stderr.readline()
+            match = re.search(r"at (http://127\.0\.0\.1:(\d+))/ \(Ctrl-C stops\)", line)
+            assert match is not None, line
+            assert match.group(2) != "0"
+            with urllib.request.urlopen(match.group(1) + "/index.html", timeout=10) as answer:
+                assert answer.status == 200
+            server.send_signal(signal.SIGINT)
+            rest = server.stderr.read()
+            assert server.wait(timeout=30) == 0
+        finally:
+            if server.poll() is None:
+                server.kill()
+    assert rest.strip() == "stopped"
