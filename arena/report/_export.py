@@ -15,6 +15,7 @@ import json
 import os
 import re
 import statistics
+import urllib.parse
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
@@ -517,18 +518,21 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
     if not log or log[0].get("type") != "game":
         raise InputError("not a replay")
     payload = game_payload(log)  # before anything is written: the file may be bad
+    if not isinstance(payload["id"], str):  # the viewer finds a game by its id, as text
+        raise ValueError(f"a game id that is not text: {payload['id']!r}")
     names = payload["names"]
     result = payload["result"]
     game = {"id": payload["id"], "seats": names, "places": result["places"],
             "reason": result["reason"], "forfeit": False,
             "faults": [[names[f["seat"]], f["cause"]] for f in payload["faults"]],
             "plays": result["plays"], "file": "game"}  # fmt: skip
+    start = "#/game/" + urllib.parse.quote(payload["id"], safe="")  # as the viewer's links
     league = {
         "title": f"arena replay {payload['id']}",
         "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "live": False, "settings": {"game": payload["config"]},
         "progress": {"done": 1, "total": 1, "forfeits": 0},
-        "standings": None, "matrix": None, "bots": {}, "start": f"#/game/{payload['id']}",
+        "standings": None, "matrix": None, "bots": {}, "start": start,
     }  # fmt: skip
     with _writing(out):
         games = _start_site(out)

@@ -144,3 +144,31 @@ def test_the_live_server_follows_a_running_league(page: Any, running_league: Pat
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_the_viewer_of_a_replay_file_opens_on_a_game_id_of_any_text(
+    page: Any, tmp_path: Path
+) -> None:
+    """Found in an audit: `arena report --replay` wrote the game id into the page to
+    open on as it was, so an id with a ? or # or % in it (a replay file can be
+    anyone's) opened a page for another id, "Could not load game"."""
+    import json
+
+    from .test_report_data import one_replay
+
+    root, replay = one_replay(tmp_path)
+    lines = replay.read_text().splitlines()
+    head = json.loads(lines[0])
+    game_id = "m1?frame=2&seat=1#x/%zz %41"
+    head["game_id"] = game_id
+    replay.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "report", "--replay", str(replay), "-o",
+         str(root / "site")],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    page.goto((root / "site" / "index.html").as_uri())
+    page.wait_for_selector("#frame-counter")
+    assert page.text_content("h1") == f"Game {game_id}"
+    assert page.text_content("#frame-counter").startswith("frame 0 / ")

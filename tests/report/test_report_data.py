@@ -543,3 +543,19 @@ def test_ctrl_c_stops_arena_serve_in_one_line(store: Path) -> None:
             if server.poll() is None:
                 server.kill()
     assert rest.strip() == "stopped"
+
+
+def test_a_replay_file_whose_game_id_is_not_text_is_refused(tmp_path: Path) -> None:
+    """A replay file's game id of 7 or {} wrote a site whose viewer could never find
+    the game (it finds games by their id, as text): now refused in one line."""
+    root, replay = one_replay(tmp_path)
+    lines = replay.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["game_id"] = 7
+    replay.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    result = CliRunner().invoke(main, ["report", "--replay", str(replay), "-o", str(root / "s")])
+    assert result.exit_code == 2, result.output
+    assert "not a replay arena can read (ValueError: a game id that is not text: 7)" in (
+        result.stderr
+    )
+    assert not (root / "s").exists()
