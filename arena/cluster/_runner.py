@@ -26,6 +26,7 @@ import trio
 
 from arena import __version__
 from arena.bots import BotSpec
+from arena.cluster._address import DEFAULT_PORT
 from arena.cluster._bundles import BuildSettings, pack
 from arena.cluster._tasks import (
     BuildReport,
@@ -419,17 +420,56 @@ def _connect(address: str) -> Client:
             "--cluster needs Dask distributed: pip install 'arena[cluster]'"
             " (or pip install 'dask[distributed]')"
         ) from None
+    hint = (
+        " (tls:// needs Dask's TLS settings: distributed.comm.tls.*)"
+        if address.startswith("tls://")
+        else ""
+    )
     try:
+        _handshake(address)
         return Client(address, set_as_default=False)
+    except _NoHandshake as err:
+        raise ClusterError(
+            f"nothing at {address} answered as a Dask scheduler within {err.seconds:g} s (is"
+            f" it the scheduler's port? `dask scheduler` listens on {DEFAULT_PORT}){hint}"
+        ) from None
     except Exception as err:  # Dask raises OSError, TimeoutError, ValueError, TypeError...
-        hint = (
-            " (tls:// needs Dask's TLS settings: distributed.comm.tls.*)"
-            if address.startswith("tls://")
-            else ""
-        )
         raise ClusterError(
             f"cannot reach the Dask scheduler at {address}: {_one_line(err)}{hint}"
         ) from None
+
+
+class _NoHandshake(Exception):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+def _handshake(address: str) -> None:
+    """Connect to `address` and exchange Dask's handshake; `_NoHandshake` if that takes
+    past twice Dask's connection timeout (`distributed.comm.timeouts.connect`, 30 s).
+    Dask's own connection waits for the handshake with no limit: a server that takes
+    the connection and says nothing (a web server, another program's port) held
+    `arena league --cluster` forever; and a Client whose connection failed made the
+    exit wait a minute, then print a traceback, from its finaliser."""
+    import asyncio
+
+    import dask
+    from dask.utils import parse_timedelta
+    from distributed.comm.core import connect
+    from distributed.security import Security
+
+    seconds = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
+
+    async def shake() -> None:
+        args = Security().get_connection_args("client")
+        comm = await asyncio.wait_for(connect(address, timeout=seconds, **args), 2 * seconds)
+        await comm.close()
+
+    try:
+        asyncio.run(shake())
+    except TimeoutError:
+        raise _NoHandshake(2 * seconds) from None
 
 
 def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> dict[str, int]:

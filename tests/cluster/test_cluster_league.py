@@ -4,6 +4,7 @@ what a local league stores."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import dask
@@ -101,6 +102,60 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
         f"arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: "
     )
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("peer", "message"),
+    [
+        ("silent", "answered as a Dask scheduler within 2 s (is it the scheduler's port?"),
+        ("garbage", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),
+    ],
+)
+def test_a_port_that_is_no_scheduler_is_a_clear_error_at_once(
+    tmp_path: Path, peer: str, message: str
+) -> None:
+    """Found in an audit: a --cluster port where something else listens held the league
+    forever if it said nothing (a web server waits for a request: Dask waits for its
+    handshake with no time limit), and if it answered something else (an SSH banner)
+    the error came a minute late, after a traceback from Dask's finaliser."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    four_bots(tmp_path)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        peers: list[socket.socket] = []
+
+        def answer() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    conn, _ = server.accept()
+                    peers.append(conn)
+                    if peer == "garbage":
+                        conn.sendall(b"SSH-2.0-OpenSSH_9.2p1\r\n" + b"\xff" * 4096)
+
+        threading.Thread(target=answer, daemon=True).start()
+        env = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="1s")
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "league", str(league_file(tmp_path)), "-q",
+             "--sandbox", "none", "--cluster", f"127.0.0.1:{port}"],
+            capture_output=True, text=True, timeout=60, env=env, check=False,
+        )  # fmt: skip
+        took = time.monotonic() - started
+        for conn in peers:
+            conn.close()
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert took < 20
 
 
 def test_concurrency_past_four_per_core_needs_a_cluster(tmp_path: Path) -> None:
