@@ -16,7 +16,9 @@ Ctrl-C: all as in a local league) and hands each game to the cluster as one task
   league; nothing of the referee runs in the coordinator.
 - A worker that dies costs only its games in flight: Dask runs their tasks again
   elsewhere, and each game's result reaches the coordinator once (its task key names
-  the run, so the tasks of an earlier, killed coordinator never do).
+  the run, so the tasks of an earlier, killed coordinator never do). So does an arena
+  worker process killed on a worker that lives on (the OOM killer, an operator): the
+  coordinator sends its task again (`_tasks.WorkerProcessDied`), and no bot is charged.
 
 `DaskRunner` is the game runner (`arena.runners`); `parse_address` checks an address.
 Dask itself is imported only when a cluster is used (the `cluster` extra).

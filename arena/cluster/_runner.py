@@ -32,6 +32,7 @@ from arena.cluster._tasks import (
     BuildReport,
     ClusterError,
     RunInfo,
+    WorkerProcessDied,
     about_worker,
     close_run,
     play_games,
@@ -58,6 +59,10 @@ MAX_BATCH = 8
 
 BATCH_SECONDS = 0.25
 """How long a task's games should take together, when games are quick."""
+
+LOST_RETRIES = 3
+"""How often a task whose arena worker process died (`WorkerProcessDied`) is sent
+again, as Dask sends again a task whose worker died (its allowed failures, 3)."""
 
 LINGER = 0.005
 """Seconds a game waits for others to fill its batch before it is sent with fewer."""
@@ -315,6 +320,14 @@ class DaskRunner:
                 lost = await trio.to_thread.run_sync(self._reship, run, bundles)
                 if lost:
                     self._say(f"cluster: data lost with its workers, shipped again: {lost}")
+                continue
+            except WorkerProcessDied as err:
+                if attempt >= LOST_RETRIES:
+                    raise ClusterError(
+                        f"game {first} was lost {attempt + 1} times with the arena worker"
+                        f" process that played it ({err}); run the same command to resume"
+                    ) from None
+                self._say(f"cluster: {err}; its game(s) are played again")
                 continue
             except ClusterError:
                 raise

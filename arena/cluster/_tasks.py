@@ -56,6 +56,12 @@ class ClusterError(ArenaError):
     that cannot build or run the bots, a game lost more often than Dask retries it."""
 
 
+class WorkerProcessDied(ClusterError):
+    """The arena worker process of a game task ended in the middle of it, or before it
+    (killed: by the machine's OOM killer, by an operator): the machine's failure, not a
+    bot's. The coordinator plays the task's games again, as when a Dask worker dies."""
+
+
 class _Abandoned(ClusterError):
     """A game stopped because its task was cancelled (nobody waits for its result)."""
 
@@ -316,7 +322,7 @@ class _Sub:
             stdin.write(frame)
             stdin.flush()
         except (BrokenPipeError, ValueError, OSError) as err:
-            raise ClusterError(
+            raise WorkerProcessDied(
                 f"worker {self.address}: its arena worker process died: {err}"
             ) from None
 
@@ -337,7 +343,7 @@ class _Sub:
             data = os.read(fd, 1 << 16)
             if not data:
                 code = self.process.poll()
-                raise ClusterError(
+                raise WorkerProcessDied(
                     f"worker {self.address}: its arena worker process ended during"
                     f" {game_id} (exit status {code})"
                 )

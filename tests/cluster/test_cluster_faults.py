@@ -88,6 +88,39 @@ def test_a_worker_killed_mid_game_costs_nothing(
     assert results == uninterrupted
 
 
+def test_an_arena_worker_process_killed_mid_game_costs_nothing(
+    tmp_path: Path, cluster: Cluster, uninterrupted: dict[str, tuple[object, ...]]
+) -> None:
+    """Found in an audit: the arena worker process of a game task killed while the Dask
+    worker lived on (the machine's OOM killer, an operator) stopped the whole league
+    with 'its arena worker process ended during g000001 (exit status -9)', where a
+    dead Dask worker costs only its games in flight. Its games are now played again."""
+    import os
+
+    slow = tmp_path
+    path = slow_bots(slow)
+    proc = start_arena("league", str(path), "-q", "--sandbox", "none", "--cluster", cluster.address)
+
+    def started() -> list[tuple[int, str]]:
+        return [(parent, g) for _, parent, _, ref, e, g in witness_lines(slow) if e == "start"]
+
+    wait_until("a game started", started, proc)
+    parent, game_id = started()[0]
+    assert witness_lines(slow)[0][3] == "arena.worker"
+    os.kill(parent, signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    notes = witness_lines(slow)
+    assert (parent, "over", game_id) not in {(p, e, g) for _, p, _, _, e, g in notes}, (
+        "the process was killed between two games"
+    )
+    over = {g for _, p, _, _, e, g in notes if e == "over" and p != parent}
+    assert game_id in over  # played again, in full, by another worker process
+    results = stored(slow / "league.sqlite")
+    assert len(results) == GAMES
+    assert results == uninterrupted  # no fault charged, nothing counted twice
+
+
 def test_a_killed_coordinator_resumes_and_records_nothing_twice(
     tmp_path: Path, cluster: Cluster, uninterrupted: dict[str, tuple[object, ...]]
 ) -> None:
