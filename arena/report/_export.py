@@ -173,6 +173,10 @@ class LeagueData:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget every game read (as new)."""
         self._last = 0
         self.games: list[dict[str, Any]] = []
         """The game list (kind "games"), in the order the games were recorded."""
@@ -193,7 +197,18 @@ class LeagueData:
         """Read the games recorded since the last update; returns their ids. `each` is
         called with the id and the replay of every new played game (read once) that is
         not `withheld` after this update: a withheld game is never passed to it (the
-        caller that follows a running league passes none)."""
+        caller that follows a running league passes none).
+
+        A store it cannot read raises (StoreError, InputError) and leaves the data as if
+        never updated, so that the next update reads the same games and raises again
+        instead of going on past them as if they were not stored."""
+        try:
+            return self._update(each)
+        except BaseException:
+            self._reset()
+            raise
+
+    def _update(self, each: Callable[[str, list[Record]], None] | None) -> list[str]:
         rows = self.store.game_rows(self._last)
         if not rows:
             return []

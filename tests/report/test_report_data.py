@@ -559,3 +559,35 @@ def test_a_replay_file_whose_game_id_is_not_text_is_refused(tmp_path: Path) -> N
         result.stderr
     )
     assert not (root / "s").exists()
+
+
+def _seats_damaged_copy(store: Path, bad: Path) -> tuple[Path, str]:
+    """A copy of `store` whose second game has seats 0, 2 and 5; and that game."""
+    bad.write_bytes(store.read_bytes())
+    with sqlite3.connect(bad) as db:
+        (game_id,) = db.execute(
+            "SELECT game_id FROM games ORDER BY rowid LIMIT 1 OFFSET 1"
+        ).fetchone()
+        db.execute("UPDATE seats SET seat = 5 WHERE game_id = ? AND seat = 1", (game_id,))
+    return bad, game_id
+
+
+async def test_arena_serve_never_goes_on_past_a_game_it_could_not_read(
+    store: Path, tmp_path: Path
+) -> None:
+    """Found in an audit: after a data script answered that the store is damaged (a
+    game whose seats are not 0, 1, 2), the next request answered 200 with that game and
+    every game recorded after it missing from the list, as if they were not stored.
+    Each request now says again why it cannot read the store."""
+    import httpx
+
+    from arena.report._serve import make_app
+
+    bad, game_id = _seats_damaged_copy(store, tmp_path / "bad.sqlite")
+    with Store.open(bad, readonly=True) as db:
+        transport = httpx.ASGITransport(app=make_app(db))
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+            answers = [await client.get("/data/games.js") for _ in range(3)]
+    for answer in answers:
+        assert answer.status_code == 500, answer.text[:200]
+        assert f"the store is damaged (game {game_id!r} has seats [0, 2, 5])" in answer.text
