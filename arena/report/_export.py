@@ -302,7 +302,10 @@ class LeagueData:
             "title": "arena league report",
             "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "live": live,
-            "settings": _settings(identity, self.store, finished=len(self.games) >= total),
+            # (a store can be anyone's: a total that is not a whole number finishes none)
+            "settings": _settings(
+                identity, self.store, finished=type(total) is int and len(self.games) >= total
+            ),
             "progress": {
                 "done": len(self.games),
                 "total": total,

@@ -591,3 +591,25 @@ async def test_arena_serve_never_goes_on_past_a_game_it_could_not_read(
     for answer in answers:
         assert answer.status_code == 500, answer.text[:200]
         assert f"the store is damaged (game {game_id!r} has seats [0, 2, 5])" in answer.text
+
+
+@pytest.mark.parametrize("total", ['"x"', "[1]", "1e400", "true"])
+def test_a_total_of_games_that_is_no_number_hides_the_seed_and_breaks_nothing(
+    store: Path, tmp_path: Path, total: str
+) -> None:
+    """A review of the fix above: the store's total of games compared with the games
+    read made a total of "x" (a store can be anyone's) a TypeError's traceback; such a
+    total now counts as a league not finished."""
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(store.read_bytes())
+    with sqlite3.connect(copy) as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'league'",
+            (json.dumps(json.loads(text) | {"seed": "spring-cup-x7"}),),
+        )
+        db.execute("UPDATE meta SET value = ? WHERE key = 'total_games'", (total,))
+    result = CliRunner().invoke(main, ["report", str(copy), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    note = payload(tmp_path / "site" / "data" / "league.js")["settings"]["seed_note"]
+    assert "spring-cup-x7" not in note
