@@ -172,3 +172,32 @@ def test_the_viewer_of_a_replay_file_opens_on_a_game_id_of_any_text(
     page.wait_for_selector("#frame-counter")
     assert page.text_content("h1") == f"Game {game_id}"
     assert page.text_content("#frame-counter").startswith("frame 0 / ")
+
+
+def test_the_viewer_says_why_a_game_of_a_deal_still_to_play_is_held_back(
+    page: Any, site: Path, tmp_path: Path
+) -> None:
+    """The report of a running league with duplicate deals holds back the replays of a
+    deal still being played (`test_a_report_of_a_running_league_shows_no_deal_still_to_
+    play`): the game list and the viewer say so, and show no hand."""
+    from .test_report_data import _running_copy
+
+    running, _ = _running_copy(site.parent / "league.sqlite", tmp_path / "running.sqlite")
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "report", str(running), "-o", str(out)],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    held = [g["id"] for g in games_of(out) if g.get("withheld")]
+    assert held
+    base = (out / "index.html").as_uri()
+    page.goto(base + "#/games")
+    page.wait_for_selector("#games-body table")
+    row = page.locator(f'tr[data-game="{held[0]}"]')
+    assert "replay held back" in row.text_content()
+    page.goto("about:blank")
+    page.goto(base + "#/game/" + held[0])
+    page.wait_for_selector("#app .notice")
+    assert "is held back until every game of its deal is played" in page.text_content("#app")
+    assert page.locator(".card").count() == 0
