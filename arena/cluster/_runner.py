@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -433,6 +434,7 @@ def _connect(address: str) -> Client:
             "--cluster needs Dask distributed: pip install 'arena[cluster]'"
             " (or pip install 'dask[distributed]')"
         ) from None
+    _no_tracebacks()
     hint = (
         " (tls:// needs Dask's TLS settings: distributed.comm.tls.*)"
         if address.startswith("tls://")
@@ -450,6 +452,28 @@ def _connect(address: str) -> Client:
         raise ClusterError(
             f"cannot reach the Dask scheduler at {address}: {_one_line(err)}{hint}"
         ) from None
+
+
+class _NoTraceback(logging.Filter):
+    """Lets through what Dask logs in a line, not what it logs with a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.exc_info is None and record.stack_info is None
+
+
+def _no_tracebacks() -> None:
+    """Keep the tracebacks Dask's client logs on stderr (the scheduler gone: the
+    traceback of each reconnection refused) from the coordinator's terminal: arena says
+    what went wrong, in a line. Dask's own lines (warnings) still show."""
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger) and name.split(".")[0] in _DASK_LOGGERS:
+            for handler in logger.handlers:
+                if not any(isinstance(f, _NoTraceback) for f in handler.filters):
+                    handler.addFilter(_NoTraceback())
+
+
+_DASK_LOGGERS = frozenset({"distributed", "tornado", "bokeh"})
+"""The loggers Dask gives handlers of its own, by their first name."""
 
 
 class _NoHandshake(Exception):

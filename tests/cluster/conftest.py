@@ -107,10 +107,17 @@ def _wait_for(log: Path, text: str, process: subprocess.Popen[bytes], timeout: f
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    with private_cluster(tmp_path_factory.mktemp("cluster"), workers=2) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def private_cluster(root: Path, workers: int = 1) -> Iterator[Cluster]:
+    """A scheduler and `workers` workers of their own, for a test that stops the
+    scheduler (the session's `cluster` is shared); stopped on the way out."""
     if not DASK.exists() and shutil.which("dask") is None:
         pytest.skip("dask[distributed] is not installed (pip install -e '.[dev]')")
-    root = tmp_path_factory.mktemp("cluster")
-    (root / "tools").mkdir()
+    (root / "tools").mkdir(parents=True)
     port = free_port()
     log = root / "scheduler.log"
     with open(log, "wb") as out:
@@ -124,8 +131,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     found = Cluster(root, f"tcp://127.0.0.1:{port}", scheduler)
     try:
         _wait_for(log, "Scheduler at", scheduler, 60)
-        found.start_worker()
-        found.start_worker()
+        for _ in range(workers):
+            found.start_worker()
         yield found
     finally:
         found.stop()

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from arena.cli import main
 
 from ..referee.botscripts import alive
-from .conftest import Cluster
+from .conftest import Cluster, private_cluster
 from .helpers import (
     count_games,
     league_file,
@@ -119,6 +119,24 @@ def test_an_arena_worker_process_killed_mid_game_costs_nothing(
     results = stored(slow / "league.sqlite")
     assert len(results) == GAMES
     assert results == uninterrupted  # no fault charged, nothing counted twice
+
+
+def test_a_scheduler_that_dies_mid_league_is_one_line_and_loses_nothing(tmp_path: Path) -> None:
+    """Found in an audit: with the scheduler gone, Dask's client logged the traceback of
+    each reconnection refused on the coordinator's terminal before arena's own line."""
+    with private_cluster(tmp_path / "cluster") as own:
+        path = slow_bots(tmp_path)
+        proc = start_arena("league", str(path), "-q", "--sandbox", "none", "--cluster", own.address)
+        store = tmp_path / "league.sqlite"
+        wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+        own.scheduler.send_signal(signal.SIGKILL)
+        own.scheduler.wait()
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err
+    assert f"lost the connection to the Dask scheduler at {own.address}" in err
+    assert "run the same command to resume" in err
+    assert "Traceback" not in err
+    assert 1 <= count_games(store) < GAMES
 
 
 def test_a_killed_coordinator_resumes_and_records_nothing_twice(
