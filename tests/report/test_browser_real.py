@@ -201,3 +201,43 @@ def test_the_viewer_says_why_a_game_of_a_deal_still_to_play_is_held_back(
     page.wait_for_selector("#app .notice")
     assert "is held back until every game of its deal is played" in page.text_content("#app")
     assert page.locator(".card").count() == 0
+
+
+def test_bots_named_like_what_every_object_has_meet_no_phantoms(page: Any, tmp_path: Path) -> None:
+    """Found in an audit: bot names may be "constructor" or "toString" (letters), and
+    the bot page looked opponents up in a plain object: alpha's page listed both as
+    opponents it never met (rows of dashes); a page of no bot, #/bot/hasOwnProperty,
+    showed an empty bot instead of saying there is none."""
+    from .sites import random_bot
+
+    for name in ("alpha", "bravo", "constructor", "toString"):
+        random_bot(tmp_path / "bots", name)
+    store, out = tmp_path / "league.sqlite", tmp_path / "site"
+    for args in (
+        ["league", "--bots", str(tmp_path / "bots"), "--store", str(store), "--table-size", "2",
+         "--games-per-table", "2", "--max-tables", "2", "-j", "1", "--sandbox", "none", "-q"],
+        ["report", str(store), "-o", str(out)],
+    ):  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", *args],
+            capture_output=True, text=True, check=False, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    met: dict[str, set[str]] = {}
+    for game in games_of(out):
+        for name in game["seats"]:
+            met.setdefault(name, set()).update(set(game["seats"]) - {name})
+    assert all(len(others) == 1 for others in met.values())  # two tables of two
+    base = (out / "index.html").as_uri()
+    for name, others in met.items():
+        page.goto("about:blank")
+        page.goto(f"{base}#/bot/{name}")
+        page.wait_for_selector("table.versus")
+        rows = page.eval_on_selector_all(
+            "table.versus tbody tr", "rs => rs.map(r => r.dataset.bot)"
+        )
+        assert rows == sorted(others), name
+    page.goto("about:blank")
+    page.goto(f"{base}#/bot/hasOwnProperty")
+    page.wait_for_selector("#app .notice")
+    assert "No bot of this name in the league." in page.text_content("#app")

@@ -239,6 +239,11 @@
   // -- formatting --------------------------------------------------------------------
 
   function isNum(v) { return typeof v === "number" && isFinite(v); }
+  // A value of the data by a bot's name: its own, never one every object inherits (a bot
+  // may be named "constructor" or "toString").
+  function own(obj, key) {
+    return obj && Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  }
   function count(v) { return isNum(v) ? v.toLocaleString("en-US") : "\u2013"; }
   function fixed(v, digits) { return isNum(v) ? v.toFixed(digits) : "\u2013"; }
   function whole(v) { return isNum(v) ? String(Math.round(v)) : "\u2013"; }
@@ -648,7 +653,7 @@
 
   function botView(name) {
     var L = state.league;
-    var info = (L.bots || {})[name];
+    var info = own(L.bots, name);
     var row = standingsRow(name);
     var crumbs = h("p", { class: "crumbs" }, h("a", { href: href.index() }, "Standings"), " \u203a ", "bot");
     if (!info && !row) {
@@ -700,7 +705,7 @@
     }
 
     var versus = info.versus || {};
-    var opponents = botOrder().filter(function (o) { return o !== name && versus[o]; })
+    var opponents = botOrder().filter(function (o) { return o !== name && own(versus, o); })
       .concat(Object.keys(versus).filter(function (o) { return botOrder().indexOf(o) < 0; }));
     if (opponents.length) {
       var vrows = opponents.map(function (o) {
