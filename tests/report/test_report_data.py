@@ -408,6 +408,15 @@ async def test_arena_serve_answers_only_addresses_and_its_own_names(
         assert page.headers["content-security-policy"].startswith("default-src 'none'")
 
 
+def _give_seed(db: sqlite3.Connection, seed: str) -> None:
+    """Store `seed` as one the organiser gave (in the league's stored settings)."""
+    (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+    db.execute(
+        "UPDATE meta SET value = ? WHERE key = 'league'",
+        (json.dumps(json.loads(text) | {"seed": seed}),),
+    )
+
+
 def _running_copy(store: Path, copy: Path, *, seed: str | None = None) -> tuple[Path, str]:
     """A copy of `store` as it was while its league ran: the last game of one duplicate
     group not recorded yet (its deal still to play). Returns it and the group. `seed`:
@@ -420,11 +429,7 @@ def _running_copy(store: Path, copy: Path, *, seed: str | None = None) -> tuple[
         for table in ("replays", "seats", "games"):
             db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
         if seed is not None:
-            (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
-            db.execute(
-                "UPDATE meta SET value = ? WHERE key = 'league'",
-                (json.dumps(json.loads(text) | {"seed": seed}),),
-            )
+            _give_seed(db, seed)
     return copy, group
 
 
@@ -480,11 +485,7 @@ def test_a_report_shows_the_organisers_seed_once_every_game_is_played(
     whole = tmp_path / "whole.sqlite"
     whole.write_bytes(store.read_bytes())
     with sqlite3.connect(whole) as db:
-        (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
-        db.execute(
-            "UPDATE meta SET value = ? WHERE key = 'league'",
-            (json.dumps(json.loads(text) | {"seed": "spring-cup-x7"}),),
-        )
+        _give_seed(db, "spring-cup-x7")
     for path, shown in ((running, False), (whole, True)):
         with Store.open(path, readonly=True) as db:
             data = LeagueData(db)
@@ -603,11 +604,7 @@ def test_a_total_of_games_that_is_no_number_hides_the_seed_and_breaks_nothing(
     copy = tmp_path / "copy.sqlite"
     copy.write_bytes(store.read_bytes())
     with sqlite3.connect(copy) as db:
-        (text,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
-        db.execute(
-            "UPDATE meta SET value = ? WHERE key = 'league'",
-            (json.dumps(json.loads(text) | {"seed": "spring-cup-x7"}),),
-        )
+        _give_seed(db, "spring-cup-x7")
         db.execute("UPDATE meta SET value = ? WHERE key = 'total_games'", (total,))
     result = CliRunner().invoke(main, ["report", str(copy), "-o", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
