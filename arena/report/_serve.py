@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import signal
 import socket
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -190,13 +191,27 @@ def _first_os_error(group: BaseExceptionGroup[BaseException]) -> OSError | None:
 
 
 def run(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
-    """`arena serve`: serve until Ctrl-C."""
-    try:
-        trio.run(functools.partial(serve, store_path, host, port, allow))
-    except KeyboardInterrupt:
-        click.echo("stopped", err=True)
-    except BaseExceptionGroup as group:  # Ctrl-C reaches the server's nursery
-        _, rest = group.split(KeyboardInterrupt)
-        if rest is not None:
-            raise rest from None
-        click.echo("stopped", err=True)
+    """`arena serve`: serve until Ctrl-C.
+
+    Ctrl-C is taken as a signal and cancels the server, rather than raised as
+    KeyboardInterrupt wherever the program is: raised in a request's handler, it made
+    Hypercorn answer a response already begun with a 500, whose error then showed as
+    a traceback."""
+    trio.run(functools.partial(_serve_until_interrupted, store_path, host, port, allow))
+    click.echo("stopped", err=True)
+
+
+async def _serve_until_interrupted(
+    store_path: Path, host: str, port: int, allow: Sequence[str]
+) -> None:
+    with trio.open_signal_receiver(signal.SIGINT) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def serving() -> None:
+                await serve(store_path, host, port, allow)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(serving)
+            async for _ in signals:
+                nursery.cancel_scope.cancel()
+                break

@@ -539,7 +539,7 @@ def test_ctrl_c_stops_arena_serve_in_one_line(store: Path) -> None:
                 assert answer.status == 200
             server.send_signal(signal.SIGINT)
             rest = server.stderr.read()
-            assert server.wait(timeout=30) == 0
+            assert server.wait(timeout=30) == 0, rest
         finally:
             if server.poll() is None:
                 server.kill()
