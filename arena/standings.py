@@ -1372,7 +1372,7 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
         if len(players) < 2:
             raise InputError(
                 f"{name}: game {clipped(game)} has one player ({clipped(players[0].player)});"
-                " a game has 2 to 6"
+                " a game needs at least 2"
             )
     for game, players in seats.items():
         _check_places(name, game, players, [first_line[game, s.player] for s in players])

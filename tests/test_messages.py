@@ -87,7 +87,7 @@ def test_rate_refuses_a_one_player_game(tmp_path: Path) -> None:
     places.write_text("game,player,place\ng1,ann,1\ng1,bob,2\ng2,ann,1\n")
     result = invoke("rate", places)
     assert result.exit_code == 2
-    assert "game g2 has one player (ann); a game has 2 to 6" in result.output
+    assert "game g2 has one player (ann); a game needs at least 2" in result.output
 
 
 def test_league_without_a_store_writes_it_in_the_current_folder(
