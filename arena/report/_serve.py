@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 import trio
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -40,7 +41,13 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
-_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
+_TYPES = {
+    ".txt": "text/plain",
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".png": "image/png",
+}
 
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
@@ -123,13 +130,23 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
         click.echo(f"arena serve: {printable(message)}", err=True)
         return Response(message, 500, media_type="text/plain; charset=utf-8", headers=HEADERS)
 
+    async def http_error(request: Request, exc: Exception) -> Response:
+        """Starlette's own answers (405 for a method other than GET, say), with the
+        headers of every other answer: its plain ones carried none."""
+        assert isinstance(exc, HTTPException)
+        response = respond(exc.detail, ".txt", exc.status_code)
+        response.headers.update(exc.headers or {})
+        return response
+
     routes = [
         Route("/data/league.js", league),
         Route("/data/games.js", games),
         Route("/data/games/{game_id}.js", game),
         Route("/{path:path}", page),
     ]
-    app = Starlette(routes=routes, exception_handlers={ArenaError: refused})
+    app = Starlette(
+        routes=routes, exception_handlers={ArenaError: refused, HTTPException: http_error}
+    )
     if hosts is None:
         return app
 

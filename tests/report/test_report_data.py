@@ -201,6 +201,29 @@ async def test_arena_serve_says_why_it_cannot_read_a_damaged_store(
     assert league_js.headers["content-type"].startswith("text/plain")
 
 
+async def test_every_answer_of_arena_serve_carries_its_security_headers(store: Path) -> None:
+    """Found in an audit: Starlette's own answers (a 405 for a POST) carried none of the
+    headers every page has (no script but the site's own, no sniffing, no caching)."""
+    import httpx
+
+    from arena.report._serve import HEADERS, make_app
+
+    with Store.open(store, readonly=True) as db:
+        transport = httpx.ASGITransport(app=make_app(db))
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+            answers = [
+                await client.get("/index.html"),
+                await client.get("/no-such-page"),
+                await client.get("/data/games/no-such-game.js"),
+                await client.post("/index.html", content=b"x"),
+                await client.delete("/data/league.js"),
+            ]
+    assert [a.status_code for a in answers] == [200, 404, 404, 405, 405]
+    for answer in answers:
+        assert {k: answer.headers.get(k) for k in HEADERS} == HEADERS, answer
+    assert answers[3].headers["allow"] == "GET, HEAD"
+
+
 def test_a_decision_of_no_seat_is_refused_not_credited_to_the_last_seat(
     store: Path, tmp_path: Path
 ) -> None:
