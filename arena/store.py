@@ -909,6 +909,8 @@ class _SeatColumns:
             raise ValueError(f"seats of game {self.missing}, which is not stored")
         if len(np.unique(seat_game)) != len(self.game_ids):
             raise ValueError("a game without seats")
+        place = np.frombuffer(self.place, dtype=np.int64)
+        _check_places(seat_game, place, names)
         cause_names = sorted(c for c in self.causes if c is not None)
         order: dict[str | None, int] = {c: k for k, c in enumerate(cause_names)}
         cause_rank = np.array([order.get(c, -1) for c in self.causes], dtype=np.int64)
@@ -919,9 +921,35 @@ class _SeatColumns:
             causes=tuple(cause_names),
             seat_game=seat_game,
             seat_player=seat_player,
-            place=np.frombuffer(self.place, dtype=np.int64),
+            place=place,
             points=self.points,
             seat_cause=cause_rank[np.frombuffer(self.cause, dtype=np.int64)],
+        )
+
+
+def _check_places(seat_game: Any, place: Any, names: Sequence[str]) -> None:
+    """Raise ValueError, naming the first game, unless every place is 1 plus the number
+    of its game's players placed better (1, 1, 3), as arena places every game: a place
+    past the game's seats (7 of 4) or one its other places rule out (1, 1, 2) made the
+    average place wrong (`arena.standings._competition_places`, for seats in columns)."""
+    import numpy as np
+
+    seats = np.bincount(seat_game, minlength=len(names))
+    first = np.cumsum(seats) - seats
+    over = place > seats[seat_game]
+    # Seat k's place p is slot first + p - 1 of its game; it is right if exactly p - 1
+    # seats of its game take the slots before it.
+    slot = np.where(over, first[seat_game], first[seat_game] + place - 1)
+    taken = np.bincount(slot, minlength=len(place))
+    before = np.cumsum(taken) - taken
+    wrong = over | (before[slot] != slot)
+    if np.any(wrong):
+        game = names[int(seat_game[np.argmax(wrong)])]
+        count = int(seats[names.index(game)])
+        places = sorted(int(p) for p in place[seat_game == names.index(game)])
+        raise ValueError(
+            f"game {game} has places {places} for its {count} players (a place is 1 plus"
+            " the number of its game's players placed better)"
         )
 
 

@@ -339,6 +339,14 @@ def test_a_damaged_store_gives_a_clear_error(tmp_path: Path) -> None:
         ),
         ("DELETE FROM games WHERE game_id = 'g000008'", "which is not stored"),
         ("DELETE FROM seats WHERE game_id = 'g000009'", "a game without seats"),
+        # Places no game can have (each made the average place wrong): 7 of 3 seats,
+        # and two firsts before a second (1, 1, 2: the third of them is third).
+        ("UPDATE seats SET place = 7 WHERE seat = 0 AND game_id = 'g000010'", r"\[1, 3, 7\]"),
+        (
+            "UPDATE seats SET place = 1 WHERE seat = 0 AND game_id = 'g000011';"
+            " UPDATE seats SET place = 2 WHERE seat = 1 AND game_id = 'g000011'",
+            r"game g000011 has places \[1, 1, 2\] for its 3 players",
+        ),
     ],
 )
 @pytest.mark.parametrize("chunk", [5, 1 << 16])
@@ -353,7 +361,8 @@ def test_values_no_game_can_hold_are_reported_as_damage(
     build_store(path, 12)
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA foreign_keys = OFF")
-        db.execute(change)
+        for statement in change.split(";"):
+            db.execute(statement)
     with Store.open(path, readonly=True) as store, pytest.raises(StoreError, match=message):
         store.game_records()
 
