@@ -181,3 +181,21 @@ _new = object.__new__
 
 def _place(seat: SeatRecord) -> int:
     return seat.place
+
+
+def misplaced(place: Any, game: Any, seats: Any, first: Any) -> Any:
+    """Which seats (numpy arrays: each seat's place and game; each game's count of seats
+    and the index of its first, as if its seats came together) hold a place that is not
+    1 plus the number of their game's players placed better (1, 1, 3 are right; 7 of 3
+    seats, or 1, 1, 2, are not), as arena places every game. The seats may come in any
+    order."""
+    import numpy as np
+
+    over = place > seats[game]
+    # Seat k's place p is slot first + p - 1 of its game; it is right if exactly p - 1
+    # seats of its game take the slots before it, that is if as many seats as the
+    # slot's index take the slots before it in all the games.
+    slot = np.where(over, first[game], first[game] + place - 1)
+    taken = np.bincount(slot, minlength=len(place))
+    before = np.cumsum(taken) - taken
+    return over | (before[slot] != slot)

@@ -53,6 +53,7 @@ from arena.records import FAULT_CAUSES as FAULT_CAUSES  # re-exported: the table
 from arena.records import GameRecord as GameRecord
 from arena.records import ResultColumns as ResultColumns
 from arena.records import SeatRecord as SeatRecord
+from arena.records import misplaced
 
 if TYPE_CHECKING:  # numpy.typing costs a tenth of numpy's import time
     import numpy.typing as npt
@@ -1047,17 +1048,9 @@ def _competition_places(
     first: npt.NDArray[np.intp],
 ) -> bool:
     """Whether every seat's place is 1 plus the number of its game's players placed
-    better (`_check_places`), for seats sorted by game (``seats`` and ``first``: each
-    game's count of seats and its first seat)."""
-    if np.any(place > seats[game]):
-        return False
-    # Seat k's place p is slot first + p - 1 of its game; it is right if exactly
-    # p - 1 seats of the game take the slots before it, that is if as many seats as
-    # the slot's index come before it in all the games.
-    slot = first[game] + (place - 1)
-    taken = np.bincount(slot, minlength=len(place))
-    before = np.cumsum(taken) - taken
-    return bool(np.array_equal(before[slot], slot))
+    better (`_check_places`, `arena.records.misplaced`), for seats sorted by game
+    (``seats`` and ``first``: each game's count of seats and its first seat)."""
+    return not bool(misplaced(place, game, seats, first).any())
 
 
 def _check_places(name: str, game: str, seats: Sequence[SeatRecord], lines: Sequence[int]) -> None:

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena._gc import paused_collector
 from arena.errors import StoreError, shown
-from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, ResultColumns
+from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, ResultColumns, misplaced
 
 if TYPE_CHECKING:
     from arena.referee import GameResult
@@ -929,27 +929,19 @@ class _SeatColumns:
 
 def _check_places(seat_game: Any, place: Any, names: Sequence[str]) -> None:
     """Raise ValueError, naming the first game, unless every place is 1 plus the number
-    of its game's players placed better (1, 1, 3), as arena places every game: a place
-    past the game's seats (7 of 4) or one its other places rule out (1, 1, 2) made the
-    average place wrong (`arena.standings._competition_places`, for seats in columns)."""
+    of its game's players placed better (`arena.records.misplaced`): a place past the
+    game's seats (7 of 4) or one its other places rule out (1, 1, 2) made the average
+    place wrong."""
     import numpy as np
 
     seats = np.bincount(seat_game, minlength=len(names))
-    first = np.cumsum(seats) - seats
-    over = place > seats[seat_game]
-    # Seat k's place p is slot first + p - 1 of its game; it is right if exactly p - 1
-    # seats of its game take the slots before it.
-    slot = np.where(over, first[seat_game], first[seat_game] + place - 1)
-    taken = np.bincount(slot, minlength=len(place))
-    before = np.cumsum(taken) - taken
-    wrong = over | (before[slot] != slot)
+    wrong = misplaced(place, seat_game, seats, np.cumsum(seats) - seats)
     if np.any(wrong):
-        game = names[int(seat_game[np.argmax(wrong)])]
-        count = int(seats[names.index(game)])
-        places = sorted(int(p) for p in place[seat_game == names.index(game)])
+        k = int(seat_game[np.argmax(wrong)])
+        places = sorted(int(p) for p in place[seat_game == k])
         raise ValueError(
-            f"game {game} has places {places} for its {count} players (a place is 1 plus"
-            " the number of its game's players placed better)"
+            f"game {names[k]} has places {places} for its {int(seats[k])} players (a place"
+            " is 1 plus the number of its game's players placed better)"
         )
 
 
