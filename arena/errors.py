@@ -127,3 +127,10 @@ class MachineError(ArenaError):
     processes or disk) or write a bot's log (`--log-dir` on a full disk). That is no
     fault of the bot's, so a league stops (to be resumed) rather than charge it a crash
     or lose its log without a word."""
+
+    @classmethod
+    def charging_no_bot(cls, what: str) -> MachineError:
+        """The error for `what` the machine could not do, saying that no bot pays."""
+        return cls(
+            f"{what}; that is this machine's problem, not the bot's, so nothing is charged to it"
+        )

@@ -223,10 +223,7 @@ def check_log_dir(folder: Path | None, what: str = "log folder") -> None:
 def log_failure(path: Path, err: OSError) -> MachineError:
     """The error for a bot's log that cannot be made, opened or written (a full disk, a
     log folder that became unwritable): the organiser's problem, never the bot's."""
-    return MachineError(
-        f"cannot write the bot log {path}: {err.strerror or err}; that is this machine's"
-        " problem, not the bot's, so nothing is charged to it"
-    )
+    return MachineError.charging_no_bot(f"cannot write the bot log {path}: {err.strerror or err}")
 
 
 class CappedLog:

@@ -198,9 +198,8 @@ class BotPool:
         except BaseException as err:
             self._budget.alive -= 1
             if isinstance(err, OSError) and err.errno in _MACHINE_ERRNOS:
-                raise MachineError(
-                    f"cannot start a process of {self.spec.name}: {err.strerror}; that is this"
-                    " machine's problem, not the bot's, so nothing is charged to it"
+                raise MachineError.charging_no_bot(
+                    f"cannot start a process of {self.spec.name}: {err.strerror}"
                 ) from None
             if not isinstance(err, (OSError, ManifestError)):
                 raise
