@@ -179,32 +179,26 @@ async def serve(store_path: Path, host: str, port: int, allow: Sequence[str] = (
                 binds = await nursery.start(hypercorn_serve, app, config)
                 where = ", ".join(f"{bind}/" for bind in binds)
                 click.echo(f"serving {store_path} at {where} (Ctrl-C stops)", err=True)
-        except BaseExceptionGroup as group:
-            # Raised before it listens (the nursery wraps it): the binding failed.
-            err = _first_os_error(group)
+        except (OSError, BaseExceptionGroup) as caught:
+            # Raised before it listens (the nursery may wrap it): the binding failed.
+            err = _first_os_error(caught)
             if err is None:
                 raise
             reason = err.strerror or str(err) or type(err).__name__
             raise InputError(f"arena serve cannot listen at {config.bind[0]}: {reason}") from None
-        except OSError as err:
-            reason = err.strerror or str(err) or type(err).__name__
-            raise InputError(f"arena serve cannot listen at {config.bind[0]}: {reason}") from None
 
 
-def _first_os_error(group: BaseExceptionGroup[BaseException]) -> OSError | None:
-    """The OSError of an exception group that holds nothing else, or None."""
-    found: list[OSError] = []
-    for err in group.exceptions:
-        if isinstance(err, BaseExceptionGroup):
-            inner = _first_os_error(err)
-            if inner is None:
-                return None
-            found.append(inner)
-        elif isinstance(err, OSError):
-            found.append(err)
-        else:
-            return None
-    return found[0] if found else None
+def _first_os_error(caught: BaseException) -> OSError | None:
+    """`caught` if an OSError, the first OSError of an exception group that holds
+    nothing else, or None."""
+    if isinstance(caught, OSError):
+        return caught
+    if not isinstance(caught, BaseExceptionGroup):
+        return None
+    found = [_first_os_error(err) for err in caught.exceptions]
+    if not found or None in found:
+        return None
+    return found[0]
 
 
 def run(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
