@@ -1026,7 +1026,7 @@ def _assemble(cells: _TextCells | _ByteCells, col: dict[str, int]) -> ResultColu
         return None  # a game in two groups
     if _repeats(game * len(players) + player):
         return None  # a player twice in one game
-    if not _competition_places(place, game, seats, first):
+    if misplaced(place, game, seats, first).any():
         return None  # a place past the game's seats, or one its other places rule out
     return ResultColumns(
         game_ids=game_ids,
@@ -1039,18 +1039,6 @@ def _assemble(cells: _TextCells | _ByteCells, col: dict[str, int]) -> ResultColu
         points=[None] * count if points is None else points.tolist(),
         seat_cause=cause,
     )
-
-
-def _competition_places(
-    place: npt.NDArray[np.int64],
-    game: npt.NDArray[np.intp],
-    seats: npt.NDArray[np.intp],
-    first: npt.NDArray[np.intp],
-) -> bool:
-    """Whether every seat's place is 1 plus the number of its game's players placed
-    better (`_check_places`, `arena.records.misplaced`), for seats sorted by game
-    (``seats`` and ``first``: each game's count of seats and its first seat)."""
-    return not bool(misplaced(place, game, seats, first).any())
 
 
 def _check_places(name: str, game: str, seats: Sequence[SeatRecord], lines: Sequence[int]) -> None:
