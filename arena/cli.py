@@ -7,15 +7,19 @@ and turns every `ArenaError` into a one-line message and a non-zero exit.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from arena import __version__
 from arena.commands import COMMANDS
+from arena.commands._ended import output_lost, stop
 from arena.commands._terminal import printable
 from arena.errors import ArenaError
+
+E = TypeVar("E", bound=BaseException)
 
 
 class _Group(click.Group):
@@ -43,10 +47,17 @@ class _Group(click.Group):
         except ArenaError as err:
             _fail(err)
         except KeyboardInterrupt:  # a command with nothing to keep or say (`arena rate`)
-            _interrupted()
+            stop(signal.SIGINT)
+        except OSError as err:  # `arena standings | head`: the rest can reach nobody
+            if (signum := output_lost(err)) is None:
+                raise
+            stop(signum)
         except BaseExceptionGroup as group:
             if group.subgroup(KeyboardInterrupt) is not None:
-                _interrupted()
+                stop(signal.SIGINT)
+            lost = group.subgroup(lambda err: output_lost(err) is not None)
+            if lost is not None:
+                stop(output_lost(_first(lost)) or signal.SIGPIPE)
             # Errors from inside trio nurseries arrive grouped: unwrap ours.
             ours, rest = group.split(ArenaError)
             if ours is None or rest is not None:
@@ -54,14 +65,9 @@ class _Group(click.Group):
             _fail(_first(ours))
 
 
-def _first(group: BaseExceptionGroup[ArenaError]) -> ArenaError:
+def _first(group: BaseExceptionGroup[E]) -> E:
     first = group.exceptions[0]
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
-
-
-def _interrupted() -> None:
-    click.echo("\ninterrupted", err=True)
-    sys.exit(130)
 
 
 def _fail(err: ArenaError) -> None:

@@ -10,8 +10,10 @@ then a `Play` per game, each answered when it ends by a `Played` with the same g
 replay comes packed for the store, so that the workers do that work in parallel), or
 by a `Failed` when the worker cannot go on.
 
-End of input (the coordinator closed it, or died), SIGTERM or SIGINT end the worker:
-a game in progress is abandoned and every bot process it started is killed.
+End of input (the coordinator closed it, or died), SIGTERM, SIGINT or SIGHUP (the
+terminal of the league closing, unless SIGHUP was ignored when the league started, as
+under `nohup`) end the worker: a game in progress is abandoned and every bot process it
+started is killed.
 """
 
 from __future__ import annotations
@@ -90,7 +92,9 @@ async def play(game: Play, pools: dict[str, BotPool], config: GameConfig, clocks
 async def _main() -> None:
     stdin = trio.lowlevel.FdStream(sys.stdin.fileno())
     stdout = trio.lowlevel.FdStream(sys.stdout.fileno())
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+    ignored = signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    hangup = () if ignored else (signal.SIGHUP,)
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, *hangup) as signals:
         async with trio.open_nursery() as nursery:
 
             async def stop_on_signal() -> None:

@@ -1,36 +1,56 @@
-"""Runs that play games (a league, an SPRT, a match, a bot's check) stopped by Ctrl-C
-or SIGTERM, alike and cleanly.
+"""Runs that play games (a league, an SPRT, a match, a bot's check) stopped from
+outside, alike and cleanly: by Ctrl-C, SIGTERM, a hang-up, or the end of the output.
 
-`run_stoppable` runs a trio function; SIGTERM stops it as promptly as Ctrl-C (the
-cancellation reaches every game, every bot process is killed on the way out). Either
-way it says what is kept (and, for a league or an SPRT, that the same command
-resumes), and exits 130 (Ctrl-C) or 143 (SIGTERM), as shells report those signals.
+`run_stoppable` runs a trio function. Any of these stops it as promptly as Ctrl-C (the
+cancellation reaches every game, every bot process is killed on the way out):
+
+- Ctrl-C (SIGINT): exit 130.
+- SIGTERM: exit 143.
+- SIGHUP, the terminal closing (an ssh session that drops): exit 129. Unless SIGHUP
+  was ignored when arena started (`nohup arena league ...`): then it still is.
+- The output gone: a write to stdout or stderr whose reader has closed the pipe
+  (`arena league --progress jsonl | head`), exit 141; or whose terminal has hung up,
+  exit 129. As a shell reports a program that the signal killed.
+
+Either way it says what is kept (and, for a league or an SPRT, that the same command
+resumes), where it still can.
 """
 
 from __future__ import annotations
 
+import contextlib
 import signal
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-import click
 import trio
+
+from arena.commands._ended import output_lost, stop
 
 T = TypeVar("T")
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived: the run stops as on Ctrl-C."""
+class _Signalled(Exception):
+    """SIGTERM or SIGHUP arrived: the run stops as on Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-async def _until_terminated(run: Callable[[], Awaitable[T]]) -> T:
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+def _signals() -> list[int]:
+    """SIGTERM, and SIGHUP unless this process was started with it ignored (nohup)."""
+    hangup = [] if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else [signal.SIGHUP]
+    return [signal.SIGTERM, *hangup]
+
+
+async def _until_signalled(run: Callable[[], Awaitable[T]]) -> T:
+    with trio.open_signal_receiver(*_signals()) as signals:
         async with trio.open_nursery() as nursery:
 
             async def watch() -> None:
-                async for _ in signals:
-                    raise _Terminated
+                async for signum in signals:
+                    raise _Signalled(signum)
 
             nursery.start_soon(watch)
             result = await run()
@@ -38,22 +58,34 @@ async def _until_terminated(run: Callable[[], Awaitable[T]]) -> T:
     return result
 
 
+def _stop_of(err: BaseException) -> int | None:
+    """The signal that stopped the run, if `err` (or a group holding it) is a stop."""
+    if isinstance(err, BaseExceptionGroup):
+        for inner in err.exceptions:
+            if (found := _stop_of(inner)) is not None:
+                return found
+        return None
+    if isinstance(err, KeyboardInterrupt):
+        return signal.SIGINT
+    if isinstance(err, _Signalled):
+        return err.signum
+    return output_lost(err)
+
+
 def run_stoppable(
     run: Callable[[], Awaitable[T]], stored: Callable[[], str], *, resumable: bool = True
 ) -> T:
-    """`trio.run(run)`; on Ctrl-C or SIGTERM print "interrupted"/"terminated", then
+    """`trio.run(run)`; stopped (see the module docstring), print what stopped it, then
     `stored()` (what is kept, where; it may print more first), and that the same
-    command resumes (if `resumable`); exit 130 or 143."""
+    command resumes (if `resumable`), and exit with the signal's status."""
     try:
-        return trio.run(_until_terminated, run)
-    except (KeyboardInterrupt, _Terminated, BaseExceptionGroup) as err:
-        stops = (KeyboardInterrupt, _Terminated)
-        if isinstance(err, BaseExceptionGroup) and not err.subgroup(stops):
+        return trio.run(_until_signalled, run)
+    except BaseException as err:
+        signum = _stop_of(err)
+        if signum is None:
             raise
-        terminated = isinstance(err, _Terminated) or (
-            isinstance(err, BaseExceptionGroup) and err.subgroup(_Terminated) is not None
-        )
-        kept = stored()
+        kept = ""
+        with contextlib.suppress(OSError):
+            kept = stored()
         resume = "; run the same command to resume" if resumable else ""
-        click.echo(f"\n{'terminated' if terminated else 'interrupted'}{kept}{resume}", err=True)
-        sys.exit(143 if terminated else 130)
+        stop(signum, kept + resume)

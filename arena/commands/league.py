@@ -218,8 +218,8 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     Games already in the store are skipped, so running the same command again after
     an interruption plays only the rest. Every game's replay is kept in the store:
     arena replay STORE GAME_ID shows one, arena report and arena serve all of them.
-    Ctrl-C (or SIGTERM) stops cleanly: games in progress are abandoned (not recorded)
-    and every bot process is killed.
+    Ctrl-C (or SIGTERM, or a hang-up) stops cleanly: games in progress are abandoned
+    (not recorded) and every bot process is killed.
     """
     from arena.bots import check_log_dir
     from arena.commands._progress import make_progress
@@ -241,7 +241,8 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
 
 
 def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
-    """Run the league; on Ctrl-C (exit 130) or SIGTERM (143) say what is stored."""
+    """Run the league; stopped (Ctrl-C, SIGTERM, a hang-up: `run_stoppable`), say what
+    is stored."""
     from arena.league import run_league
 
     return run_stoppable(

@@ -103,8 +103,8 @@ def match(
             _print_game(result)
 
     def stopped() -> str:
-        """Ctrl-C or SIGTERM: the table of the games finished (not for --json, whose
-        readers expect a whole match), and how many they are."""
+        """Stopped (Ctrl-C, SIGTERM, a hang-up): the table of the games finished (not
+        for --json, whose readers expect a whole match), and how many they are."""
         if finished and not as_json:
             _print_table(config, summarize([s.name for s in specs], finished))
         kept = f" after {len(finished)} of {games} games"

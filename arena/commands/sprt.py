@@ -285,7 +285,8 @@ class TerminalProgress(SprtProgress):
 
 
 def _play(config: SprtConfig, store: SprtStore, progress: SprtProgress) -> SprtResult:
-    """Run the test; on Ctrl-C (exit 130) or SIGTERM (143) say what is stored."""
+    """Run the test; stopped (Ctrl-C, SIGTERM, a hang-up: `run_stoppable`), say what
+    is stored."""
     from arena.sprt import run_sprt
 
     started = time.monotonic()

@@ -246,10 +246,20 @@ def test_match_and_sprt_refuse_their_files_in_a_bots_folder(
 
 
 def _start(path: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """The league in a session of its own, as a terminal's job is (`_stop` signals it)."""
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet", *extra],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
+
+
+def _stop(proc: subprocess.Popen[bytes], stop: signal.Signals) -> None:
+    """Send `stop` as it comes: Ctrl-C and a hang-up from the terminal, to the whole
+    job (the league's worker processes too); SIGTERM to the league's process."""
+    if stop == signal.SIGTERM:
+        proc.send_signal(stop)
+    else:
+        os.killpg(proc.pid, stop)
 
 
 def _wait_for_games(store: Path, count: int, proc: subprocess.Popen[bytes]) -> None:
@@ -312,21 +322,27 @@ def running_with(text: str) -> list[int]:
         ("default", signal.SIGINT, 130, 2),
         ("none", signal.SIGTERM, 143, 2),  # issue 10.8: SIGTERM stops as promptly as Ctrl-C
         ("none", signal.SIGINT, 130, 4),  # issue 14.2: workers with two games at once
+        ("none", signal.SIGHUP, 129, 2),
+        ("default", signal.SIGHUP, 129, 2),
     ],
 )
 def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(
     tmp_path: Path, sandbox: str, stop: signal.Signals, code: int, concurrency: int
 ) -> None:
-    for name in ("ann", "bob", "cat"):
-        make_bot(tmp_path, name, "slow")
+    """Also a hang-up (the terminal closing, an ssh session dropping): it killed arena
+    and its workers at once, leaving unsandboxed bots running and, in the sandbox, the
+    bots' memory groups behind."""
+    for name in ("ann", "bob", "cat"):  # a game takes a second or two: time to stop it
+        make_bot(tmp_path, name, "unhurried")
     path = league_file(tmp_path, games_per_table=30, table_size=3)
     # Unconfined, the bots can leave their pids; in the sandbox they cannot.
     args = ("-j", str(concurrency)) if concurrency != 2 else ()
     proc = _start(path, "--sandbox", "none", *args) if sandbox == "none" else _start(path)
     _wait_for_games(tmp_path / "league.sqlite", 1, proc)
-    proc.send_signal(stop)
+    _stop(proc, stop)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == code, err
+    assert b"Traceback" not in err
     assert b"run the same command to resume" in err
     if sandbox == "none":
         assert len(pids(tmp_path / "pids")) >= 3
@@ -335,6 +351,35 @@ def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(
     stored = results(tmp_path / "league.sqlite")
     assert all(len(seats) == 3 for seats in stored.values())
     assert 1 <= len(stored) < 30
+
+
+def test_a_league_whose_output_is_closed_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    """`arena league --progress jsonl | head -3`: once head had gone, the next event
+    raised a BrokenPipeError traceback out of the league. Now it stops as on a signal:
+    every bot killed, the games stored kept, exit 141 (as for SIGPIPE); it resumes."""
+    for name in ("ann", "bob", "cat"):
+        make_bot(tmp_path, name, "unhurried")
+    path = league_file(tmp_path, games_per_table=9, table_size=3)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "jsonl",
+         "--sandbox", "none"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    events = [json.loads(proc.stdout.readline()) for _ in range(3)]
+    assert [e["event"] for e in events] == ["start", "game", "game"]
+    proc.stdout.close()
+    err = proc.communicate(timeout=30)[1].decode()
+    assert proc.returncode == 141, err
+    stored = results(tmp_path / "league.sqlite")
+    assert err == (
+        f"\noutput closed: {len(stored)} games are stored in {tmp_path / 'league.sqlite'};"
+        " run the same command to resume\n"
+    )
+    assert {e["game_id"] for e in events[1:]} <= set(stored)
+    assert [p for p in pids(tmp_path / "pids") if alive(p)] == []
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    assert len(results(tmp_path / "league.sqlite")) == 9
 
 
 def test_standings_reads_the_store_in_any_format(tmp_path: Path) -> None:

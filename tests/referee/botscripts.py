@@ -79,6 +79,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "on_act": 'sys.stderr.buffer.write(b"e" * 40_000); sys.stderr.flush(); os._exit(1)'
     },
     "slow": {"on_act": f"time.sleep(0.6)\n        {ANSWER}"},
+    "unhurried": {"on_act": f"time.sleep(0.05)\n        {ANSWER}"},
     "wrong_request_id": {
         "on_act": 'send({"type": "action", "request_id": m["request_id"] + 1, "choice": 0})'
     },

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import resource
 import signal
 import subprocess
@@ -283,14 +285,19 @@ def test_a_file_that_never_ends_is_refused_in_one_line(
 
 @pytest.mark.parametrize(
     ("stop", "code", "word"),
-    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "terminated"),
+        (signal.SIGHUP, 129, "hung up"),
+    ],
 )
 def test_a_match_stopped_by_ctrl_c_or_sigterm_prints_its_finished_games(
     tmp_path: Path, stop: signal.Signals, code: int, word: str
 ) -> None:
-    """Ctrl-C gave a traceback and printed nothing of the games played; SIGTERM killed
-    arena at once, leaving unsandboxed bots running. Now both stop the match as a
-    league stops: every bot is killed, and the table of the finished games is printed."""
+    """Ctrl-C gave a traceback and printed nothing of the games played; SIGTERM and
+    SIGHUP (the terminal closing) killed arena at once, leaving unsandboxed bots
+    running. Now all three stop the match as a league stops: every bot is killed, and
+    the table of the finished games is printed."""
     a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "match", str(a), str(b), "-n", "100000",
@@ -308,7 +315,7 @@ def test_a_match_stopped_by_ctrl_c_or_sigterm_prints_its_finished_games(
     assert proc.returncode == code, err
     assert b"Traceback" not in err
     (told,) = [line for line in err.decode().splitlines() if line.startswith(word)]
-    finished = int(told.split()[2])
+    finished = int(told.removeprefix(f"{word} after ").split()[0])
     assert told == f"{word} after {finished} of 100000 games"
     assert finished >= played
     rows = {line.split()[0]: line.split() for line in out.decode().splitlines()[2:]}
@@ -317,6 +324,98 @@ def test_a_match_stopped_by_ctrl_c_or_sigterm_prints_its_finished_games(
     started = pids(a / "pids.txt") + pids(b / "pids.txt")
     assert started
     assert [pid for pid in started if alive(pid)] == []
+
+
+def test_a_match_started_under_nohup_plays_on_through_a_hang_up(tmp_path: Path) -> None:
+    """`nohup arena match ...` starts arena with SIGHUP ignored: arena's own handling
+    of a hang-up must not undo that, so the match plays to its end."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "match", str(a), str(b), "-n", "6",
+         "--sandbox", "none", "--seed", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )  # fmt: skip
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert line.startswith(b"m0"), proc.communicate()
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    rows = [line.split() for line in out.decode().splitlines()[2:]]
+    assert {row[0]: row[1] for row in rows} == {"alice": "6", "bob": "6"}
+
+
+def _closed_pipe() -> int:
+    """The writing end of a pipe whose reader has gone (`arena ... | head` once head
+    has exited)."""
+    read, write = os.pipe()
+    os.close(read)
+    return write
+
+
+def test_a_match_whose_output_is_closed_stops_cleanly(tmp_path: Path) -> None:
+    """`arena match ... | head -1`: the first write after head exited raised a
+    BrokenPipeError traceback out of the match, the bots left to the way out. Now it
+    stops as on a signal: every bot killed, one line, exit 141 as for SIGPIPE."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    write = _closed_pipe()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "match", str(a), str(b), "-n", "100000",
+             "--sandbox", "none", "--seed", "1"],
+            stdout=subprocess.DEVNULL, stderr=write, stdin=subprocess.DEVNULL, timeout=60,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    started = pids(a / "pids.txt") + pids(b / "pids.txt")
+    assert started
+    assert [pid for pid in started if alive(pid)] == []
+
+
+def test_a_match_whose_terminal_hangs_up_stops_cleanly(tmp_path: Path) -> None:
+    """A match whose terminal is gone without a SIGHUP to it (a job the shell let go
+    of, `disown`): the next line it wrote raised an EIO traceback. Now it stops as on
+    a hang-up: every bot killed, exit 129."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    terminal, line = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "match", str(a), str(b), "-n", "100000",
+         "--sandbox", "none", "--seed", "1"],
+        stdout=line, stderr=line, stdin=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    os.close(line)
+    seen = b""
+    while b"m0001" not in seen:
+        seen += os.read(terminal, 4096)
+    os.close(terminal)
+    assert proc.wait(timeout=30) == 129
+    started = pids(a / "pids.txt") + pids(b / "pids.txt")
+    assert started
+    assert [pid for pid in started if alive(pid)] == []
+
+
+def test_a_command_whose_output_is_closed_exits_quietly(tmp_path: Path) -> None:
+    """`arena replay FILE | head`, once head has gone: a BrokenPipeError traceback
+    on stderr; now nothing there but what stopped it, and exit 141."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    replays = tmp_path / "replays"
+    result = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "1", "--sandbox", "none", "--replays", str(replays)]
+    )
+    assert result.exit_code == 0, result.output
+    (replay,) = replays.iterdir()
+    write = _closed_pipe()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "replay", str(replay)],
+            stdout=write, stderr=subprocess.PIPE, timeout=60,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == b"\noutput closed\n"
 
 
 def test_ctrl_c_in_a_command_without_games_gives_one_line(
