@@ -25,9 +25,10 @@ from arena.referee import BotSession, Clocks, Connection, Wrap, play_game
 from arena.rules import Edition, Format, GameConfig, derive_seed
 
 SECTIONS = {
+    "start": "§14.2, §9.3",
     "start-up": "§4.2, §6.1, §9.3",
     "timeout": "§8.2, §8.3, §9.1",
-    "crash": "§4.5, §9.1",
+    "crash": "§4.4, §9.1",
     "malformed": "§3, §6.2, §9.1",
     "illegal": "§6.2, §7.2, §9.1",
     "bye": "§4.4, §5.5",
@@ -121,7 +122,7 @@ class _Checker:
                 self.spec, nursery, limits=self.limits, log_path=self.log, wrap=self.wrap
             )
         except OSError as err:
-            self.add(Check("start-up", False, f"cannot start the bot: {err}", SECTIONS["crash"]))
+            self.add(Check("start-up", False, f"cannot start the bot: {err}", SECTIONS["start"]))
             return None
         session = BotSession(self.spec.name, Connection(process.stream), process=process)
         begin = trio.current_time()

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from arena.checker import SECTIONS
 from arena.cli import main
 
 from ..referee.botscripts import script
 
 pytestmark = pytest.mark.subprocess
+
+SPEC = Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md"
+
+
+def spec_section(number: str) -> str:
+    """The text of one section of SPEC.md, up to the next heading of its level or higher."""
+    text = SPEC.read_text()
+    match = re.search(rf"^(#{{2,3}}) {re.escape(number)} .*$", text, flags=re.MULTILINE)
+    assert match, f"{number} is no section of SPEC.md"
+    rest = text[match.end() :]
+    end = re.search(rf"^#{{2,{len(match.group(1))}}} ", rest, flags=re.MULTILINE)
+    return rest[: end.start()] if end else rest
 
 
 def check(tmp_path: Path, behaviour: str, *extra: str) -> tuple[int, str]:
@@ -44,7 +58,7 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
         ("wrong_request_id", "malformed", "action.request_id: expected 1, got int 2", "§3, §6.2"),
         ("out_of_range", "illegal", "action.choice: expected an int in 0..", "§6.2, §7.2"),
         ("slow", "timeout", "no action in time", "§8.2, §8.3"),
-        ("crash_mid_game", "crash", "closed its output", "§4.5"),
+        ("crash_mid_game", "crash", "closed its output", "§4.4, §9.1"),
     ],
 )
 def test_broken_bots_fail_with_cause_and_spec_section(
@@ -103,3 +117,31 @@ def test_the_bots_stderr_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert not set("\x1b\x07\r") & set(result.output)
     assert "| \\x1b]0;pwned\\x07\\x1b[2JPASS" in result.output
+
+
+@pytest.mark.parametrize("key", sorted(SECTIONS))
+def test_every_section_check_bot_cites_exists(key: str) -> None:
+    for number in SECTIONS[key].split(", "):
+        spec_section(number)
+
+
+def test_the_sections_cited_for_a_crash_are_those_that_define_one() -> None:
+    """SPEC §4.4 (an exit before bye or the end of stdin is a crash) and §9.1 (the
+    fault table) say what a crash is; §4.5, cited before, is about reuse, the working
+    directory, stderr and the kill, and never says "crash"."""
+    for number in SECTIONS["crash"].split(", "):
+        assert "crash" in spec_section(number), number
+
+
+def test_a_program_that_cannot_be_executed_cites_the_run_command_section(tmp_path: Path) -> None:
+    """A script without a #! line cannot be exec'd (ENOEXEC) without the sandbox (under
+    bwrap, execvp runs it with /bin/sh instead): SPEC §14.2 says to give a script a #!
+    line, and §9.3 what a start that fails is. It is no crash of a running bot."""
+    (tmp_path / "bot.toml").write_text('name = "no-shebang"\nrun = "./bot.sh"\n')
+    script = tmp_path / "bot.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", "none", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "FAIL  start-up: cannot start the bot: [Errno 8] Exec format error" in result.output
+    assert "see protocol/SPEC.md §14.2, §9.3" in result.output
