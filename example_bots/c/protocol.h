@@ -25,8 +25,9 @@
  * Longer frames are refused before their body is read. */
 #define PROTO_MAX_INCOMING (16u * 1024u * 1024u)
 
-/* The referee's default limit for frames from a bot (hello.limits.max_frame). */
-#define PROTO_DEFAULT_MAX_FRAME (1024u * 1024u)
+/* The referee's default limit for frames from a bot (hello.limits.max_frame,
+ * SPEC §3.3, §8.1): 4 KiB. A hello or action comes nowhere near it. */
+#define PROTO_DEFAULT_MAX_FRAME 4096u
 
 /* Return values of the read functions. */
 enum { PROTO_ERROR = -1, PROTO_EOF = 0, PROTO_OK = 1 };

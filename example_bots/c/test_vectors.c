@@ -523,7 +523,7 @@ static void check_refused(const char *dir, const char *name)
     FILE *f = fopen(vector_path(dir, name, ".bin"), "rb");
     proto_message msg;
     char err[160] = "";
-    /* the referee's view of a bot frame: the default max_frame of 1 MiB */
+    /* the referee's view of a bot frame: the default max_frame of 4096 bytes */
     int r = proto_read_message(f, PROTO_DEFAULT_MAX_FRAME, &msg, err, sizeof err);
     CHECK(r == PROTO_ERROR, "%s: not refused", name);
     if (r == PROTO_OK) {

@@ -84,7 +84,7 @@ func startBot(t *testing.T, program string, self bool) *botProcess {
 	}
 	go func() {
 		for {
-			// the referee's view: frames from a bot are at most max_frame (1 MiB)
+			// the referee's view: frames from a bot are at most max_frame (4096 bytes)
 			msg, err := ReadMessage(stdout, DefaultMaxFrame)
 			p.frames <- frameOrError{msg, err}
 			if err != nil {

@@ -35,8 +35,9 @@ const ProtocolVersion = 1
 const MaxIncomingFrame = 16 * 1024 * 1024
 
 // DefaultMaxFrame is the referee's default limit for frames from a bot
-// (hello.limits.max_frame, SPEC §8.1).
-const DefaultMaxFrame = 1024 * 1024
+// (hello.limits.max_frame, SPEC §3.3, §8.1): 4 KiB. A hello or action comes
+// nowhere near it.
+const DefaultMaxFrame = 4096
 
 // MaxDepth bounds the nesting of maps and arrays in a body. v1 messages nest at
 // most 4 levels (SPEC §3.2); the Python codec refuses more than 1024.

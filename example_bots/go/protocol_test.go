@@ -262,7 +262,7 @@ func TestBadFramesRefused(t *testing.T) {
 			t.Errorf("%s is not in index.json", name)
 		}
 		t.Run(name, func(t *testing.T) {
-			// the referee's view of a bot frame: the default max_frame of 1 MiB
+			// the referee's view of a bot frame: the default max_frame of 4096 bytes
 			_, err := ReadMessage(bytes.NewReader(readVector(t, name, ".bin")), DefaultMaxFrame)
 			var fe *FrameError
 			if !errors.As(err, &fe) {

@@ -17,6 +17,12 @@ export const HEADER_SIZE = 4;
 /** The referee never sends a body above 16 MiB (SPEC §3.3); anything larger is refused. */
 export const MAX_REFEREE_FRAME = 16 * 1024 * 1024;
 
+/**
+ * The referee's default limit for frames from a bot (hello.limits.max_frame, SPEC §3.3,
+ * §8.1): 4 KiB. A hello or action comes nowhere near it.
+ */
+export const DEFAULT_MAX_FRAME = 4096;
+
 /** A frame that breaks SPEC §3.1-§3.3: the stream cannot be trusted any more. */
 export class FrameError extends Error {
   constructor(message) {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import protocol
 from arena.bots import build, load_manifest
 from arena.cli import main
 from arena.match import run_match, summarize
@@ -72,6 +74,31 @@ def test_kit_suite_passes(kit: str) -> None:
         env={**os.environ, "PATH": TOOLCHAIN_PATH},
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+KIT_MAX_FRAME = {
+    "c": ("protocol.h", r"#define PROTO_DEFAULT_MAX_FRAME (.+)"),
+    "go": ("protocol.go", r"const DefaultMaxFrame = (.+)"),
+    "java": ("src/main/java/ono/Protocol.java", r"int DEFAULT_MAX_FRAME = (.+);"),
+    "js": ("protocol.js", r"export const DEFAULT_MAX_FRAME = (.+);"),
+    "rust": ("src/protocol.rs", r"pub const DEFAULT_MAX_FRAME: usize = (.+);"),
+}
+"""Where each compiled or JS kit states the referee's default limit on a bot's frames."""
+
+
+@pytest.mark.parametrize("kit", sorted(KIT_MAX_FRAME))
+def test_every_kit_knows_the_referees_default_max_frame(kit: str) -> None:
+    """SPEC §3.3, §8.1: the referee refuses a bot frame above hello.limits.max_frame,
+    4096 bytes by default. The kits' tests read their own bot's frames "as the referee
+    does" with this constant: at 1 MiB (the limit before 4 KiB) they passed a bot whose
+    frames the referee refuses."""
+    source, pattern = KIT_MAX_FRAME[kit]
+    match = re.search(pattern, (KITS / kit / source).read_text())
+    assert match, f"example_bots/{kit}/{source}: no default max_frame"
+    expression = match.group(1).strip()
+    assert re.fullmatch(r"[\d\s*()u]+", expression), expression
+    value = eval(expression.replace("u", ""))  # digits, *, parentheses: checked above
+    assert value == protocol.DEFAULT_MAX_FRAME, f"example_bots/{kit}: {expression}"
 
 
 @needs_toolchains

@@ -5,7 +5,14 @@ import { Readable } from "node:stream";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { encodeFrame, FrameError, FrameReader, MAX_REFEREE_FRAME, readMessages } from "../protocol.js";
+import {
+  DEFAULT_MAX_FRAME,
+  encodeFrame,
+  FrameError,
+  FrameReader,
+  MAX_REFEREE_FRAME,
+  readMessages,
+} from "../protocol.js";
 
 const VECTORS = fileURLToPath(new URL("../../../protocol/vectors/", import.meta.url));
 const index = JSON.parse(readFileSync(VECTORS + "index.json", "utf8"));
@@ -121,8 +128,8 @@ describe("broken frames are refused", () => {
 
   for (const { name, description } of reject) {
     test(`${name}: ${description}`, () => {
-      // The referee's limit on bot frames is 1 MiB (hello.limits.max_frame).
-      const reader = new FrameReader({ maxFrame: 1024 * 1024 });
+      // The referee's default limit on bot frames (hello.limits.max_frame).
+      const reader = new FrameReader({ maxFrame: DEFAULT_MAX_FRAME });
       assert.throws(() => reader.feed(bin(name)), FrameError);
       // The stream has lost its framing: the reader stays broken.
       assert.throws(() => reader.feed(bin("bye")), FrameError);

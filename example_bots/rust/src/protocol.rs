@@ -26,8 +26,9 @@ pub const PROTOCOL_VERSION: i64 = 1;
 /// any N up to 16 MiB). Longer frames are refused before their body is read.
 pub const MAX_INCOMING: usize = 16 * 1024 * 1024;
 
-/// The referee's default limit for frames from a bot (`hello.limits.max_frame`).
-pub const DEFAULT_MAX_FRAME: usize = 1024 * 1024;
+/// The referee's default limit for frames from a bot (`hello.limits.max_frame`,
+/// SPEC §3.3, §8.1): 4 KiB. A hello or action comes nowhere near it.
+pub const DEFAULT_MAX_FRAME: usize = 4096;
 
 /// Deeper nesting is refused, as by the Python codec (SPEC §3.2); v1 needs 4 levels.
 pub const MAX_DEPTH: usize = 1024;

@@ -45,7 +45,7 @@ impl Bot {
         let mut stdout = child.stdout.take().unwrap();
         let (tx, out) = mpsc::channel();
         thread::spawn(move || loop {
-            // the referee's view of the bot's frames: max_frame 1 MiB
+            // the referee's view of the bot's frames: max_frame 4096 bytes
             let item = match read_message(&mut stdout, DEFAULT_MAX_FRAME) {
                 Ok(Some(msg)) => Out::Message(msg),
                 Ok(None) => Out::End,

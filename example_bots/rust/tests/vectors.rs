@@ -336,7 +336,7 @@ fn broken_frames_are_refused() {
         names.len()
     );
     for name in &names {
-        // as the referee reads a bot (max_frame 1 MiB), and as the bot reads the referee
+        // as the referee reads a bot (max_frame 4096), and as the bot reads the referee
         for max_len in [DEFAULT_MAX_FRAME, MAX_INCOMING] {
             let result = read_all(&bin(name)[..], max_len);
             assert!(

@@ -49,8 +49,11 @@ public final class Protocol {
      */
     public static final int MAX_INCOMING = 16 * 1024 * 1024;
 
-    /** The referee's default limit for frames from a bot ({@code hello.limits.max_frame}). */
-    public static final int DEFAULT_MAX_FRAME = 1024 * 1024;
+    /**
+     * The referee's default limit for frames from a bot ({@code hello.limits.max_frame},
+     * SPEC §3.3, §8.1): 4 KiB. A hello or action comes nowhere near it.
+     */
+    public static final int DEFAULT_MAX_FRAME = 4096;
 
     /**
      * Nesting deeper than this is refused (v1 nests at most 4 levels; the Python codec

@@ -206,7 +206,7 @@ class ProtocolTest {
 
     // --- broken frames ----------------------------------------------------------------
 
-    /** The referee's limit on bot frames is 1 MiB (hello.limits.max_frame), as the index's context says. */
+    /** The referee's default limit on bot frames is 4096 bytes (hello.limits.max_frame, SPEC §3.3). */
     @ParameterizedTest(name = "{0}")
     @MethodSource("badFrames")
     void aBrokenFrameIsRefused(String name) {
