@@ -118,6 +118,46 @@ def test_js_kit_suite_passes() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def readme_check_bot_commands(kit: str) -> list[tuple[str, Path]]:
+    """The `arena check-bot` lines of a kit's README's sh blocks, each with the folder
+    it is run from: the kit's own for a bare command line (`-- ./bot`) or a line that
+    says "this folder", the repository root otherwise."""
+    text = (KITS / kit / "README.md").read_text()
+    commands = []
+    for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
+        for line in block.splitlines():
+            command, _, comment = line.partition("#")
+            if "arena check-bot" not in command:
+                continue
+            here = " -- " in command or "this folder" in comment
+            commands.append((command.strip(), KITS / kit if here else ROOT))
+    return commands
+
+
+@needs_toolchains
+@needs_bwrap
+@pytest.mark.parametrize("kit", ["c", "js", *NEW_KITS])
+def test_the_check_bot_commands_of_a_kits_readme_work_as_written(kit: str) -> None:
+    """What a bot author copies from a kit's README passes (`arena` is .venv/bin/arena,
+    however the README names it). The JS README showed `.venv/bin/arena check-bot --
+    node bot.js` "from this folder": no .venv there, and under the sandbox the bare
+    command line sees bot.js but not protocol.js and strategy.js (a start-up crash)."""
+    if kit in NEW_KITS and (missing := _kit_missing(kit)) is not None:
+        pytest.skip(missing)
+    commands = readme_check_bot_commands(kit)
+    assert commands, f"example_bots/{kit}/README.md shows no arena check-bot command"
+    venv = ROOT / ".venv" / "bin"
+    env = {**os.environ, "PATH": os.pathsep.join([str(venv), TOOLCHAIN_PATH])}
+    for command, cwd in commands:
+        if not (cwd / command.split()[0]).exists() and not command.startswith("arena "):
+            pytest.fail(f"{command} (in {cwd.relative_to(ROOT)}): no such program")
+        done = subprocess.run(
+            command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, f"{command} in {cwd}:\n{done.stdout[-2000:]}{done.stderr}"
+        assert "result: all 9 checks passed" in done.stdout, done.stdout
+
+
 @needs_toolchains
 @pytest.mark.parametrize(
     "config",
