@@ -24,6 +24,13 @@ from arena.commands._options import (
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
 
+BARE_COMMAND_NOTE = """\
+note: in the sandbox a bare command line sees only the files its words name: a bot
+      that loads other files beside them (its modules, its data) cannot start. Give
+      its folder with a bot.toml (arena check-bot FOLDER), or try --sandbox none to
+      tell whether that is the cause."""
+"""Said when a bare command line fails its start-up in the sandbox."""
+
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
 @click.argument("command", nargs=-1, required=True)
@@ -76,4 +83,6 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     )
     for line in report(spec.command, checks):
         click.echo(printable(line))
+    if wrap is not None and spec.folder is None and checks and not checks[0].ok:
+        click.echo(BARE_COMMAND_NOTE)
     sys.exit(0 if conforms(checks) else 1)

@@ -10,8 +10,10 @@ from click.testing import CliRunner
 
 from arena.checker import SECTIONS
 from arena.cli import main
+from arena.commands.check_bot import BARE_COMMAND_NOTE
 
 from ..referee.botscripts import script
+from ..sandbox.helpers import needs_bwrap
 
 pytestmark = pytest.mark.subprocess
 
@@ -145,3 +147,30 @@ def test_a_program_that_cannot_be_executed_cites_the_run_command_section(tmp_pat
     assert result.exit_code == 1, result.output
     assert "FAIL  start-up: cannot start the bot: [Errno 8] Exec format error" in result.output
     assert "see protocol/SPEC.md §14.2, §9.3" in result.output
+
+
+@needs_bwrap
+def test_a_bare_command_line_that_cannot_start_in_the_sandbox_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena check-bot -- python3 bot.py` of a bot that imports a module beside it:
+    in the sandbox only bot.py is there, so it crashes at start-up, and the report
+    showed only the ImportError. Now it also says what a bare command line sees and
+    what to do; unconfined, the same bot passes, and a folder needs no such note."""
+    (tmp_path / "strategy.py").write_text("")
+    (tmp_path / "bot.py").write_text("import strategy\n" + script("good"))
+    # The bot appends its pid to the file it is given: /tmp is its own in the sandbox.
+    (tmp_path / "bot.toml").write_text('name = "two-files"\nrun = "python3 bot.py /tmp/pids"\n')
+    monkeypatch.chdir(tmp_path)
+    bare = CliRunner().invoke(main, ["check-bot", "--", "python3", "bot.py", "/tmp/pids"])
+    assert bare.exit_code == 1, bare.output
+    assert "ModuleNotFoundError: No module named 'strategy'" in bare.output
+    assert BARE_COMMAND_NOTE in bare.output
+    unconfined = CliRunner().invoke(
+        main, ["check-bot", "--sandbox", "none", "--", "python3", "bot.py", "pids"]
+    )
+    assert unconfined.exit_code == 0, unconfined.output
+    tmp_path.chmod(0o755)  # the sandbox's anonymous user reads a submission folder
+    folder = CliRunner().invoke(main, ["check-bot", str(tmp_path)])
+    assert folder.exit_code == 0, folder.output
+    assert "note:" not in unconfined.output + folder.output
