@@ -141,7 +141,7 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
     routes = [
         Route("/data/league.js", league),
         Route("/data/games.js", games),
-        Route("/data/games/{game_id}.js", game),
+        Route("/data/games/{game_id:path}.js", game),  # an id may hold a /
         Route("/{path:path}", page),
     ]
     app = Starlette(

@@ -633,3 +633,39 @@ def test_a_total_of_games_that_is_no_number_hides_the_seed_and_breaks_nothing(
     assert result.exit_code == 0, result.output
     note = payload(tmp_path / "site" / "data" / "league.js")["settings"]["seed_note"]
     assert "spring-cup-x7" not in note
+
+
+def _renamed_copy(store: Path, copy: Path, new_id: str) -> Path:
+    """A copy of `store` with its first game's id `new_id`."""
+    copy.write_bytes(store.read_bytes())
+    with sqlite3.connect(copy) as db:
+        game_id, blob = db.execute("SELECT game_id, log FROM replays ORDER BY game_id").fetchone()
+        log = zlib.decompress(blob).decode().replace(f'"{game_id}"', json.dumps(new_id), 1)
+        db.execute(
+            "UPDATE replays SET log = ? WHERE game_id = ?", (zlib.compress(log.encode()), game_id)
+        )
+        for table in ("games", "seats", "replays"):
+            db.execute(f"UPDATE {table} SET game_id = ? WHERE game_id = ?", (new_id, game_id))
+    return copy
+
+
+async def test_arena_serve_answers_for_a_game_id_with_a_slash(store: Path, tmp_path: Path) -> None:
+    """Found in an audit: a game id with a / in it (a store can be anyone's) was listed
+    but its replay answered 404, whether the viewer asked for it encoded (%2F) or not:
+    the route took one path segment."""
+    import httpx
+
+    from arena.report._serve import make_app
+
+    odd = _renamed_copy(store, tmp_path / "odd.sqlite", "a/b")
+    with Store.open(odd, readonly=True) as db:
+        transport = httpx.ASGITransport(app=make_app(db))
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+            listed = await client.get("/data/games.js")
+            answers = [await client.get(f"/data/games/{path}.js") for path in ("a%2Fb", "a/b")]
+            missing = await client.get("/data/games/a/c.js")
+    assert '"a/b"' in listed.text
+    for answer in answers:
+        assert answer.status_code == 200, answer.text
+        assert answer.text.startswith('ARENA.receive("game",{"id":"a/b",')
+    assert missing.status_code == 404
