@@ -779,10 +779,23 @@ def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
     another process made `path` meanwhile, whose file is then kept). A process killed
     at any moment so leaves no file at `path`, or a whole one; never the empty file
     that connecting makes first, which is refused as not a store. At most a stray
-    ``.NAME.PID.new`` stays beside it. Raises `StoreError`, naming `path`.
+    ``.NAME.PID.new`` stays beside it. A write-ahead log or journal left under the
+    name (``NAME-wal``, of a store removed without it) is refused, as SQLite would
+    apply it to the new store. Raises `StoreError`, naming `path`.
     """
     if path.exists():
         return
+    for end in ("-wal", "-journal"):
+        orphan = path.with_name(path.name + end)
+        if os.path.lexists(orphan):
+            # SQLite takes a log or journal by its name: it would apply this one, of a
+            # store that is gone, to the new store, and damage it (or bring back part of
+            # the old one).
+            raise StoreError(
+                f"{path}: no store, but {orphan.name} is left beside it (its store was"
+                " removed, or moved without it): put the store back, or move"
+                f" {orphan.name} away to start a new store there"
+            )
     new = path.with_name(f".{path.name}.{os.getpid()}.new")
     side = [new, *(new.with_name(new.name + end) for end in ("-journal", "-wal", "-shm"))]
 

@@ -301,6 +301,35 @@ def test_sigkill_mid_league_then_resume_equals_an_uninterrupted_run(tmp_path: Pa
     assert resumed == results(two / "league.sqlite")
 
 
+def test_a_new_store_beside_the_log_of_a_removed_one_is_refused(tmp_path: Path) -> None:
+    """A league killed leaves its store's write-ahead log (store.sqlite-wal); an organiser
+    who then removes store.sqlite to start afresh leaves the log. SQLite takes a log by
+    its name: a new store made there was read with the old log applied to it, so the
+    "new" league held the killed one's games (or was damaged, had the old store grown
+    further). It is refused, naming the file to move, and nothing is made or removed."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, games_per_table=30, table_size=3)
+    store = tmp_path / "league.sqlite"
+    wal = tmp_path / "league.sqlite-wal"
+    proc = _start(path, "--sandbox", "none")
+    _wait_for_games(store, 2, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    assert wal.exists()
+    store.unlink()
+    log = wal.read_bytes()
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code == 2, err
+    assert "league.sqlite-wal is left beside it" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not store.exists()
+    assert wal.read_bytes() == log
+    wal.unlink()
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code == 0, err
+    assert len(results(store)) == 4 * 30
+
+
 def running_with(text: str) -> list[int]:
     """Processes whose command line mentions `text` (zombies excluded)."""
     found = []
