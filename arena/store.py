@@ -23,7 +23,9 @@ either wholly stored or not at all; ``synchronous=NORMAL`` means a power cut may
 the last games committed, never half of one, and a resumed league plays them again.
 A new store is made whole in a file of its own, which then takes its name
 (`make_whole`): killed while it is made, a league leaves no store or a whole one,
-never the empty file that would be refused.
+never the empty file that would be refused. A store removed or replaced while it is
+open to write is found at the next game recorded (`check_in_place`), its games copied
+beside it.
 
 Errors. Every SQLite, zlib or JSON failure leaves this module as a `StoreError` that
 names the file and says what is wrong (not a store, damaged, locked, read-only,
@@ -404,6 +406,49 @@ class Store:
         except RecursionError:
             raise ValueError(f"setting {key!r}: JSON nested too deeply") from None
 
+    def check_in_place(self) -> None:
+        """Raise `StoreError` if the store's name no longer leads to the file this
+        process writes (a store open to write only): the file was removed, or another
+        moved in its place, while the league ran. SQLite would go on writing the file it
+        has open, which nobody can open once this process ends: every game would be
+        lost, and the league would end as if all were well.
+
+        The games so far are first copied into a file beside it, and the error says
+        where. The store's write-ahead log stays behind under the store's name (SQLite
+        keeps it when its store is gone), and would be applied to the file put there,
+        or to the next store made there, and damage it: once the copy is made, the store
+        is closed and its log removed (its games are in the copy)."""
+        if self._hold is None:
+            return
+        held = os.fstat(self._hold)
+        try:
+            now: os.stat_result | None = os.stat(self.path)
+        except FileNotFoundError:
+            now = None
+        except OSError:  # cannot tell (a folder that became unreadable): go on
+            return
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            return
+        what = "was removed" if now is None else "was replaced by another file (left as it is)"
+        rescue = self.path.with_name(f"{self.path.name}.rescued-{os.getpid()}")
+        try:
+            count = self._db.execute("SELECT count(*) FROM games").fetchone()[0]
+            self._db.execute("VACUUM INTO ?", (str(rescue),))
+        except sqlite3.Error as err:
+            raise StoreError(
+                f"{self.path}: the store {what} while this league wrote it; its games could"
+                f" not be saved elsewhere ({err})"
+            ) from None
+        saved = f"its {count} games are saved in {rescue}"
+        side = _open_here([self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")])
+        self.close()
+        for file in side:  # this store's own, not another's of the name
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+        if now is None:
+            saved += f": move that to {self.path} to resume"
+        raise StoreError(f"{self.path}: the store {what} while this league wrote it; {saved}")
+
     def _check_new(self, game_id: str) -> None:
         if self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
             raise StoreError(f"{self.path}: game {game_id} is already stored")
@@ -566,6 +611,7 @@ class Store:
             self._db.execute(
                 "INSERT INTO replays(game_id, log) VALUES (?, ?)", (result.game_id, blob)
             )
+        self.check_in_place()
 
     def record_forfeit(
         self,
@@ -607,6 +653,7 @@ class Store:
                 "INSERT INTO seats(game_id, seat, bot, place, cause) VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
+        self.check_in_place()
 
     # ------------------------------------------------------------------ reading
 
@@ -760,6 +807,27 @@ class Store:
             if not all(isinstance(record, dict) for record in log):
                 raise ValueError("a replay record that is not a JSON object")
             return log
+
+
+def _open_here(paths: Sequence[Path]) -> list[Path]:
+    """Those of `paths` that are files this process has open (by /proc/self/fd; none
+    where that cannot be read)."""
+    try:
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    held = set()
+    for fd in descriptors:
+        with contextlib.suppress(OSError, ValueError):
+            info = os.fstat(int(fd))
+            held.add((info.st_dev, info.st_ino))
+    out = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            info = os.stat(path)
+            if (info.st_dev, info.st_ino) in held:
+                out.append(path)
+    return out
 
 
 def _finished_out_of_reach(path: Path) -> bool:

@@ -234,6 +234,7 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     with Store.open(config.store) as store:
         progress = make_progress(mode, every, store)
         _play(config, store, progress)
+        store.check_in_place()  # a store removed after its last game: not "all well"
         if mode != "jsonl":
             from arena.standings import compute_standings, render
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 import trio
 import trio.lowlevel
 
+from arena.errors import StoreError
 from arena.league import LeagueConfig, LeagueReport, Progress, run_league
 from arena.messages import Play, Played, Setup
 from arena.referee import FaultRecord
@@ -136,3 +138,69 @@ async def test_a_resume_reads_the_schedule_from_the_store(
         again = await run_league(config, store, Progress(), runner=ScriptedRunner(faulty="-"))
     assert again.schedule == first.schedule
     assert again.skipped == len(first.schedule.games)
+
+
+class Removing(Progress):
+    """Removes the store (or moves another file in its place) once `after` games are
+    stored, as an organiser might while the league runs."""
+
+    def __init__(self, store: Path, after: int, replacement: Path | None) -> None:
+        self.store, self.after, self.replacement = store, after, replacement
+
+    def game(self, result: object, game: ScheduledGame, done: int, total: int) -> None:
+        if done == self.after:
+            if self.replacement is None:
+                self.store.unlink()
+            else:
+                self.replacement.rename(self.store)
+
+
+@pytest.mark.parametrize("replaced", [False, True])
+async def test_a_store_removed_or_replaced_while_the_league_writes_is_saved(
+    tmp_path: Path, replaced: bool
+) -> None:
+    """SQLite writes on in the file it has open when its name is removed or given to
+    another file: the league played every game into a file nobody could open again,
+    and ended as if all were well, its results lost (and the store's write-ahead log,
+    left under the name, damaged the next store there). The league stops at the next
+    game with an error that says where its games are saved, and the log is removed."""
+    bots = tmp_path / "bots"
+    for name in ("a", "b", "c", "d"):
+        (bots / name).mkdir(parents=True)
+        (bots / name / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=True, concurrency=1,
+    )  # fmt: skip
+    other = tmp_path / "other.sqlite"
+    Store.open(other).close()
+    content = other.read_bytes()
+    progress = Removing(config.store, 3, other if replaced else None)
+    errors: list[str] = []
+    with Store.open(config.store) as store:
+        try:
+            await run_league(config, store, progress, runner=ScriptedRunner(faulty="-"))
+        except* StoreError as group:
+            errors += [str(err) for err in group.exceptions]
+    (rescued,) = [tmp_path / n for n in os.listdir(tmp_path) if n.startswith("s.sqlite.rescued-")]
+    what = "replaced by another file" if replaced else "removed"
+    (error,) = errors
+    assert f"the store was {what}" in error
+    assert f"its 4 games are saved in {rescued}" in error
+    assert not (tmp_path / "s.sqlite-wal").exists()
+    assert not (tmp_path / "s.sqlite-shm").exists()
+    if replaced:  # the file moved there is as it was, and reads as itself
+        assert config.store.read_bytes() == content
+        with Store.open(config.store, readonly=True, check=True) as moved:
+            assert moved.games_count() == 0
+        config.store.unlink()
+    with Store.open(rescued, readonly=True, check=True) as saved:
+        kept = {r.game_id: r for r in saved.game_records()}
+    assert len(kept) == 4
+    rescued.rename(config.store)
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, Progress(), runner=ScriptedRunner(faulty="-"))
+        records = {r.game_id: r for r in store.game_records()}
+    assert report.skipped == 4
+    assert len(records) == 12
+    assert {k: records[k] for k in kept} == kept
