@@ -248,6 +248,11 @@ class Progress:
     def message(self, text: str) -> None:
         """Something for people: a bot left out, a build, a disqualification."""
 
+    def warning(self, text: str) -> None:
+        """Something the organiser must hear even when progress is quiet (a submission
+        that changed, whose games then count with its earlier ones'): a message here."""
+        self.message(text)
+
     def finished(self, report: LeagueReport) -> None:
         """The league has played every game it had to."""
 
@@ -356,15 +361,20 @@ def prepare(
     return out
 
 
-def register(store: Store, bots: Prepared, say: Callable[[str], None]) -> list[str]:
+def register(store: Store, bots: Prepared, warn: Callable[[str], None]) -> list[str]:
     """Store the bots' commands, digests and build failures; return the names whose
-    submission changed since their stored games, each with a warning."""
+    submission changed since their stored games, each with a warning (said once: the
+    new digest is stored)."""
     for name, why in bots.failed:
         store.set_bot_status(name, "build_failed", why)
     ready = bots.ready
     changed = store.sync_bots([(s.name, " ".join(s.command), bots.digests[s.name]) for s in ready])
     for name in changed:
-        say(f"warning: the submission of {name} changed since its stored games were played")
+        warn(
+            f"warning: the submission of {name} changed since its stored games were played;"
+            " those games count in its standings with the new version's (give another"
+            " --store to rate the new version on its own)"
+        )
     for spec in ready:
         if store.bot_statuses().get(spec.name) == "build_failed":
             store.set_bot_status(spec.name, "ok", "")
@@ -410,7 +420,7 @@ async def run_league(
     # The settings are checked before anything is stored: a refused resume changes
     # nothing (a digest stored then would hide a changed submission from the next one).
     schedule = _schedule(config, [s.name for s in specs], store)
-    changed = register(store, bots, progress.message)
+    changed = register(store, bots, progress.warning)
     report = LeagueReport(schedule, excluded=bots.excluded, changed=changed)
     done = store.done_game_ids()
     todo = [g for g in schedule.games if g.game_id not in done]

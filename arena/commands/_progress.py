@@ -1,8 +1,8 @@
 """How `arena league` reports progress: observers of the league (`arena.league.Progress`).
 
-`Progress` itself is quiet; `TerminalProgress` writes a progress line (and now and then
-the top of the standings) to stderr; `JsonLinesProgress` writes one JSON object per
-event to stdout, for scripts.
+`Progress` itself is quiet, and `QuietProgress` says only warnings (on stderr);
+`TerminalProgress` writes a progress line (and now and then the top of the standings)
+to stderr; `JsonLinesProgress` writes one JSON object per event to stdout, for scripts.
 """
 
 from __future__ import annotations
@@ -117,10 +117,17 @@ class TerminalProgress(Progress):
         click.echo(prefix + "\n".join(text[:7]), err=True)
 
 
+class QuietProgress(Progress):
+    """Nothing but warnings, on stderr (`--progress quiet`, `-q`)."""
+
+    def warning(self, text: str) -> None:
+        click.echo(printable(text), err=True)
+
+
 def make_progress(mode: str, every: int, store: Store) -> Progress:
     """The observer for `--progress MODE`."""
     if mode == "jsonl":
         return JsonLinesProgress()
     if mode == "terminal":
         return TerminalProgress(every, store)
-    return Progress()
+    return QuietProgress()

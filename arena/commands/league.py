@@ -203,7 +203,7 @@ def _sandbox(opts: dict[str, Any]) -> str:
     type=click.Choice(["terminal", "quiet", "jsonl"]),
     default="terminal",
     show_default=True,
-    help="How to report progress.",
+    help="How to report progress (quiet: warnings only, on stderr).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Same as --progress quiet.")
 @click.option(

@@ -150,6 +150,25 @@ def test_changed_submission_is_reported(tmp_path: Path) -> None:
     assert "warning: the submission of ann changed" in err
 
 
+@pytest.mark.parametrize("quiet", [["-q"], ["--progress", "quiet"]])
+def test_a_changed_submission_is_reported_even_when_progress_is_quiet(
+    tmp_path: Path, quiet: list[str]
+) -> None:
+    """Found in an audit: with -q the warning that a submission changed was not shown,
+    and the run stored the new digest, so no later run warned either: the new program's
+    games were counted with the old one's without a word."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    assert run_cli("league", str(path), "-q")[0] == 0
+    bot = tmp_path / "bots" / "ann" / "bot.py"
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    code, _, err = run_cli("league", str(path), *quiet)
+    assert code == 0, err
+    assert err.startswith("warning: the submission of ann changed")
+    assert "count in its standings with the new version's" in err
+    assert len(err.splitlines()) == 1
+
+
 def test_a_refused_resume_stores_nothing(tmp_path: Path) -> None:
     """Found in an audit: a resume refused for its settings had already stored the bots'
     new digests (and a new bot), so the next, right resume no longer warned that a
