@@ -54,7 +54,7 @@ from arena.bots import (
     load_manifest,
     resolve_command,
 )
-from arena.errors import BotError, ConfigError, InputError, StoreError
+from arena.errors import BotError, ConfigError, InputError, StoreError, shown
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, GameResult, RunSettings, Wrap
 from arena.rules import FAULT_ORDER, POINTS_RULES, Format, GameConfig
@@ -419,7 +419,7 @@ async def run_league(
     _out_of_reach(config, store.path, specs)
     # The settings are checked before anything is stored: a refused resume changes
     # nothing (a digest stored then would hide a changed submission from the next one).
-    schedule = _schedule(config, [s.name for s in specs], store)
+    schedule = _schedule(config, [s.name for s in specs], store, progress.warning)
     changed = register(store, bots, progress.warning)
     report = LeagueReport(schedule, excluded=bots.excluded, changed=changed)
     done = store.done_game_ids()
@@ -481,8 +481,11 @@ def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -
     )
 
 
-def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
-    """The league's schedule; its settings are stored, and a resume must match them."""
+def _schedule(
+    config: LeagueConfig, names: list[str], store: Store, warn: Callable[[str], None]
+) -> Schedule:
+    """The league's schedule; its settings are stored, and a resume must match them (but
+    the clocks and the sandbox, which it may change with a warning)."""
     if len(names) < config.table_size:
         raise ConfigError(
             f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
@@ -535,8 +538,30 @@ def _schedule(config: LeagueConfig, names: list[str], store: Store) -> Schedule:
     store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
     store.set_meta("total_games", len(schedule.games))
-    store.set_meta("settings", {"clocks": config.clocks.to_dict(), "sandbox": config.sandbox})
+    settings = {"clocks": config.clocks.to_dict(), "sandbox": config.sandbox}
+    before = store.get_setting("settings")
+    if before is not None and before != settings and 0 < store.games_count() < len(schedule.games):
+        warn(_settings_changed(before, settings))
+    store.set_meta("settings", settings)
     return schedule
+
+
+def _settings_changed(before: dict[str, Any], now: dict[str, Any]) -> str:
+    """The warning for a resume whose clocks or sandbox are not those of the last run."""
+    clocks = before.get("clocks")
+    was: dict[str, Any] = clocks if isinstance(clocks, dict) else {}
+    changes = [
+        f"{key} {shown(was.get(key))} -> {shown(value)}"
+        for key, value in now["clocks"].items()
+        if was.get(key) != value
+    ]
+    if before.get("sandbox") != now["sandbox"]:
+        changes.append(f"sandbox {shown(before.get('sandbox'))} -> {shown(now['sandbox'])}")
+    return (
+        f"warning: the games stored so far were played with other settings than these"
+        f" ({', '.join(changes) or 'settings'}); they count with the games played now, and"
+        " the report shows the new settings"
+    )
 
 
 def _bots_differ(stored: Any, names: list[str]) -> str:

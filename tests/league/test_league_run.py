@@ -507,6 +507,27 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+def test_a_resume_with_other_clocks_or_sandbox_says_so(tmp_path: Path) -> None:
+    """Found in an audit: a resume with other clocks (or another sandbox) played on
+    without a word and overwrote the stored settings, so the report showed the new
+    clocks for games played under the old. They may change (a slower machine), with a
+    warning that names what changed, even with -q."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        last = [r[0] for r in db.execute("SELECT game_id FROM games ORDER BY idx DESC LIMIT 2")]
+        for table in ("replays", "seats", "games"):
+            db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(i,) for i in last])
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", "--decision-ms", "1500")
+    assert code == 0, err
+    assert err.startswith("warning: the games stored so far were played with other settings")
+    assert "decision_ms 2000 -> 1500" in err
+    assert len(err.splitlines()) == 1
+    assert len(results(store)) == 12
+
+
 def test_a_points_league_played_under_the_earlier_points_rules_is_not_resumed(
     tmp_path: Path,
 ) -> None:
