@@ -407,47 +407,9 @@ class Store:
             raise ValueError(f"setting {key!r}: JSON nested too deeply") from None
 
     def check_in_place(self) -> None:
-        """Raise `StoreError` if the store's name no longer leads to the file this
-        process writes (a store open to write only): the file was removed, or another
-        moved in its place, while the league ran. SQLite would go on writing the file it
-        has open, which nobody can open once this process ends: every game would be
-        lost, and the league would end as if all were well.
-
-        The games so far are first copied into a file beside it, and the error says
-        where. The store's write-ahead log stays behind under the store's name (SQLite
-        keeps it when its store is gone), and would be applied to the file put there,
-        or to the next store made there, and damage it: once the copy is made, the store
-        is closed and its log removed (its games are in the copy)."""
-        if self._hold is None:
-            return
-        held = os.fstat(self._hold)
-        try:
-            now: os.stat_result | None = os.stat(self.path)
-        except FileNotFoundError:
-            now = None
-        except OSError:  # cannot tell (a folder that became unreadable): go on
-            return
-        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
-            return
-        what = "was removed" if now is None else "was replaced by another file (left as it is)"
-        rescue = self.path.with_name(f"{self.path.name}.rescued-{os.getpid()}")
-        try:
-            count = self._db.execute("SELECT count(*) FROM games").fetchone()[0]
-            self._db.execute("VACUUM INTO ?", (str(rescue),))
-        except sqlite3.Error as err:
-            raise StoreError(
-                f"{self.path}: the store {what} while this league wrote it; its games could"
-                f" not be saved elsewhere ({err})"
-            ) from None
-        saved = f"its {count} games are saved in {rescue}"
-        side = _open_here([self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")])
-        self.close()
-        for file in side:  # this store's own, not another's of the name
-            with contextlib.suppress(FileNotFoundError):
-                file.unlink()
-        if now is None:
-            saved += f": move that to {self.path} to resume"
-        raise StoreError(f"{self.path}: the store {what} while this league wrote it; {saved}")
+        """`check_in_place` of this store, if it is open to write."""
+        if self._hold is not None:
+            check_in_place(self._db, self.path, self._hold, self.close, "league")
 
     def _check_new(self, game_id: str) -> None:
         if self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
@@ -807,6 +769,50 @@ class Store:
             if not all(isinstance(record, dict) for record in log):
                 raise ValueError("a replay record that is not a JSON object")
             return log
+
+
+def check_in_place(
+    db: sqlite3.Connection, path: Path, hold: int, close: Callable[[], None], writer: str
+) -> None:
+    """Raise `StoreError` if `path` no longer leads to the file `hold` holds, the
+    store open to write through `db`: the file was removed, or another moved in its
+    place, while the `writer` ("league", "SPRT") ran. SQLite would go on writing the
+    file it has open, which nobody can open once this process ends: every game would
+    be lost, and the run would end as if all were well.
+
+    The games so far are first copied into a file beside it, and the error says
+    where. The store's write-ahead log stays behind under the store's name (SQLite
+    keeps it when its store is gone), and would be applied to the file put there, or
+    to the next store made there, and damage it: once the copy is made, the store is
+    closed (`close`) and its log removed (its games are in the copy)."""
+    held = os.fstat(hold)
+    try:
+        now: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        now = None
+    except OSError:  # cannot tell (a folder that became unreadable): go on
+        return
+    if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+        return
+    what = "was removed" if now is None else "was replaced by another file (left as it is)"
+    what += f" while this {writer} wrote it"
+    rescue = path.with_name(f"{path.name}.rescued-{os.getpid()}")
+    try:
+        count = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        db.execute("VACUUM INTO ?", (str(rescue),))
+    except sqlite3.Error as err:
+        raise StoreError(
+            f"{path}: the store {what}; its games could not be saved elsewhere ({err})"
+        ) from None
+    saved = f"its {count} games are saved in {rescue}"
+    side = _open_here([path.with_name(path.name + end) for end in ("-wal", "-shm")])
+    close()
+    for file in side:  # this store's own, not another's of the name
+        with contextlib.suppress(FileNotFoundError):
+            file.unlink()
+    if now is None:
+        saved += f": move that to {path} to resume"
+    raise StoreError(f"{path}: the store {what}; {saved}")
 
 
 def _open_here(paths: Sequence[Path]) -> list[Path]:

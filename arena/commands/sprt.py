@@ -192,6 +192,7 @@ def sprt(
             result = _play(config, db, progress)
         finally:
             progress.close()
+        db.check_in_place()  # a store removed after its last game: not "all well"
         if as_json:
             click.echo(json.dumps(result.to_json(), indent=2))
         else:

@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
-from arena.store import hold_store, make_whole
+from arena.store import check_in_place, hold_store, make_whole
 
 FORMAT = "arena-sprt-store"
 """The value of the meta key "format" in every SPRT store."""
@@ -266,6 +266,13 @@ class SprtStore:
                     started, finished,
                 ),
             )  # fmt: skip
+        self.check_in_place()
+
+    def check_in_place(self) -> None:
+        """`arena.store.check_in_place` of this store, if it is open to write: a store
+        removed or replaced while the test writes it stops the test, its games saved."""
+        if self._hold is not None:
+            check_in_place(self._db, self.path, self._hold, self.close, "SPRT")
 
     def games(self) -> dict[str, StoredGame]:
         """Every stored game, by game id."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -339,3 +340,38 @@ async def test_identical_submissions_are_pointed_out(tmp_path: Path) -> None:
     heard = Heard()
     await run(dataclasses.replace(config, store=other), ScriptedRunner(by_strength({})), heard)
     assert heard.messages == []
+
+
+async def test_a_store_removed_while_the_test_writes_is_saved(tmp_path: Path) -> None:
+    """Found in an audit of the league's store (the same holds of an SPRT's): SQLite
+    writes on in the file it has open when its name is removed, so the test played
+    every game into a file nobody could open again and reported as if all were well.
+    Now it stops at the next game, its games saved beside the store."""
+    config = field_config(tmp_path, max_games=20)
+    strength = by_strength({})
+
+    def rank(play: Play) -> tuple[list[int], list[int]]:
+        if play.game_id == "p000001b":  # the fourth game
+            config.store.unlink()
+        return strength(play)
+
+    runner = ScriptedRunner(rank)
+    errors: list[str] = []
+    with SprtStore.open(config.store) as store:
+        try:
+            await run_sprt(config, store, SprtProgress(), runner=runner)
+        except* StoreError as group:
+            errors += [str(err) for err in group.exceptions]
+    (rescued,) = [tmp_path / n for n in os.listdir(tmp_path) if n.startswith("t.sqlite.rescued-")]
+    assert errors == [
+        (
+            f"{config.store}: the store was removed while this SPRT wrote it; its 4 games are"
+            f" saved in {rescued}: move that to {config.store} to resume"
+        )
+    ]
+    assert not (tmp_path / "t.sqlite-wal").exists()
+    rescued.rename(config.store)
+    with SprtStore.open(config.store) as store:
+        assert sorted(store.games()) == sorted(runner.finished)
+    result = await run(config, ScriptedRunner(strength))
+    assert (result.stored, result.played) == (20, 16)
