@@ -1123,6 +1123,16 @@ def _at(values: Sequence[int] | None, seat: int) -> int | None:
     return values[seat] if values is not None else None
 
 
+def _writable_folder(folder: Path) -> bool:
+    """Whether this process may make files in `folder` (not on a read-only mount)."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        return True  # cannot tell: say what SQLite said
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
 def _store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
     """A `StoreError` that says what an SQLite error means."""
     name = getattr(err, "sqlite_errorname", None) or ""
@@ -1134,6 +1144,14 @@ def _store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
         meaning = "the store is damaged"  # text that is not UTF-8: Python's check
     if primary == "SQLITE_NOTADB":
         return StoreError(f"{path}: {meaning}")
+    if primary == "SQLITE_CANTOPEN" and path.exists() and not _writable_folder(path.parent):
+        # SQLite makes the write-ahead log's files beside the store: no folder to write in,
+        # and its only word is "unable to open database file".
+        meaning = (
+            f"its folder {path.parent} cannot be written (a read-only file system, or"
+            " another user's folder), and a store open to write keeps its log files beside"
+            " it; arena standings, report and serve read it there"
+        )
     if meaning:
         return StoreError(f"{path}: {doing}: {meaning} ({err})")
     return StoreError(f"{path}: {doing}: {err}")

@@ -495,6 +495,19 @@ def test_a_finished_store_on_a_read_only_file_system_is_read(tmp_path: Path) -> 
             assert done.stdout == expected
     assert (tmp_path / "site" / "index.html").is_file()
     assert os.listdir(shelf) == ["league.sqlite"]
+    # A league, which writes, is told why it cannot (SQLite: "unable to open database
+    # file", which an audit found was all it said).
+    config = league_file(tmp_path, store=store)
+    done = subprocess.run(
+        [*read_only, "league", str(config), "-q"], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        f"arena: error: {store}: cannot open: its folder {shelf} cannot be written (a"
+        " read-only file system, or another user's folder)"
+    ), done.stderr
+    assert os.listdir(shelf) == ["league.sqlite"]
 
 
 def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
