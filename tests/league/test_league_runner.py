@@ -68,11 +68,17 @@ class Heard(Progress):
         self.events.append(("finished", report.played))
 
 
-async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
-    bots = tmp_path / "bots"
+def four_manifests(root: Path) -> Path:
+    """A folder of bots a, b, c and d (manifests only: a scripted runner plays them)."""
+    bots = root / "bots"
     for name in ("a", "b", "c", "d"):
         (bots / name).mkdir(parents=True)
         (bots / name / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    return bots
+
+
+async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
+    bots = four_manifests(tmp_path)
     config = LeagueConfig(
         bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
         table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=9,
@@ -164,10 +170,7 @@ async def test_a_store_removed_or_replaced_while_the_league_writes_is_saved(
     and ended as if all were well, its results lost (and the store's write-ahead log,
     left under the name, damaged the next store there). The league stops at the next
     game with an error that says where its games are saved, and the log is removed."""
-    bots = tmp_path / "bots"
-    for name in ("a", "b", "c", "d"):
-        (bots / name).mkdir(parents=True)
-        (bots / name / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    bots = four_manifests(tmp_path)
     config = LeagueConfig(
         bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
         table_size=3, games_per_table=3, duplicate=True, concurrency=1,
