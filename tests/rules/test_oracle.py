@@ -58,6 +58,8 @@ def tens_used(game: Game, seat: int) -> bool:
     for event in reversed(game.events):
         if isinstance(event, RoundStart):
             return False
+        if isinstance(event, Eliminated) and event.cause.is_fault:
+            continue  # another seat's fault does not end this turn
         if isinstance(event, Play | Quad | Bust | OutOfRound | Eliminated | TokenLost):
             return isinstance(event, Play) and event.seat == seat and event.card is Card.ONO99
     return False
@@ -171,6 +173,41 @@ class Checker:
         game.apply(action)
         events = game.events[start:]
         self.check_effects(action, seat, before, alive, in_round, hand_before, events)
+        self.check_state()
+
+    def fault(self, seat: int, cause: Cause) -> None:
+        """The caller removes `seat` (protocol/RULES.md, Faults): its hand is laid face
+        up, it is ranked below everyone still in the game, a Play 2 it owed ends with it
+        (R7.4); in the tokens format it costs no token, in the points format the round
+        ends if one player is left in it; a seat that is not to move changes nothing."""
+        game = self.game
+        obs = game.observation(seat)
+        to_move = game.to_move
+        mover = game.observation(to_move) if to_move is not None else None
+        alive = sum(obs.in_game)
+        in_round = list(obs.in_round)
+        was_in_round = in_round[seat]
+        start = len(game.events)
+        game.eliminate(seat, cause)
+        ev = game.events[start:]
+        assert ev.pop(0) == Eliminated(seat, cause, obs.hand, alive)
+        assert game.observation(0).face_up[seat] == obs.hand
+        self.in_game[seat] = False
+        in_round[seat] = False
+        if alive == 2:
+            assert game.is_over
+            assert not ev
+            assert game.outcome().places.count(1) == 1
+        elif self.config.format is Format.POINTS and was_in_round and sum(in_round) == 1:
+            self.check_round_end(ev, in_round)
+        elif seat == to_move:
+            nxt = next_in_round(seat, obs.direction, in_round)
+            self.check_settle(ev, nxt, 1, obs.total, obs.direction, in_round)
+        else:
+            assert not ev
+            assert game.to_move == to_move
+            assert mover is not None
+            assert game.observation(to_move).owes == mover.owes
         self.check_state()
 
     def check_effects(
@@ -372,16 +409,20 @@ class Checker:
         self.check_settle(ev, expected, 1, 0, 1, list(in_game))
 
 
-def run_checked(config: GameConfig, seed: int, rng: random.Random) -> Game:
+def run_checked(config: GameConfig, seed: int, rng: random.Random, faults: float = 0.0) -> Game:
     game = Game(config, seed)
     checker = Checker(game)
     first = game.events[0]
     assert isinstance(first, RoundStart)
     assert first.starter == 0  # R3.2 [ruling]
     checker.check_state()
-    for _ in range(config.play_cap + 1):
+    for _ in range(config.play_cap + config.players):  # faults end at the last player
         if game.is_over:
             break
+        if rng.random() < faults:
+            live = [s for s in range(config.players) if game.observation(s).in_game[s]]
+            checker.fault(rng.choice(live), rng.choice([Cause.TIMEOUT, Cause.ILLEGAL]))
+            continue
         actions = game.legal_actions()
         checker.step(actions[rng.randrange(len(actions))])
     assert game.is_over  # within the play cap (R5.4)
@@ -415,3 +456,12 @@ def test_the_engine_follows_the_model_in_random_configurations(
     config: GameConfig, seed: int, choice_seed: int
 ) -> None:
     run_checked(config, seed, random.Random(choice_seed))
+
+
+@settings(max_examples=150, deadline=None)
+@given(config=any_config(), seed=st.integers(0, 2**64 - 1), choice_seed=st.integers(0, 2**32))
+def test_the_engine_follows_the_model_with_faults(
+    config: GameConfig, seed: int, choice_seed: int
+) -> None:
+    """Faults (protocol/RULES.md, Faults) interleaved with plays, in every format."""
+    run_checked(config, seed, random.Random(choice_seed), faults=0.02)
