@@ -13,6 +13,7 @@ from arena.rules import (
     EndReason,
     Format,
     GameConfig,
+    OutOfRound,
     OwesTwo,
     Quad,
     Reshuffle,
@@ -191,3 +192,16 @@ def test_r5_4_play_cap_in_a_tokens_game_is_a_draw_among_those_in_it() -> None:
     assert outcome.reason is EndReason.PLAY_CAP
     assert outcome.places == (3, 1, 1)
     assert outcome.tokens == (0, 0, 0)
+
+
+def test_r9_3_r8_4_a_1980_points_hand_of_four_ono_99_plays_on_a_ten_with_the_option() -> None:
+    """R9.3, R8.4: the exception of R9.3 (out of the round without playing) is for a hand
+    with no legal action; on a ten, "ONO on tens" gives one."""
+    config = GameConfig(players=3, edition=E80, format=Format.POINTS, ono_on_tens=True)
+    game = arranged(config, "99 99 99 99", "2 2 2 2", "2 2 2 2", draw="3 3", total=30)
+    assert legal_codes(game) == ["99"]
+    play(game, "99")
+    assert game.observation(0).in_round == (True, True, True)
+    game = arranged(config, "99 99 99 99", "2 2 2 2", "2 2 2 2", draw="3 3", total=31)
+    assert game.events[-1] == OutOfRound(0)
+    assert game.observation(0).in_round == (False, True, True)
