@@ -44,6 +44,16 @@ def test_r6_3_four_ono_99_discard_draws_four_and_passes_the_turn() -> None:
     assert game.to_move == 1
 
 
+def test_r6_3_ruling_declining_the_discard_is_not_offered_in_any_format() -> None:
+    """R6.3 [ruling]: a player with four ONO 99 and no other playable card may decline
+    the discard and be out; the arena offers only the discard, in the points format
+    too (where the hand has no card to bust with: an ONO 99 never busts)."""
+    for format in Format:
+        config = GameConfig(players=3, format=format)
+        game = arranged(config, "99 99 99 99", "1 1 1 1", "1 1 1 1", draw="2 3 4 5 6", total=95)
+        assert legal_codes(game) == ["quad"], format
+
+
 def test_r6_3_quad_only_with_all_four_in_hand() -> None:
     """R6.3: three ONO 99 and a playable card give no discard."""
     game = arranged(G2, "99 99 99 5", "1 1 1 1", draw="2 3 4 5", total=0)
