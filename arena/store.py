@@ -45,6 +45,7 @@ import itertools
 import json
 import os
 import sqlite3
+import tempfile
 import zlib
 from array import array
 from collections import defaultdict
@@ -796,10 +797,9 @@ def check_in_place(
         return
     what = "was removed" if now is None else "was replaced by another file (left as it is)"
     what += f" while this {writer} wrote it"
-    rescue = path.with_name(f"{path.name}.rescued-{os.getpid()}")
     try:
         count = db.execute("SELECT count(*) FROM games").fetchone()[0]
-        db.execute("VACUUM INTO ?", (str(rescue),))
+        rescue = _rescue(db, path)
     except sqlite3.Error as err:
         raise StoreError(
             f"{path}: the store {what}; its games could not be saved elsewhere ({err})"
@@ -813,6 +813,31 @@ def check_in_place(
     if now is None:
         saved += f": move that to {path} to resume"
     raise StoreError(f"{path}: the store {what}; {saved}")
+
+
+def _rescue(db: sqlite3.Connection, path: Path) -> Path:
+    """Copy the store open through `db` into a new file named for `path` and this
+    process, and return it: beside `path`, or where its folder is gone or cannot be
+    written, in the working folder or the temporary one. A name already taken (by an
+    earlier rescue of a process of the same number) is never written over: the next
+    free one is used. Raises the last `sqlite3.Error` when no place takes the copy."""
+    base = f"{path.name}.rescued-{os.getpid()}"
+    last: sqlite3.Error | None = None
+    folders = [path.parent]
+    with contextlib.suppress(OSError):  # a working folder that is gone
+        folders.append(Path.cwd())
+    folders.append(Path(tempfile.gettempdir()))
+    for folder in dict.fromkeys(folders):
+        names = (folder / (base if n == 0 else f"{base}-{n}") for n in itertools.count())
+        rescue = next(name for name in names if not os.path.lexists(name))
+        try:
+            db.execute("VACUUM INTO ?", (str(rescue),))
+        except sqlite3.Error as err:  # this folder takes no copy: try the next
+            last = err
+            continue
+        return rescue
+    assert last is not None
+    raise last
 
 
 def _open_here(paths: Sequence[Path]) -> list[Path]:

@@ -648,3 +648,51 @@ def test_a_store_killed_while_it_is_made_opens_again(tmp_path: Path, kind: str) 
             assert {"meta", "games"} <= tables
         kill_at += 1
     assert kill_at > 3  # the child was killed at every statement up to the last
+
+
+# -- a store removed while it is written: its games are saved under a free name ------
+
+
+def test_a_rescue_never_writes_over_an_earlier_one(tmp_path: Path) -> None:
+    """The games of a store removed mid-run are copied to ``NAME.rescued-PID``. A file
+    of that name left by an earlier run (of a process that had the same number) made
+    the copy fail, and the games were lost with it: the next free name is taken, and
+    the earlier file is left as it was."""
+    path = tmp_path / "s.sqlite"
+    earlier = tmp_path / f"s.sqlite.rescued-{os.getpid()}"
+    earlier.write_bytes(b"an earlier rescue")
+    with Store.open(path) as store:
+        for i in range(3):
+            record(store, finished(i), i)
+        path.unlink()
+        with pytest.raises(StoreError) as caught:
+            store.check_in_place()
+    rescue = tmp_path / f"s.sqlite.rescued-{os.getpid()}-1"
+    assert f"its 3 games are saved in {rescue}: move that to {path} to resume" in str(caught.value)
+    assert earlier.read_bytes() == b"an earlier rescue"
+    with Store.open(rescue, readonly=True, check=True) as saved:
+        assert saved.games_count() == 3
+
+
+def test_a_store_whose_folder_is_removed_is_rescued_into_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the store's whole folder gone, the copy goes to the working folder."""
+    folder = tmp_path / "league"
+    folder.mkdir()
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    path = folder / "s.sqlite"
+    with Store.open(path) as store:
+        for i in range(2):
+            record(store, finished(i), i)
+        for name in os.listdir(folder):
+            (folder / name).unlink()
+        folder.rmdir()
+        with pytest.raises(StoreError) as caught:
+            store.check_in_place()
+    rescue = here / f"s.sqlite.rescued-{os.getpid()}"
+    assert f"its 2 games are saved in {rescue}" in str(caught.value)
+    with Store.open(rescue, readonly=True, check=True) as saved:
+        assert saved.games_count() == 2
