@@ -462,10 +462,20 @@ async def run_league(
     return report
 
 
-def check_league_out_of_reach(config: LeagueConfig) -> None:
-    """`_out_of_reach` for every submission found, before the store or the log folder
-    is made (in a bot's folder, even an empty one would be left there)."""
-    _out_of_reach(config, config.store, discover_bots(config.bots)[0])
+def check_before_store(config: LeagueConfig) -> None:
+    """What is refused before the store or the log folder is made: a store, log folder
+    or league file in a bot's folder (`_out_of_reach`: even an empty store would be
+    left there), and a folder of fewer submissions than a table has seats (a mistyped
+    or empty folder would leave an empty store behind)."""
+    specs, problems = discover_bots(config.bots)
+    _out_of_reach(config, config.store, specs)
+    if len(specs) < config.table_size:
+        found = f"{len(specs)} bot submission(s) (folders with {MANIFEST})"
+        left = f"; left out: {'; '.join(problems)}" if problems else ""
+        raise ConfigError(
+            f"{config.bots}: {found}, and tables of {config.table_size} need"
+            f" {config.table_size}{left}"
+        )
 
 
 def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -> None:

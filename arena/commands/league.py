@@ -223,13 +223,13 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     """
     from arena.bots import check_log_dir
     from arena.commands._progress import make_progress
-    from arena.league import check_league_out_of_reach
+    from arena.league import check_before_store
     from arena.store import Store
 
     config = _league_config(file, opts)
     if quiet:
         mode = "quiet"
-    check_league_out_of_reach(config)
+    check_before_store(config)
     check_log_dir(config.log_dir)
     with Store.open(config.store) as store:
         progress = make_progress(mode, every, store)

@@ -210,6 +210,27 @@ def test_submissions_that_claim_one_name_are_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "league.sqlite").exists() or not results(tmp_path / "league.sqlite")
 
 
+@pytest.mark.parametrize("found", [0, 3])
+def test_too_few_submissions_are_refused_before_a_store_is_made(tmp_path: Path, found: int) -> None:
+    """A league pointed at an empty or mistyped folder said "0 playable bot(s) for
+    tables of 4: not enough" and left an empty store behind. It names the folder and
+    what it found, says what it left out, and makes no store."""
+    bots = tmp_path / "subs"
+    bots.mkdir()
+    for name in ("ann", "bob", "cat")[:found]:
+        make_bot(bots, name)
+    (bots / "broken").mkdir()
+    (bots / "broken" / "bot.toml").write_text("name = [\n")
+    store = tmp_path / "s.sqlite"
+    code, _, err = run_cli("league", "--bots", str(bots), "--store", str(store))
+    assert code == 2, err
+    assert f"{bots}: {found} bot submission(s) (folders with bot.toml)" in err
+    assert "tables of 4 need 4" in err
+    assert f"left out: {bots / 'broken' / 'bot.toml'}: not valid TOML" in err
+    assert "Traceback" not in err
+    assert not store.exists()
+
+
 @pytest.mark.parametrize("what", ["store", "log_dir", "league file"])
 def test_a_store_logs_or_league_file_in_a_bots_folder_are_refused(
     tmp_path: Path, what: str
