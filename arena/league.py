@@ -52,6 +52,7 @@ from arena.bots import (
     build,
     check_out_of_reach,
     load_manifest,
+    real_path,
     resolve_command,
 )
 from arena.errors import BotError, ConfigError, InputError, StoreError, shown
@@ -141,9 +142,18 @@ def read_league_file(path: Path) -> dict[str, Any]:
             raw = file.read(LEAGUE_FILE_BYTES + 1)
         if len(raw) > LEAGUE_FILE_BYTES:
             raise InputError(f"{path}: larger than 1 MiB, not a league file")
+        if raw.startswith(b"SQLite format 3\0"):
+            raise InputError(
+                f"{path}: an SQLite file, not a league file (TOML); a store is given as --store"
+            )
         data = tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read: {err}") from None
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such league file") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        byte = f"byte {err.start + 1} is {raw[err.start]:#04x}"
+        raise InputError(f"{path}: not a league file (not UTF-8 text: {byte})") from None
     except ValueError as err:  # TOMLDecodeError, or an int of over 4,300 digits
         raise InputError(f"{path}: not valid TOML: {err}") from None
     unknown = set(data) - {"league", "game", "clocks", "limits"}
@@ -191,7 +201,7 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
     seen: set[Path] = set()  # every folder is searched once, links to it or not
 
     def walk(path: Path) -> None:
-        real = path.resolve()
+        real = real_path(path)
         if real in seen:  # a link back up the tree would be followed forever
             return
         seen.add(real)
@@ -437,7 +447,7 @@ async def run_league(
         limits=config.limits,
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
-        log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+        log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
         max_processes=max_processes,
     )
     setup = Setup(
@@ -465,8 +475,10 @@ async def run_league(
 def check_before_store(config: LeagueConfig) -> None:
     """What is refused before the store or the log folder is made: a store, log folder
     or league file in a bot's folder (`_out_of_reach`: even an empty store would be
-    left there), and a folder of fewer submissions than a table has seats (a mistyped
-    or empty folder would leave an empty store behind)."""
+    left there), a seed that is none, and a folder of fewer submissions than a table
+    has seats (a mistyped or empty folder would leave an empty store behind)."""
+    if config.seed is not None:
+        seed_key(config.seed)  # raises for a seed that is no seed
     specs, problems = discover_bots(config.bots)
     _out_of_reach(config, config.store, specs)
     if len(specs) < config.table_size:

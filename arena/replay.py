@@ -145,6 +145,10 @@ def readable(what: object) -> Iterator[None]:
         raise
     except DamagedReplay as err:
         raise InputError(f"{what}: the replay is damaged: {err}") from None
+    except KeyError as err:
+        raise InputError(
+            f"{what}: not a replay arena can read (a record lacks the field {shown(err.args[0])})"
+        ) from None
     except UNREADABLE as err:
         raise InputError(
             f"{what}: not a replay arena can read ({type(err).__name__}: {clipped(str(err))})"

@@ -32,6 +32,8 @@ def seed_key(seed: int | str) -> str:
     key = str(seed).strip()
     if not key:
         raise ConfigError("the seed must not be empty")
+    if any("\ud800" <= c <= "\udfff" for c in key):  # from argv bytes not UTF-8
+        raise ConfigError(f"the seed must be UTF-8 text, not {key!r}")
     return key
 
 

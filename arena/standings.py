@@ -940,6 +940,16 @@ def _plain_columns(data: bytes, name: str) -> ResultColumns | None:
     return None if cells is None else _assemble(cells, col)
 
 
+def _why(err: csv.Error) -> str:
+    """What `csv` found wrong, in the words of this page, not of Python's."""
+    text = str(err)
+    if text.startswith("field larger than field limit"):
+        return f"a cell longer than {csv.field_size_limit():,} characters"
+    if text.startswith("new-line character seen in unquoted field"):
+        return "a carriage return inside a cell that is not quoted"
+    return text
+
+
 def _lines(data: bytes) -> Iterable[str]:
     """The lines of ``data`` (UTF-8) as `io.StringIO` gives them, one at a time."""
     start = 0
@@ -1118,6 +1128,12 @@ _MULTIPLIERS = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6
 """Odd 64-bit constants, for multiplicative hashing."""
 
 
+# Fields longer than this (in bytes) send a file to the line-by-line reader: the fast
+# one reads every row's field to the length of the longest, so one long cell among a
+# million rows would cost a million times its length.
+_LONGEST_FIELD = 256
+
+
 class _ByteCells:
     """The cells of the rows of plain CSV bytes (no quotes, carriage returns or NULs):
     where each field starts and ends, found by numpy. A column's cells are compared as
@@ -1151,6 +1167,9 @@ class _ByteCells:
             body[separators[width - 1 :: width]] != ord("\n")
         ):
             return None  # a blank line, or one with another number of fields
+        bounds = np.concatenate(([-1], separators, [size]))
+        if int(np.diff(bounds).max()) > _LONGEST_FIELD + 1:
+            return None  # each row's words would span the longest: the line reader
         return cls(buffer, separators, width)
 
     def _field(self, k: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -1346,7 +1365,7 @@ def _read_places_csv(stream: TextIO, name: str) -> list[GameRecord]:
             groups[game] = group
             seats.setdefault(game, []).append(seat(player, place, points, cause))
     except csv.Error as err:
-        raise InputError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from err
+        raise InputError(f"{name}, line {reader.line_num}: not valid CSV ({_why(err)})") from err
     if not seats:
         raise InputError(f"{name}: no results, only a header")
     for game, players in seats.items():

@@ -255,7 +255,7 @@ class Store:
             if check:
                 store._quick_check()
 
-        uri = path.resolve().as_uri() + "?mode=ro"
+        uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
         if _finished_out_of_reach(path):
             uri += "&immutable=1"
         return cls._connect(path, uri, init, uri=True)

@@ -107,3 +107,116 @@ def test_league_without_a_store_writes_it_in_the_current_folder(
     assert "league.sqlite in the current folder" in " ".join(
         invoke("league", "--help").output.split()
     )
+
+
+# -- found by a sweep of bad input through every command --------------------------------
+
+
+def link_loop(tmp_path: Path) -> Path:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    return tmp_path / "a"
+
+
+def test_a_store_that_is_a_loop_of_links_is_refused_in_one_line(tmp_path: Path) -> None:
+    """`Path.resolve` raises RuntimeError on a loop of links (Python 3.11): a league
+    or test given one as its store ended in a traceback."""
+    loop = link_loop(tmp_path)
+    for name in ("ann", "bob"):
+        bot(tmp_path, name)
+    league = invoke("league", "--bots", tmp_path, "--store", loop, "--table-size", "2")
+    sprt = invoke("sprt", tmp_path / "ann", tmp_path / "bob", "--store", loop)
+    for result in (league, sprt):
+        assert result.exit_code == 2, result.output
+        assert f"{loop}: cannot open: Too many levels of symbolic links" in result.output
+
+
+def test_a_seed_of_bytes_that_are_not_utf8_is_refused_before_a_store_is_made(
+    tmp_path: Path,
+) -> None:
+    """A seed from argv bytes that are not UTF-8 (a lone surrogate in Python) ended
+    every command in a traceback, after the league or test had made its store."""
+    for name in ("ann", "bob"):
+        bot(tmp_path, name)
+    store = tmp_path / "s.sqlite"
+    runs = [
+        ("match", tmp_path / "ann", tmp_path / "bob", "-n", "1", "--sandbox", "none"),
+        ("league", "--bots", tmp_path, "--store", store, "--table-size", "2"),
+        ("sprt", tmp_path / "ann", tmp_path / "bob", "--store", store),
+    ]
+    for run in runs:
+        result = invoke(*run, "--seed", "x\udcff")
+        assert result.exit_code == 2, result.output
+        assert "the seed must be UTF-8 text, not 'x\\udcff'" in result.output
+        assert not store.exists()
+
+
+def test_a_league_file_that_is_none_says_what_it_is(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    (tmp_path / "bots").mkdir()
+    for name in ("ann", "bob"):
+        bot(tmp_path / "bots", name)
+    assert invoke("league", "--bots", tmp_path / "bots", "--store", store, "--table-size", "2",
+                  "--games-per-table", "1", "--sandbox", "none").exit_code == 0  # fmt: skip
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"[league]\nbots = '\xff'\n")
+    seed = tmp_path / "seed.toml"
+    seed.write_text(f'[league]\nbots = "{tmp_path / "bots"}"\nseed = 1.5\n')
+    expected = {
+        store: f"{store}: an SQLite file, not a league file (TOML); a store is given as --store",
+        tmp_path / "nope.toml": f"{tmp_path / 'nope.toml'}: no such league file",
+        binary: f"{binary}: not a league file (not UTF-8 text: byte 18 is 0xff)",
+        seed: f"{seed}: [league] seed = 1.5: the seed must be a whole number or a string",
+    }
+    for path, message in expected.items():
+        result = invoke("league", path)
+        assert result.exit_code == 2, result.output
+        assert message in result.output
+
+
+@pytest.mark.parametrize("option", ["--host", "--allow-host"])
+@pytest.mark.parametrize("name", ["", " ", "a b", "x:80", "\udcff"])
+def test_serve_refuses_a_host_that_is_no_name(tmp_path: Path, option: str, name: str) -> None:
+    """An empty --host listened on every address (the league open to the network)."""
+    result = invoke("serve", tmp_path / "s.sqlite", option, name, "--port", "0")
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.output
+    empty = "(give 0.0.0.0 to listen on every address)"
+    assert (empty in result.output) == (option == "--host" and not name.strip())
+
+
+def test_a_bootstrap_past_any_use_is_refused(tmp_path: Path) -> None:
+    """--bootstrap 100000000000 ran for ever."""
+    places = tmp_path / "p.csv"
+    places.write_text("game,player,place\ng,a,1\ng,b,2\n")
+    result = invoke("rate", places, "--bootstrap", "100001")
+    assert result.exit_code == 2
+    assert "100001 is not in the range 0<=x<=100000" in result.output
+    assert invoke("rate", places, "--bootstrap", "100000", "--seed", "1").exit_code == 0
+
+
+def test_a_long_cell_is_refused_in_the_words_of_the_page(tmp_path: Path) -> None:
+    """One cell of 10 MB took the column reader a minute (every row's field is read to
+    the longest's length); Python's own words explained it."""
+    places = tmp_path / "p.csv"
+    places.write_text("game,player,place\ng," + "a" * 10_000_000 + ",1\ng,b,2\n")
+    result = invoke("rate", places)
+    assert result.exit_code == 2
+    assert f"{places}, line 2: not valid CSV (a cell longer than 131,072 characters)" in (
+        result.output
+    )
+    carriage = tmp_path / "r.csv"
+    carriage.write_bytes(b"game,player,place\ng,a\r\rb,1\n")
+    result = invoke("rate", carriage)
+    assert "not valid CSV (a carriage return inside a cell that is not quoted)" in result.output
+
+
+def test_a_replay_that_lacks_a_field_names_it(tmp_path: Path) -> None:
+    replay = tmp_path / "r.jsonl"
+    replay.write_text('{"type": "game"}\n')
+    for run in (("replay", replay), ("report", "--replay", replay, "-o", tmp_path / "out")):
+        result = invoke(*run)
+        assert result.exit_code == 2
+        assert f"{replay}: not a replay arena can read (a record lacks the field 'names')" in (
+            result.output
+        )

@@ -12,6 +12,7 @@ from arena.bots._manifest import (
     check_out_of_reach,
     load_bot,
     load_manifest,
+    real_path,
     resolve_command,
     unique_names,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "clean_env",
     "load_bot",
     "load_manifest",
+    "real_path",
     "resolve_command",
     "start_process",
     "unique_names",

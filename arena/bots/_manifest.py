@@ -145,6 +145,13 @@ def _split(text: object, field: str, where: Path) -> tuple[str, ...]:
     return tuple(words)
 
 
+def real_path(path: Path) -> Path:
+    """`path` with its links followed as far as they lead: a loop of links is left as
+    it is, for the open that follows to refuse (`Path.resolve` raises RuntimeError on
+    one in Python 3.11, which would end a command in a traceback)."""
+    return Path(os.path.realpath(path))
+
+
 def check_name(name: str, where: str) -> str:
     """Return `name` if it is a valid bot name; raise ManifestError otherwise."""
     if not _NAME.match(name):
@@ -197,7 +204,7 @@ def load_manifest(folder: Path) -> BotSpec:
     check_name(name, str(path))
     command = _split(data.get("run"), "run", path)
     build = _split(data["build"], "build", path) if "build" in data else None
-    folder = folder.resolve()
+    folder = real_path(folder)
     try:  # it is sent to worker processes as text
         str(folder).encode()
     except UnicodeEncodeError:
@@ -248,11 +255,11 @@ def check_out_of_reach(specs: Iterable[BotSpec], places: Iterable[tuple[str, Pat
     a bot's folder: the bot sees its folder in the sandbox, and a store, the logs or the
     replays hold the secret seed (so every deal), every game played or the other bots'
     stderr."""
-    given = [(what, path.resolve()) for what, path in places if path is not None]
+    given = [(what, real_path(path)) for what, path in places if path is not None]
     for spec in specs:
         if spec.folder is None:  # a command, not a submission: it sees no folder of ours
             continue
-        folder = spec.folder.resolve()
+        folder = real_path(spec.folder)
         for what, path in given:
             if path.is_relative_to(folder):
                 raise ConfigError(

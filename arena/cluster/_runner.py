@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena import __version__
-from arena.bots import BotSpec
+from arena.bots import BotSpec, real_path
 from arena.cluster._address import DEFAULT_PORT
 from arena.cluster._bundles import BuildSettings, pack
 from arena.cluster._tasks import (
@@ -151,7 +151,7 @@ class DaskRunner:
             sandbox=config.sandbox,
             network=config.build_network,
             timeout=config.build_timeout,
-            log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+            log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
             log_kb=config.limits.stderr_kb,
         )
         packed = await trio.to_thread.run_sync(_pack_all, specs, abandon_on_cancel=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 import click
@@ -15,6 +15,7 @@ from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
 from arena.rules import Edition, Ending, Format, GameConfig
 from arena.sandbox import SANDBOXES, Wrap, bwrap_wrap, resolve_sandbox
+from arena.seeds import seed_key
 from protocol import MAX_FRAME_LIMIT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -188,6 +189,11 @@ def check_file_values(path: Path, data: dict[str, Any], command: click.Command) 
         for key, value in values.items():
             param = params.get(_FILE_NAMES.get(key, key))
             kind = _FILE_ONLY.get(key) or (param.type if param is not None else None)
+            if key == "seed":
+                try:
+                    seed_key(value)
+                except ConfigError as err:
+                    raise InputError(f"{path}: [{section}] {key} = {_toml(value)}: {err}") from None
             if kind is None or key == "seed":
                 continue  # paths are checked when read, the seed by arena.seeds
             problem = _problem(value, kind, param)
@@ -220,6 +226,8 @@ def _range(kind: click.ParamType[Any]) -> str:
 
 
 def _toml(value: Any) -> str:
+    if isinstance(value, PurePath):  # a path, made relative to the file already
+        value = str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return json.dumps(value) if isinstance(value, str) else repr(value)

@@ -82,7 +82,7 @@ _RATING_OPTIONS = [
     ),
     click.option(
         "--bootstrap",
-        type=click.IntRange(min=0),
+        type=click.IntRange(0, 100_000),
         default=0,
         metavar="N",
         help="Error bars from N resamples of whole games (whole duplicate groups "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -58,14 +59,36 @@ def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
     click.echo(f"wrote {out / 'index.html'} ({games} games)", err=True)
 
 
+def _host_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse an empty or blank host (an empty --host listened on every address, a
+    league's standings open to the network), and any name with a space, a slash, a
+    colon of a port or a character that is not text."""
+    for name in (value,) if isinstance(value, str) else value:
+        if not name.strip():
+            every = " (give 0.0.0.0 to listen on every address)" if param.name == "host" else ""
+            raise click.BadParameter(f"an empty name{every}")
+        if name.count(":") == 1 or any(
+            c.isspace() or c in "/@" or not c.isprintable() for c in name
+        ):
+            raise click.BadParameter(f"{name!r} is not a host name or address")
+    return value
+
+
 @click.command()
 @click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    callback=_host_names,
+    help="Address to listen on (0.0.0.0: every one).",
+)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
     "--allow-host",
     "allow",
     multiple=True,
+    callback=_host_names,
     metavar="NAME",
     help="A host name to answer besides addresses, localhost and this machine's own"
     " names (repeatable): the name a proxy or your DNS gives it.",

@@ -157,8 +157,11 @@ def sprt(
     same command resumes (a store of another test is refused).
     """
     from arena.bots import check_log_dir, check_out_of_reach, load_bot
+    from arena.seeds import seed_key
     from arena.sprt import DEFAULT_MAX_GAMES, Hypotheses, SprtConfig, SprtStore
 
+    if seed is not None:
+        seed = seed_key(seed)  # refused before the store is made
     hypotheses = Hypotheses(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
     size = _table_size(table_size, len(field))
     specs = [load_bot(b) for b in (new, old, *field)]

@@ -22,7 +22,7 @@ from typing import Any
 import trio
 
 import protocol
-from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name
+from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path
 from arena.errors import ArenaError, ConfigError, StoreError, shown
 from arena.league import build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
@@ -192,7 +192,7 @@ def bot_names(new: BotSpec, old: BotSpec, field: tuple[BotSpec, ...]) -> list[Bo
 
 def _same_bot(a: BotSpec, b: BotSpec) -> bool:
     if a.folder is not None and b.folder is not None:
-        return a.folder.resolve() == b.folder.resolve()
+        return real_path(a.folder) == real_path(b.folder)
     return a.folder is None and b.folder is None and a.command == b.command
 
 
@@ -244,7 +244,7 @@ async def run_sprt(
         limits=config.limits,
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
-        log_dir=config.log_dir.resolve() if config.log_dir is not None else None,
+        log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
     )
     setup = Setup(
         bots=tuple(specs),
