@@ -14,6 +14,7 @@
 
   var LIVE_MS = 3000;
   var PAGE_ROWS = 200;
+  var MAX_DOTS = 10; // tokens drawn one dot each; more are one dot and a count
   var CACHED_GAMES = 40; // more than one data file holds (a static report packs 16 games a file)
   var FAULT_CAUSES = ["timeout", "crash", "malformed", "illegal", "forfeit"];
   var CAUSE_TEXT = {
@@ -1073,10 +1074,14 @@
         if (isNum(place)) badges.push(h("span", { class: "badge place" + (place === 1 ? " good" : ""), dataset: { place: String(place) } }, ordinal(place)));
         var extra = [];
         if (f.tokens && isNum(f.tokens[seat])) {
+          var left = f.tokens[seat];
+          var max = Math.max(isNum(cfg.tokens) ? cfg.tokens : 0, left);
           var dots = "";
-          var max = Math.max(isNum(cfg.tokens) ? cfg.tokens : 0, f.tokens[seat]);
-          for (var t = 0; t < max; t++) dots += t < f.tokens[seat] ? "\u25cf" : "\u25cb";
-          extra.push(h("span", { class: "tokens", title: f.tokens[seat] + " tokens left" }, "tokens ", h("span", { class: "dots" }, dots), " " + f.tokens[seat]));
+          // A dot a token while they fit; past a few, one dot and the count.
+          if (max <= MAX_DOTS) for (var t = 0; t < max; t++) dots += t < left ? "\u25cf" : "\u25cb";
+          else dots = "\u25cf\u00d7" + left;
+          extra.push(h("span", { class: "tokens", title: left + (left === 1 ? " token" : " tokens") + " left" + (max > left ? " of " + max : "") },
+            "tokens ", h("span", { class: "dots" + (max > MAX_DOTS ? " many" : "") }, dots), max <= MAX_DOTS ? " " + left : null));
         }
         if (f.scores && isNum(f.scores[seat])) extra.push(h("span", { class: "score" }, "score ", h("strong", null, String(f.scores[seat]))));
         var handBox = h("div", { class: "hand", dataset: { size: String(hand.length) } },

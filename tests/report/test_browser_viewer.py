@@ -1,0 +1,104 @@
+"""The replay viewer and the game list in a real Chromium, on sites of real games:
+a league of real bot processes (`sites.league`) and one-game replay sites of the
+Python kit's bots (`arena match --replays`, then `arena report --replay`).
+
+Each test names the review finding it checks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.report.test_browser import (  # also skips without chromium or playwright
+    Watch,
+    browser,  # noqa: F401  (a fixture)
+    check_layout,
+    expect,
+    game_route,
+    replay_of,
+)
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT = ROOT / "example_bots" / "python"
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.set_default_timeout(10000)
+    watch = Watch(tab)
+    yield tab
+    context.close()
+    watch.check()
+
+
+def arena(*args: object) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def replay_site(
+    root: Path, *options: object, bots: tuple[str, ...] = ("random", "heuristic")
+) -> Path:
+    """The one-game site of a real match of the kit's bots with these options."""
+    arena("match", *(KIT / b for b in bots), "-n", "1", "--seed", "7", "--sandbox", "none",
+          "-q", "--replays", root / "replays", *options)  # fmt: skip
+    (replay,) = (root / "replays").glob("*.jsonl")
+    arena("report", "--replay", replay, "-o", root / "site")
+    return root / "site"
+
+
+def only_game(site: Path) -> dict[str, Any]:
+    return replay_of(site, "m0001")
+
+
+@pytest.fixture(scope="module")
+def tokens_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A game of three bots with 40 tokens each (cut short by a play cap)."""
+    root = tmp_path_factory.mktemp("tokens")
+    return replay_site(root, "--format", "tokens", "--tokens", "40", "--play-cap", "60",
+                       bots=("random", "heuristic", "random"))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def points_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A game of the points format over several rounds."""
+    return replay_site(tmp_path_factory.mktemp("points"), "--format", "points", "--target", "300")
+
+
+def replay_url(site: Path, game_id: str = "m0001", query: str = "") -> str:
+    return (site / "index.html").as_uri() + "#" + game_route(game_id) + query
+
+
+def open_replay(page: Any, site: Path, query: str = "") -> None:
+    page.goto("about:blank")
+    page.goto(replay_url(site, query=query))
+    page.wait_for_selector("#frame-counter")
+
+
+# -- 1. token dots ----------------------------------------------------------------------
+
+
+def test_many_tokens_fit_a_phone(page: Any, tokens_site: Path) -> None:
+    """Finding 1: 40 tokens a seat made the replay 585 px wide on a 390 px phone."""
+    game = only_game(tokens_site)
+    assert max(game["frames"][0]["tokens"]) == 40
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_replay(page, tokens_site)
+    page.wait_for_timeout(150)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    tokens = page.locator('.seat[data-seat="0"] .tokens')
+    expect(tokens).to_contain_text("40")
+    check_layout(page, (tokens_site / "index.html").as_uri(), game_route("m0001"), 390, 844)
