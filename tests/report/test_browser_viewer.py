@@ -102,3 +102,22 @@ def test_many_tokens_fit_a_phone(page: Any, tokens_site: Path) -> None:
     tokens = page.locator('.seat[data-seat="0"] .tokens')
     expect(tokens).to_contain_text("40")
     check_layout(page, (tokens_site / "index.html").as_uri(), game_route("m0001"), 390, 844)
+
+
+# -- 2. round lines ---------------------------------------------------------------------
+
+
+def round_starts(game: dict[str, Any]) -> list[int]:
+    frames = game["frames"]
+    return [i for i in range(1, len(frames)) if frames[i]["round"] != frames[i - 1]["round"]]
+
+
+def test_the_total_chart_marks_every_new_round(page: Any, points_site: Path) -> None:
+    """Finding 2: the chart looked for frames of kind "round", which no replay has."""
+    game = only_game(points_site)
+    starts = round_starts(game)
+    assert len(starts) >= 2  # a game of several rounds
+    open_replay(page, points_site)
+    lines = page.locator("svg.total-chart line.round")
+    expect(lines).to_have_count(len(starts))
+    assert lines.evaluate_all("ls => ls.map(l => Number(l.dataset.frame))") == starts

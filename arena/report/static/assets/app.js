@@ -1181,8 +1181,11 @@
         append(svg, [s("line", { class: v === 99 ? "limit" : "grid", x1: padL, x2: width - padR, y1: y(v), y2: y(v) }),
           s("text", { class: "tick", x: padL - 6, y: y(v) + 4, "text-anchor": "end" }, String(v))]);
       });
+      // A line where a new round begins: the frames carry the round, not a kind of their own.
       frames.forEach(function (f, i) {
-        if (f.kind === "round" || (f.kind === "start" && i > 0)) append(svg, s("line", { class: "round", x1: xOf(i), x2: xOf(i), y1: padT, y2: padT + hgt }));
+        if (i === 0 || !isNum(f.round) || f.round === frames[i - 1].round) return;
+        append(svg, s("line", { class: "round", x1: xOf(i), x2: xOf(i), y1: padT, y2: padT + hgt, dataset: { frame: String(i) } },
+          s("title", null, "round " + f.round + " from frame " + i)));
       });
       append(svg, s("polyline", { class: "line", points: pts }));
       frames.forEach(function (f, i) {
