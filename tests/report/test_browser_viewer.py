@@ -17,12 +17,16 @@ import pytest
 
 from tests.report.test_browser import (  # also skips without chromium or playwright
     Watch,
+    bot_route,
     browser,  # noqa: F401  (a fixture)
     check_layout,
     expect,
     game_route,
+    games_of,
     replay_of,
 )
+
+from .sites import league
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 
@@ -121,3 +125,95 @@ def test_the_total_chart_marks_every_new_round(page: Any, points_site: Path) -> 
     lines = page.locator("svg.total-chart line.round")
     expect(lines).to_have_count(len(starts))
     assert lines.evaluate_all("ls => ls.map(l => Number(l.dataset.frame))") == starts
+
+
+# -- 3. events and links to faults ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def league_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a real league in which one bot crashes now and then."""
+    root = tmp_path_factory.mktemp("league")
+    store = league(root)
+    arena("report", store, "-o", root / "site")
+    return root / "site"
+
+
+def notable_frames(game: dict[str, Any]) -> list[int]:
+    """Faults, eliminations, ends of rounds and the end, as the viewer finds them."""
+    frames = game["frames"]
+    found = []
+    for i in range(1, len(frames)):
+        f, p = frames[i], frames[i - 1]
+        out = {e["seat"] for e in f["eliminated"]} - {e["seat"] for e in p["eliminated"]}
+        if f["kind"] == "fault" or out or f["round"] != p["round"] or i == len(frames) - 1:
+            found.append(i)
+    return found
+
+
+def fault_frame(game: dict[str, Any], bot: str) -> int:
+    return next(
+        i for i, f in enumerate(game["frames"])
+        if f["kind"] == "fault" and game["names"][f["seat"]] == bot
+    )  # fmt: skip
+
+
+def counter_of(game: dict[str, Any], i: int) -> str:
+    return f"frame {i} / {len(game['frames']) - 1}"
+
+
+def test_event_controls_step_from_event_to_event(page: Any, points_site: Path) -> None:
+    """Finding 3: no way to jump to an elimination or the end of a round."""
+    game = only_game(points_site)
+    events = notable_frames(game)
+    assert len(events) >= 3
+    open_replay(page, points_site)
+    counter = page.locator("#frame-counter")
+    expect(page.locator("#prev-event")).to_be_disabled()
+    page.click("#next-event")
+    expect(counter).to_have_text(counter_of(game, events[0]))
+    page.keyboard.press("Shift+ArrowRight")
+    expect(counter).to_have_text(counter_of(game, events[1]))
+    page.keyboard.press("Shift+ArrowLeft")
+    expect(counter).to_have_text(counter_of(game, events[0]))
+    options = page.locator("#event-list option:not([value=''])")
+    assert options.evaluate_all("os => os.map(o => Number(o.value))") == events
+    page.select_option("#event-list", str(events[-1]))
+    expect(counter).to_have_text(counter_of(game, events[-1]))
+    expect(page.locator("#next-event")).to_be_disabled()
+    assert (
+        page.locator("ol.log li.notable").evaluate_all("ls => ls.map(l => Number(l.dataset.i))")
+        == events
+    )
+
+
+def test_links_from_fault_lists_open_at_the_fault(page: Any, league_site: Path) -> None:
+    """Finding 3: links from the fault filter and a bot's fault list opened at frame 0."""
+    base = (league_site / "index.html").as_uri()
+    faulted = [g for g in games_of(league_site) if g["faults"]]
+    assert faulted
+    first = faulted[0]
+    bot = first["faults"][0][0]
+    game = replay_of(league_site, first["id"])
+    at = fault_frame(game, bot)
+    assert at > 0
+
+    # the game list, filtered on faults
+    page.goto(f"{base}#/games?bot={bot}&outcome=faults")
+    page.locator(f'tr[data-game="{first["id"]}"] td.replay a').click()
+    expect(page.locator("#frame-counter")).to_have_text(counter_of(game, at))
+    expect(page.locator("#step-text")).to_have_text(game["frames"][at]["text"])
+    assert page.url.endswith(f"?frame={at}")  # the URL names the frame: a link to this view
+
+    # the fault badge of a seat in the unfiltered list
+    page.goto("about:blank")
+    page.goto(f"{base}#/games")
+    page.locator(f'tr[data-game="{first["id"]}"] a.badge.bad').click()
+    expect(page.locator("#frame-counter")).to_have_text(counter_of(game, at))
+
+    # the bot's page
+    page.goto("about:blank")
+    page.goto(base + "#" + bot_route(bot))
+    page.locator(f'ul.faults a.game-id:text-is("{first["id"]}")').click()
+    expect(page.locator("#frame-counter")).to_have_text(counter_of(game, at))
+    expect(page.locator(".step.k-fault")).to_be_visible()

@@ -3,7 +3,7 @@
  * Data arrives as scripts (file:// forbids fetch): data/league.js, data/games.js and
  * data/games/<id>.js each call ARENA.receive(kind, payload). Pages are routes in the
  * URL hash: #/ (standings), #/h2h, #/bot/NAME, #/games?bot=NAME&outcome=faults|cap|all,
- * #/game/ID?frame=N&seat=K.
+ * #/game/ID?frame=N&seat=K, and #/game/ID?fault=NAME (opens on the fault of that bot).
  *
  * Everything in the data is untrusted text (bot names, fault messages): the DOM is
  * built with createElement and textContent only, never from HTML strings, and every
@@ -155,8 +155,8 @@
     games: function (bot, outcome) {
       return "#/games" + query({ bot: bot, outcome: outcome && outcome !== "all" ? outcome : null });
     },
-    game: function (id, frame, seat) {
-      return "#/game/" + enc(id) + query({ frame: frame || null, seat: seat });
+    game: function (id, frame, seat, fault) {
+      return "#/game/" + enc(id) + query({ frame: frame || null, seat: seat, fault: fault });
     },
   };
 
@@ -731,7 +731,9 @@
       return h("li", { dataset: { cause: c } },
         h("span", { class: "badge bad" }, causeText(c)), " ", count(ids.length), " ",
         ids.length === 1 ? "game" : "games", ": ",
-        h("span", { class: "ids" }, ids.slice(0, 100).map(function (id) { return h("a", { href: href.game(id), class: "game-id" }, id); })),
+        h("span", { class: "ids" }, ids.slice(0, 100).map(function (id) {
+          return h("a", { href: href.game(id, null, null, name), class: "game-id", title: "open game " + id + " at the fault" }, id);
+        })),
         ids.length > 100 ? h("a", { href: href.games(name, "faults") }, " and " + count(ids.length - 100) + " more") : null);
     })) : notice("No faults.", "good");
     parts.push(section("Faults", faultBody));
@@ -796,22 +798,27 @@
     function row(g, index) {
       var faultsBy = Object.create(null);
       (g.faults || []).forEach(function (f) { (faultsBy[f[0]] = faultsBy[f[0]] || []).push(f[1]); });
+      // With the fault filter on, a game opens at its first fault (of the bot chosen).
+      var firstFault = filters.outcome === "faults"
+        ? (g.faults || []).filter(function (f) { return !filters.bot || f[0] === filters.bot; })[0] : null;
+      var link = href.game(g.id, null, null, firstFault ? firstFault[0] : null);
       var seats = (g.seats || []).map(function (name, seat) {
         var place = (g.places || [])[seat];
         return h("span", { class: "seat-chip" + (name === filters.bot ? " mine" : "") + (place === 1 ? " win" : ""),
           title: "seat " + seat + ": " + name + (place ? ", " + ordinal(place) : "") },
           h("span", { class: "place" }, isNum(place) ? String(place) : "?"), h("span", { class: "who" }, name),
-          faultsBy[name] ? h("span", { class: "badge bad" }, faultsBy[name].join(", ")) : null);
+          faultsBy[name] ? h("a", { class: "badge bad", href: href.game(g.id, null, null, name),
+            title: "open the game at the fault of " + name }, faultsBy[name].join(", ")) : null);
       });
       return h("tr", { dataset: { game: g.id } },
         td(String(index + 1), "n", "num muted"),
-        h("td", { dataset: { col: "id" } }, h("a", { href: href.game(g.id), class: "game-id" }, g.id)),
+        h("td", { dataset: { col: "id" } }, h("a", { href: link, class: "game-id" }, g.id)),
         h("td", { class: "seat-list", dataset: { col: "seats" } }, seats),
         h("td", { dataset: { col: "reason" }, class: g.reason === "play_cap" ? "warn" : null },
           reasonText(g.reason), g.forfeit ? h("span", { class: "badge bad" }, "forfeit") : null,
           g.withheld === true ? h("span", { class: "badge warn", title: "its deal is still to be played in other games" }, "replay held back") : null),
         td(count(g.plays), "plays"),
-        h("td", { class: "replay" }, h("a", { href: href.game(g.id), class: "button small" }, "Replay \u25b8")));
+        h("td", { class: "replay" }, h("a", { href: link, class: "button small" }, "Replay \u25b8")));
     }
 
     function draw() {
@@ -918,6 +925,40 @@
 
     function who(seat) { return "seat " + seat + " (" + names[seat] + ")"; }
 
+    // The notable frames: a fault, an elimination, the end of a round, the end.
+    var events = [];
+    frames.forEach(function (f, i) {
+      if (i === 0) return;
+      var p = frames[i - 1];
+      var bits = [];
+      var was = Object.create(null);
+      (p.eliminated || []).forEach(function (e) { was[e.seat] = true; });
+      var fault = f.kind === "fault" && isNum(f.seat);
+      if (fault) bits.push("fault of " + who(f.seat));
+      (f.eliminated || []).forEach(function (e) {
+        if (was[e.seat]) return;
+        if (fault && e.seat === f.seat) bits[0] += ", out: " + causeText(e.cause);
+        else bits.push(who(e.seat) + " out: " + causeText(e.cause));
+      });
+      if (isNum(f.round) && isNum(p.round) && f.round !== p.round) bits.push("round " + p.round + " ends");
+      if (i === last) bits.push("the end");
+      if (bits.length) events.push({ i: i, text: bits.join("; "), fault: f.kind === "fault" });
+    });
+    function eventAfter(i) { for (var k = 0; k < events.length; k++) if (events[k].i > i) return events[k].i; return null; }
+    function eventBefore(i) { for (var k = events.length - 1; k >= 0; k--) if (events[k].i < i) return events[k].i; return null; }
+    // The frame of the first fault of a bot (a link from a list of faults opens there):
+    // its fault frame, else the frame it was put out for a fault.
+    function faultFrame(bot) {
+      for (var i = 0; i < frames.length; i++) {
+        if (frames[i].kind === "fault" && names[frames[i].seat] === bot) return i;
+      }
+      for (var j = 0; j < frames.length; j++) {
+        var hit = (frames[j].eliminated || []).some(function (e) { return names[e.seat] === bot && isFault(e.cause); });
+        if (hit) return j;
+      }
+      return null;
+    }
+
     // Controls
     function button(content, title, onclick, cls) {
       return h("button", { type: "button", class: "button" + (cls ? " " + cls : ""), title: title, "aria-label": title, onclick: onclick }, content);
@@ -927,6 +968,16 @@
     var bPlay = button([icon("play"), " play"], "play the game", toggle, "play");
     var bNext = button(icon("next"), "next frame (Right)", function () { go(at + 1); }, "icon");
     var bLast = button(icon("last"), "last frame (End)", function () { go(last); }, "icon");
+    var bPrevEvent = button([icon("prev"), "event"], "previous event: a fault, an elimination or a round end (Shift+Left)",
+      function () { var i = eventBefore(at); if (i !== null) go(i); }, "event");
+    var bNextEvent = button(["event", icon("next")], "next event: a fault, an elimination or a round end (Shift+Right)",
+      function () { var i = eventAfter(at); if (i !== null) go(i); }, "event");
+    bPrevEvent.id = "prev-event";
+    bNextEvent.id = "next-event";
+    var eventSelect = h("select", { id: "event-list", "aria-label": "jump to an event",
+      onchange: function () { if (eventSelect.value !== "") go(Number(eventSelect.value)); } },
+      h("option", { value: "" }, events.length ? "jump to an event (" + events.length + ")" : "no events"),
+      events.map(function (ev) { return h("option", { value: String(ev.i) }, "frame " + ev.i + ": " + ev.text); }));
     var counter = h("span", { class: "counter", id: "frame-counter", "aria-live": "polite" });
     var slider = h("input", { type: "range", min: 0, max: last, value: 0, class: "slider", "aria-label": "frame",
       oninput: function () { go(Number(slider.value)); } });
@@ -943,8 +994,10 @@
       var li = e.target.closest("li[data-i]");
       if (li) go(Number(li.dataset.i));
     } });
+    var notable = Object.create(null);
+    events.forEach(function (ev) { notable[ev.i] = true; });
     var logItems = frames.map(function (f, i) {
-      return h("li", { dataset: { i: String(i), kind: String(f.kind || "") }, class: "k-" + cardKindClass(f.kind) },
+      return h("li", { dataset: { i: String(i), kind: String(f.kind || "") }, class: "k-" + cardKindClass(f.kind) + (notable[i] ? " notable" : "") },
         h("span", { class: "i" }, String(i)), " ", f.text || f.kind || "");
     });
     append(log, logItems);
@@ -961,12 +1014,15 @@
     var el = h("div", { class: "replay" }, head,
       h("div", { class: "controls panel" },
         h("div", { class: "buttons" }, bFirst, bPrev, bPlay, bNext, bLast, counter),
+        h("div", { class: "buttons events" }, bPrevEvent, bNextEvent),
         slider,
         h("label", { class: "viewas" }, "Show ", seatSelect)),
       banner,
       h("div", { class: "board" },
         h("div", { class: "main-col" }, status, seatsBox),
-        h("div", { class: "side-col panel" }, h("h2", null, "Moves"), h("div", { class: "logbox" }, log))),
+        h("div", { class: "side-col panel" }, h("h2", null, "Moves"),
+          events.length ? h("label", { class: "jump" }, eventSelect) : null,
+          h("div", { class: "logbox" }, log))),
       section("Total over the game", timeline.el, "timeline"),
       resultSection());
 
@@ -1127,6 +1183,9 @@
       slider.value = String(at);
       bFirst.disabled = bPrev.disabled = at === 0;
       bNext.disabled = bLast.disabled = at === last;
+      bPrevEvent.disabled = eventBefore(at) === null;
+      bNextEvent.disabled = eventAfter(at) === null;
+      eventSelect.value = notable[at] ? String(at) : "";
       paintBanner(f);
       paintStatus(f);
       paintSeats(f);
@@ -1214,15 +1273,20 @@
 
     function params(p) {
       var fr = parseInt(p.frame, 10);
+      var fault = !isFinite(fr) && typeof p.fault === "string" ? faultFrame(p.fault) : null;
+      if (fault !== null) fr = fault;
       at = isFinite(fr) ? Math.max(0, Math.min(last, fr)) : 0;
       var seat = p.seat === undefined || p.seat === "" ? null : parseInt(p.seat, 10);
       viewer = seat !== null && seat >= 0 && seat < n ? seat : null;
       seatSelect.value = viewer === null ? "" : String(viewer);
       paint();
+      if (fault !== null) remember(); // the link names the fault; the URL now names its frame
     }
 
     function keydown(e) {
-      if (e.key === "ArrowRight") go(at + 1);
+      if (e.shiftKey && e.key === "ArrowRight") bNextEvent.click();
+      else if (e.shiftKey && e.key === "ArrowLeft") bPrevEvent.click();
+      else if (e.key === "ArrowRight") go(at + 1);
       else if (e.key === "ArrowLeft") go(at - 1);
       else if (e.key === "Home") go(0);
       else if (e.key === "End") go(last);
