@@ -217,3 +217,63 @@ def test_links_from_fault_lists_open_at_the_fault(page: Any, league_site: Path) 
     page.locator(f'ul.faults a.game-id:text-is("{first["id"]}")').click()
     expect(page.locator("#frame-counter")).to_have_text(counter_of(game, at))
     expect(page.locator(".step.k-fault")).to_be_visible()
+
+
+# -- 4. keys and speed ------------------------------------------------------------------
+
+
+def playing(page: Any) -> bool:
+    return bool(page.locator("#play").evaluate("b => b.classList.contains('on')"))
+
+
+def test_space_plays_and_pauses_once_wherever_the_focus_is(page: Any, points_site: Path) -> None:
+    """Finding 4: no Space for play/pause; on a focused button it must not also click it."""
+    game = only_game(points_site)
+    open_replay(page, points_site)
+    counter = page.locator("#frame-counter")
+    page.select_option("#speed", "0.25")  # 2.6 s a frame: nothing moves while we look
+    page.locator("#frame-counter").click()  # the focus off the list
+    page.keyboard.press("Space")
+    assert playing(page)
+    page.keyboard.press("Space")
+    assert not playing(page)
+    # Space on the focused "next" button plays, and does not step too.
+    page.focus("#next-frame")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(200)
+    assert playing(page)
+    expect(counter).to_have_text(counter_of(game, 0))
+    page.keyboard.press("Space")
+    assert not playing(page)
+    # Space on the focused play button toggles once, not twice.
+    page.focus("#play")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(200)
+    assert playing(page)
+    page.keyboard.press("Space")
+    page.wait_for_timeout(200)
+    assert not playing(page)
+    # The slider steps itself with the arrows, once a key.
+    page.focus("input.slider")
+    page.keyboard.press("ArrowRight")
+    expect(counter).to_have_text(counter_of(game, 1))
+    expect(page.locator("#keys")).to_contain_text("Space")
+    expect(page.locator("#keys")).to_be_visible()
+
+
+def test_the_speed_setting_changes_the_pace(page: Any, points_site: Path) -> None:
+    """Finding 4: 650 ms a frame, fixed."""
+    open_replay(page, points_site)
+    counter = page.locator("#frame-counter")
+    page.select_option("#speed", "4")  # 162 ms a frame
+    page.click("#play")
+    page.wait_for_timeout(1300)
+    page.click("#play")
+    fast = int(counter.inner_text().split()[1])
+    assert fast >= 5  # at 1x, 1.3 s is 2 frames
+    page.keyboard.press("Home")
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    expect(page.locator("#speed")).to_have_value("1")
+    page.keyboard.press("+")
+    expect(page.locator("#speed")).to_have_value("2")

@@ -13,6 +13,8 @@
   "use strict";
 
   var LIVE_MS = 3000;
+  var FRAME_MS = 650; // a frame's time on screen when playing at 1x
+  var SPEEDS = [0.25, 0.5, 1, 2, 4];
   var PAGE_ROWS = 200;
   var MAX_DOTS = 10; // tokens drawn one dot each; more are one dot and a count
   var CACHED_GAMES = 40; // more than one data file holds (a static report packs 16 games a file)
@@ -965,8 +967,10 @@
     }
     var bFirst = button(icon("first"), "first frame (Home)", function () { go(0); }, "icon");
     var bPrev = button(icon("prev"), "previous frame (Left)", function () { go(at - 1); }, "icon");
-    var bPlay = button([icon("play"), " play"], "play the game", toggle, "play");
+    var bPlay = button([icon("play"), " play"], "play or pause (Space)", toggle, "play");
+    bPlay.id = "play";
     var bNext = button(icon("next"), "next frame (Right)", function () { go(at + 1); }, "icon");
+    bNext.id = "next-frame";
     var bLast = button(icon("last"), "last frame (End)", function () { go(last); }, "icon");
     var bPrevEvent = button([icon("prev"), "event"], "previous event: a fault, an elimination or a round end (Shift+Left)",
       function () { var i = eventBefore(at); if (i !== null) go(i); }, "event");
@@ -979,6 +983,16 @@
       h("option", { value: "" }, events.length ? "jump to an event (" + events.length + ")" : "no events"),
       events.map(function (ev) { return h("option", { value: String(ev.i) }, "frame " + ev.i + ": " + ev.text); }));
     var counter = h("span", { class: "counter", id: "frame-counter", "aria-live": "polite" });
+    var speed = 1;
+    var speedSelect = h("select", { id: "speed", "aria-label": "speed", title: "speed (- and +)",
+      onchange: function () { setSpeed(Number(speedSelect.value)); } },
+      SPEEDS.map(function (v) { return h("option", { value: String(v) }, v + "\u00d7"); }));
+    speedSelect.value = "1";
+    function kbd(text) { return h("kbd", null, text); }
+    var keysHint = h("p", { class: "keys muted small", id: "keys" }, "Keys: ",
+      kbd("Space"), " play/pause \u00b7 ", kbd("\u2190"), " ", kbd("\u2192"), " step \u00b7 ",
+      kbd("Shift"), "+", kbd("\u2190"), " ", kbd("\u2192"), " event \u00b7 ", kbd("Home"), " ", kbd("End"),
+      " first/last \u00b7 ", kbd("\u2212"), " ", kbd("+"), " speed");
     var slider = h("input", { type: "range", min: 0, max: last, value: 0, class: "slider", "aria-label": "frame",
       oninput: function () { go(Number(slider.value)); } });
     var seatSelect = h("select", { id: "view-as", "aria-label": "whose view",
@@ -1016,7 +1030,9 @@
         h("div", { class: "buttons" }, bFirst, bPrev, bPlay, bNext, bLast, counter),
         h("div", { class: "buttons events" }, bPrevEvent, bNextEvent),
         slider,
-        h("label", { class: "viewas" }, "Show ", seatSelect)),
+        h("label", { class: "viewas" }, "Show ", seatSelect),
+        h("label", { class: "viewas speed" }, "Speed ", speedSelect),
+        keysHint),
       banner,
       h("div", { class: "board" },
         h("div", { class: "main-col" }, status, seatsBox),
@@ -1220,7 +1236,19 @@
       if (at === last) go(0);
       fill(bPlay, icon("pause"), " pause");
       bPlay.classList.add("on");
-      timer = setInterval(function () { if (at >= last) stop(); else go(at + 1); }, 650);
+      run();
+    }
+
+    function run() {
+      if (timer) clearInterval(timer);
+      timer = setInterval(function () { if (at >= last) stop(); else go(at + 1); }, FRAME_MS / speed);
+    }
+
+    function setSpeed(v) {
+      if (SPEEDS.indexOf(v) < 0) return;
+      speed = v;
+      speedSelect.value = String(v);
+      if (timer) run(); // playing: on at the new speed
     }
 
     // The total over the game, with the current frame marked; click to jump.
@@ -1284,7 +1312,10 @@
     }
 
     function keydown(e) {
-      if (e.shiftKey && e.key === "ArrowRight") bNextEvent.click();
+      if (e.key === " ") { if (!e.repeat) toggle(); }
+      else if (e.key === "-" || e.key === "_") setSpeed(SPEEDS[Math.max(0, SPEEDS.indexOf(speed) - 1)]);
+      else if (e.key === "+" || e.key === "=") setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(speed) + 1)]);
+      else if (e.shiftKey && e.key === "ArrowRight") bNextEvent.click();
       else if (e.shiftKey && e.key === "ArrowLeft") bPrevEvent.click();
       else if (e.key === "ArrowRight") go(at + 1);
       else if (e.key === "ArrowLeft") go(at - 1);
@@ -1441,12 +1472,25 @@
     if (state.liveTimer) { clearInterval(state.liveTimer); state.liveTimer = null; }
   }
 
+  // A key is the page's once: Space on a focused button plays or pauses, and the
+  // browser's own click of that button on the key's release is cancelled. Keys typed
+  // in a text box or a list are theirs; a slider keeps its arrows (it steps itself).
+  var spaceTaken = false;
   function onKey(e) {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
     var t = e.target;
     var tag = t && t.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || (t && t.isContentEditable)) return;
-    if (view && view.keydown && view.keydown(e)) e.preventDefault();
+    var space = e.key === " ";
+    if (tag === "SELECT" || tag === "TEXTAREA" || (t && t.isContentEditable)) return;
+    if (tag === "INPUT" && !(space && t.type === "range")) return;
+    if (view && view.keydown && view.keydown(e)) {
+      e.preventDefault();
+      if (space) spaceTaken = true;
+    }
+  }
+
+  function onKeyUp(e) {
+    if (e.key === " " && spaceTaken) { spaceTaken = false; e.preventDefault(); }
   }
 
   var resizeTimer = null;
@@ -1469,6 +1513,7 @@
     window.addEventListener("hashchange", onHash);
     window.addEventListener("resize", onResize);
     document.addEventListener("keydown", onKey);
+    document.addEventListener("keyup", onKeyUp);
     onHash();
     startLive();
   }
