@@ -277,3 +277,76 @@ def test_the_speed_setting_changes_the_pace(page: Any, points_site: Path) -> Non
     expect(page.locator("#speed")).to_have_value("1")
     page.keyboard.press("+")
     expect(page.locator("#speed")).to_have_value("2")
+
+
+# -- 5. the game list -------------------------------------------------------------------
+
+
+def shown_games(page: Any) -> list[str]:
+    return list(
+        page.locator("#games-body tbody tr").evaluate_all("rs => rs.map(r => r.dataset.game)")
+    )
+
+
+def expect_games(page: Any, ids: list[str]) -> None:
+    """The list shows these games, in this order (once the page has caught up)."""
+    for _ in range(50):
+        if shown_games(page) == ids:
+            return
+        page.wait_for_timeout(100)
+    assert shown_games(page) == ids
+
+
+def test_the_game_list_finds_sorts_and_filters_won_or_lost(page: Any, league_site: Path) -> None:
+    """Finding 5: no search by id or bot, no sort, no won/lost filter."""
+    base = (league_site / "index.html").as_uri()
+    games = games_of(league_site)
+    page.goto(f"{base}#/games")
+    page.wait_for_selector("#games-body table")
+    expect_games(page, [g["id"] for g in games])
+    expect(page.locator("#filter-result")).to_be_hidden()  # no bot chosen
+
+    # by a part of an id, in any case
+    page.fill("#filter-text", games[3]["id"].upper())
+    expect(page.locator("#games-body tbody tr")).to_have_count(1)
+    expect_games(page, [games[3]["id"]])
+    # by a part of a bot's name; a space typed is the box's, not the page's
+    page.fill("#filter-text", "")
+    page.type("#filter-text", " cat ")
+    with_cat = [g["id"] for g in games if "cat" in g["seats"]]
+    expect(page.locator("#games-body tbody tr")).to_have_count(len(with_cat))
+    expect_games(page, with_cat)
+    assert page.input_value("#filter-text") == " cat "
+    assert "q=%20cat%20" in page.url
+    page.reload()  # the URL keeps it
+    page.wait_for_selector("#games-body table")
+    assert page.input_value("#filter-text") == " cat "
+    expect_games(page, with_cat)
+    page.fill("#filter-text", "")
+
+    # sorts by length
+    page.select_option("#sort", "longest")
+    expect(page.locator("#sort")).to_have_value("longest")
+    order = sorted(range(len(games)), key=lambda i: (-games[i]["plays"], i))
+    expect_games(page, [games[i]["id"] for i in order])
+    page.select_option("#sort", "newest")
+    expect_games(page, [g["id"] for g in reversed(games)])
+    page.select_option("#sort", "played")
+
+    # won or lost, of the bot chosen
+    page.select_option("#filter-bot", "ann")
+    expect(page.locator("#filter-result")).to_be_visible()
+    page.select_option("#filter-result", "won")
+    won = [
+        g["id"] for g in games if "ann" in g["seats"] and g["places"][g["seats"].index("ann")] == 1
+    ]
+    lost = [
+        g["id"] for g in games if "ann" in g["seats"] and g["places"][g["seats"].index("ann")] != 1
+    ]
+    assert won
+    assert lost
+    expect(page.locator("#games-count")).to_have_text(f"{len(won)} of {len(games)} games")
+    expect_games(page, won)
+    page.select_option("#filter-result", "lost")
+    expect(page.locator("#games-count")).to_have_text(f"{len(lost)} of {len(games)} games")
+    expect_games(page, lost)

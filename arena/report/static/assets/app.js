@@ -2,7 +2,8 @@
  *
  * Data arrives as scripts (file:// forbids fetch): data/league.js, data/games.js and
  * data/games/<id>.js each call ARENA.receive(kind, payload). Pages are routes in the
- * URL hash: #/ (standings), #/h2h, #/bot/NAME, #/games?bot=NAME&outcome=faults|cap|all,
+ * URL hash: #/ (standings), #/h2h, #/bot/NAME,
+ * #/games?bot=NAME&outcome=faults|cap|all&result=won|lost&sort=newest|shortest|longest&q=TEXT,
  * #/game/ID?frame=N&seat=K, and #/game/ID?fault=NAME (opens on the fault of that bot).
  *
  * Everything in the data is untrusted text (bot names, fault messages): the DOM is
@@ -154,8 +155,11 @@
     index: function () { return "#/"; },
     h2h: function () { return "#/h2h"; },
     bot: function (name) { return "#/bot/" + enc(name); },
-    games: function (bot, outcome) {
-      return "#/games" + query({ bot: bot, outcome: outcome && outcome !== "all" ? outcome : null });
+    games: function (bot, outcome, more) {
+      more = more || {};
+      return "#/games" + query({ bot: bot, outcome: outcome && outcome !== "all" ? outcome : null,
+        result: bot && more.result && more.result !== "all" ? more.result : null,
+        sort: more.sort && more.sort !== "played" ? more.sort : null, q: more.q });
     },
     game: function (id, frame, seat, fault) {
       return "#/game/" + enc(id) + query({ frame: frame || null, seat: seat, fault: fault });
@@ -756,8 +760,33 @@
     return o === "faults" || o === "cap" ? o : "all";
   }
 
-  function matches(g, bot, outcome) {
-    if (bot && (g.seats || []).indexOf(bot) < 0) return false;
+  var SORTS = {
+    played: "in the order played",
+    newest: "last played first",
+    shortest: "fewest plays first",
+    longest: "most plays first",
+  };
+
+  function filtersOf(params) {
+    var bot = params.bot || "";
+    var result = params.result === "won" || params.result === "lost" ? params.result : "all";
+    return { bot: bot, outcome: outcomeOf(params), result: bot ? result : "all",
+      sort: Object.prototype.hasOwnProperty.call(SORTS, params.sort) ? params.sort : "played", q: params.q || "" };
+  }
+
+  // The text filter: a part of the game's id or of a bot's name, in any case.
+  function textMatches(g, q) {
+    q = q.trim().toLowerCase();
+    if (!q) return true;
+    if (String(g.id).toLowerCase().indexOf(q) >= 0) return true;
+    return (g.seats || []).some(function (n) { return String(n).toLowerCase().indexOf(q) >= 0; });
+  }
+
+  function matches(g, bot, outcome, result) {
+    var seat = bot ? (g.seats || []).indexOf(bot) : -1;
+    if (bot && seat < 0) return false;
+    if (result === "won" && (g.places || [])[seat] !== 1) return false;
+    if (result === "lost" && (!isNum((g.places || [])[seat]) || g.places[seat] === 1)) return false;
     if (outcome === "faults") {
       var faults = (g.faults || []).filter(function (f) { return !bot || f[0] === bot; });
       return faults.length > 0 || (!!g.forfeit && !bot);
@@ -767,8 +796,24 @@
   }
 
   function gamesView(route) {
-    var filters = { bot: route.params.bot || "", outcome: outcomeOf(route.params) };
+    var filters = filtersOf(route.params);
     var limit = PAGE_ROWS;
+    var textBox = h("input", { type: "search", id: "filter-text", placeholder: "game id or bot name",
+      "aria-label": "filter by game id or bot name", autocomplete: "off", spellcheck: "false",
+      oninput: function () {
+        filters.q = textBox.value;
+        limit = PAGE_ROWS;
+        // Each letter is no new page to go back to: the URL is replaced, not added to.
+        try { history.replaceState(null, "", url()); } catch (e) { /* some file:// setups refuse */ }
+        draw();
+      } });
+    var resultSelect = h("select", { id: "filter-result", onchange: go },
+      h("option", { value: "all" }, "won or lost"),
+      h("option", { value: "won" }, "won"),
+      h("option", { value: "lost" }, "lost"));
+    var resultLabel = h("label", null, "Result ", resultSelect);
+    var sortSelect = h("select", { id: "sort", onchange: go },
+      Object.keys(SORTS).map(function (k) { return h("option", { value: k }, SORTS[k]); }));
     var botSelect = h("select", { id: "filter-bot", onchange: go });
     var outcomeSelect = h("select", { id: "filter-outcome", onchange: go },
       h("option", { value: "all" }, "all games"),
@@ -781,12 +826,18 @@
       section(null, [
         h("div", { class: "filters" },
           h("label", null, "Bot ", botSelect),
-          h("label", null, "Outcome ", outcomeSelect)),
+          h("label", null, "Outcome ", outcomeSelect),
+          resultLabel,
+          h("label", null, "Sort ", sortSelect),
+          h("label", { class: "search" }, "Find ", textBox)),
         countLine, body]));
 
-    function go() {
-      location.hash = href.games(botSelect.value, outcomeSelect.value);
+    function url() {
+      return href.games(botSelect.value, outcomeSelect.value,
+        { result: resultSelect.value, sort: sortSelect.value, q: textBox.value });
     }
+
+    function go() { location.hash = url(); }
 
     function fillBots() {
       var names = botOrder();
@@ -795,6 +846,10 @@
         names.map(function (n) { return h("option", { value: n }, n); }));
       botSelect.value = filters.bot;
       outcomeSelect.value = filters.outcome;
+      resultSelect.value = filters.result;
+      resultLabel.hidden = !filters.bot; // won or lost: of the bot chosen
+      sortSelect.value = filters.sort;
+      if (textBox.value !== filters.q) textBox.value = filters.q;
     }
 
     function row(g, index) {
@@ -828,7 +883,18 @@
       if (!state.games) return;
       var all = state.games;
       var list = [];
-      all.forEach(function (g, i) { if (matches(g, filters.bot, filters.outcome)) list.push([g, i]); });
+      all.forEach(function (g, i) {
+        if (matches(g, filters.bot, filters.outcome, filters.result) && textMatches(g, filters.q)) list.push([g, i]);
+      });
+      if (filters.sort === "newest") list.reverse();
+      else if (filters.sort === "shortest" || filters.sort === "longest") {
+        var sign = filters.sort === "shortest" ? 1 : -1;
+        list.sort(function (a, b) {
+          var pa = isNum(a[0].plays) ? a[0].plays : null, pb = isNum(b[0].plays) ? b[0].plays : null;
+          if (pa === null || pb === null) return (pa === null) - (pb === null) || a[1] - b[1]; // unknown last
+          return sign * (pa - pb) || a[1] - b[1];
+        });
+      }
       countLine.textContent = list.length === all.length ? count(all.length) + " games"
         : count(list.length) + " of " + count(all.length) + " games";
       if (!list.length) { fill(body, notice("No game matches.")); return; }
@@ -851,7 +917,7 @@
       title: "Games",
       mounted: function () { fillBots(); fetchList(false); },
       params: function (r) {
-        filters = { bot: r.params.bot || "", outcome: outcomeOf(r.params) };
+        filters = filtersOf(r.params);
         limit = PAGE_ROWS;
         draw();
       },
