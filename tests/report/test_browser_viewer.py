@@ -26,7 +26,7 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
     replay_of,
 )
 
-from .sites import league
+from .sites import league, random_bot
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 
@@ -350,3 +350,23 @@ def test_the_game_list_finds_sorts_and_filters_won_or_lost(page: Any, league_sit
     page.select_option("#filter-result", "lost")
     expect(page.locator("#games-count")).to_have_text(f"{len(lost)} of {len(games)} games")
     expect_games(page, lost)
+
+
+# -- 6. words -----------------------------------------------------------------------------
+
+
+def test_a_league_of_one_game_says_so_in_the_singular(page: Any, tmp_path: Path) -> None:
+    """Finding 6: "all 1 finishing orders"."""
+    for name in ("ann", "bob"):
+        random_bot(tmp_path / "bots", name)
+    store = tmp_path / "league.sqlite"
+    arena("league", "--bots", tmp_path / "bots", "--store", store, "--table-size", "2",
+          "--games-per-table", "1", "--max-tables", "1", "-j", "1", "--sandbox", "none",
+          "-q")  # fmt: skip
+    arena("report", store, "-o", tmp_path / "site")
+    assert len(games_of(tmp_path / "site")) == 1
+    page.goto((tmp_path / "site" / "index.html").as_uri())
+    page.wait_for_selector("table.standings")
+    text = page.text_content(".standings-panel")
+    assert "the one finishing order" in text
+    assert "1 finishing orders" not in text

@@ -468,7 +468,7 @@
     var bits = [];
     if (st.method === "sequential") bits.push("Elo: classic sequential updates" + (isNum(st.k_factor) ? " (K = " + st.k_factor + ")" : "") + ", in game order.");
     else {
-      bits.push("Elo: Plackett\u2013Luce fit of all " + count(st.games) + " finishing orders" +
+      bits.push("Elo: Plackett\u2013Luce fit of " + (st.games === 1 ? "the one finishing order" : "all " + count(st.games) + " finishing orders") +
         (isNum(st.prior) && st.prior > 0 ? ", with a prior of " + st.prior + (st.prior === 1 ? " pseudo-win and 1 pseudo-loss" : " pseudo-wins and " + st.prior + " pseudo-losses") + " per bot" : "") +
         (isNum(st.mean) ? "; the bots average " + st.mean + "." : "."));
     }
