@@ -81,14 +81,15 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             continue
         events = [event_to_dict(e) for e in game.events[seen:]]
         seen = len(game.events)
+        told = [_in_words(e) for e in events]
         out += [
             {"seat": e["seat"], "cause": e["cause"], "place": e["place"]}
             for e in events
             if e["type"] == "eliminated"
         ]
-        text = "; ".join(describe(e, names).strip() for e in events)
+        text = "; ".join(describe(e, names).strip() for e in told)
         if kind == "fault":
-            text = f"{names[seat]} (seat {seat}) faults: {record['cause']}" + (
+            text = f"{names[seat]} (seat {seat}) faults: {_words(record['cause'])}" + (
                 f"; {text}" if text else ""
             )
         frames.append(_frame(game, len(frames), seat, step, text, card, ms, out))
@@ -111,6 +112,26 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             if r["type"] == "fault"
         ],
     }
+
+
+CAUSE_WORDS = {
+    "cannot_play": "could not play",
+    "target": "reached the target",
+    "malformed": "malformed message",
+    "illegal": "illegal choice",
+}
+"""Causes in the move text as words, not codes (the viewer's CAUSE_TEXT says the same)."""
+
+
+def _words(cause: Any) -> Any:
+    return CAUSE_WORDS.get(cause, cause) if isinstance(cause, str) else cause
+
+
+def _in_words(event: Record) -> Record:
+    """An event to describe with its cause in words (the frames keep the code)."""
+    if event.get("type") == "eliminated" and "cause" in event:
+        return {**event, "cause": _words(event["cause"])}
+    return event
 
 
 def _game_text(head: Record, config: GameConfig) -> str:

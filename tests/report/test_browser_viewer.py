@@ -370,3 +370,19 @@ def test_a_league_of_one_game_says_so_in_the_singular(page: Any, tmp_path: Path)
     text = page.text_content(".standings-panel")
     assert "the one finishing order" in text
     assert "1 finishing orders" not in text
+
+
+def test_move_texts_say_causes_in_words(page: Any, points_site: Path, league_site: Path) -> None:
+    """Finding 6: raw cause codes (cannot_play) in the move text."""
+    for site in (points_site, league_site):
+        for game in [replay_of(site, g["id"]) for g in games_of(site) if not g.get("withheld")]:
+            assert not any("cannot_play" in f["text"] for f in game["frames"]), game["id"]
+
+    def out_unable(frame: dict[str, Any]) -> bool:
+        return any(e["cause"] == "cannot_play" for e in frame["eliminated"])
+
+    replays = [replay_of(league_site, g["id"]) for g in games_of(league_site)]
+    game = next(r for r in replays if out_unable(r["frames"][-1]))
+    at = next(i for i, f in enumerate(game["frames"]) if out_unable(f))
+    page.goto(replay_url(league_site, game["id"], f"?frame={at}"))
+    expect(page.locator("#step-text")).to_contain_text("is out (could not play)")
