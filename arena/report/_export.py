@@ -213,6 +213,8 @@ class LeagueData:
             lambda: defaultdict(lambda: {"games": 0, "above": 0, "below": 0})
         )
         self._faults: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        self._messages: dict[str, dict[str, str]] = defaultdict(dict)
+        """The message of each bot's first fault in a game, by game id (of played games)."""
 
     def update(self, each: Callable[[str, list[Record]], None] | None = None) -> list[str]:
         """Read the games recorded since the last update; returns their ids. `each` is
@@ -259,6 +261,11 @@ class LeagueData:
                     if record.get("type") == "decision":
                         seat = record_seat(record, len(names))
                         self._think[names[seat]].append(float(record["ms"]))
+                    elif record.get("type") == "fault":
+                        seat = record_seat(record, len(names))
+                        message = record.get("message")
+                        if isinstance(message, str):
+                            self._messages[names[seat]].setdefault(game_id, clipped(message))
                 if each is not None and not self.withheld(game_id):
                     each(game_id, log)
         return list(new)
@@ -346,6 +353,7 @@ class LeagueData:
             "places_by_seat": places,
             "versus": {k: dict(v) for k, v in sorted(self._versus[name].items())},
             "faults": {k: list(v) for k, v in self._faults[name].items()},
+            "fault_messages": dict(self._messages.get(name, {})),
             "think_ms": {
                 "median": round(statistics.median(think), 3) if think else None,
                 "max": round(max(think), 3) if think else None,

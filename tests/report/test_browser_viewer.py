@@ -386,3 +386,16 @@ def test_move_texts_say_causes_in_words(page: Any, points_site: Path, league_sit
     at = next(i for i, f in enumerate(game["frames"]) if out_unable(f))
     page.goto(replay_url(league_site, game["id"], f"?frame={at}"))
     expect(page.locator("#step-text")).to_contain_text("is out (could not play)")
+
+
+def test_the_bot_page_lists_its_fault_messages(page: Any, league_site: Path) -> None:
+    """Finding 6: the bot page's fault list had no fault messages."""
+    base = (league_site / "index.html").as_uri()
+    faulted = [g for g in games_of(league_site) if any(f[0] == "crashy" for f in g["faults"])]
+    assert faulted
+    page.goto(base + "#" + bot_route("crashy"))
+    page.wait_for_selector("ul.faults")
+    for g in faulted:
+        message = next(f["message"] for f in replay_of(league_site, g["id"])["faults"])
+        item = page.locator(f'ul.fault-games li[data-game="{g["id"]}"]')
+        expect(item).to_contain_text(message)

@@ -732,14 +732,23 @@
     }
 
     var causes = Object.keys(faults).filter(function (c) { return (faults[c] || []).length; });
+    var messages = info.fault_messages || {};
+    function faultLink(id) {
+      return h("a", { href: href.game(id, null, null, name), class: "game-id", title: "open game " + id + " at the fault" }, id);
+    }
     var faultBody = causes.length ? h("ul", { class: "faults" }, causes.map(function (c) {
       var ids = faults[c];
+      var shown = ids.slice(0, 100);
+      var told = shown.some(function (id) { return typeof own(messages, id) === "string"; });
       return h("li", { dataset: { cause: c } },
         h("span", { class: "badge bad" }, causeText(c)), " ", count(ids.length), " ",
-        ids.length === 1 ? "game" : "games", ": ",
-        h("span", { class: "ids" }, ids.slice(0, 100).map(function (id) {
-          return h("a", { href: href.game(id, null, null, name), class: "game-id", title: "open game " + id + " at the fault" }, id);
-        })),
+        ids.length === 1 ? "game" : "games", told ? ":" : ": ",
+        // With the bot's messages, a game a line; without, the ids in a row.
+        told ? h("ul", { class: "fault-games" }, shown.map(function (id) {
+          var m = own(messages, id);
+          return h("li", { dataset: { game: id } }, faultLink(id),
+            typeof m === "string" ? h("span", { class: "message" }, " " + m) : null);
+        })) : h("span", { class: "ids" }, shown.map(faultLink)),
         ids.length > 100 ? h("a", { href: href.games(name, "faults") }, " and " + count(ids.length - 100) + " more") : null);
     })) : notice("No faults.", "good");
     parts.push(section("Faults", faultBody));
