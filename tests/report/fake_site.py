@@ -481,6 +481,7 @@ def _league(replays: list[dict[str, Any]], fmt: str, live: bool, total: int) -> 
         places_by_seat = [[0, 0, 0] for _ in range(3)]
         versus: dict[str, dict[str, int]] = {}
         faults: dict[str, list[str]] = {}
+        messages: dict[str, str] = {}
         games = wins = 0
         for game in replays:
             if name not in game["names"]:
@@ -501,12 +502,14 @@ def _league(replays: list[dict[str, Any]], fmt: str, live: bool, total: int) -> 
             for fault in game["faults"]:
                 if fault["seat"] == seat:
                     faults.setdefault(fault["cause"], []).append(game["id"])
+                    messages.setdefault(game["id"], fault["message"])
         bots[name] = {
             "games": games,
             "wins": wins,
             "places_by_seat": places_by_seat,
             "versus": versus,
             "faults": faults,
+            "fault_messages": messages,
             "think_ms": {
                 "median": round(statistics.median(think), 3) if think else None,
                 "max": max(think) if think else None,

@@ -450,6 +450,8 @@ def test_hostile_text_stays_text(watch_page: tuple[Any, Watch], site: fake_site.
         check_no_injection(page)
     open_page(page, site.url, bot_route(bot))
     expect(page.locator("h1")).to_have_text(bot)
+    expect(page.locator("ul.fault-games .message").get_by_text(message)).to_have_count(1)
+    check_no_injection(page)
     game = fault_game(site)
     open_page(page, site.url, game_route(game["id"]))
     page.keyboard.press("End")
