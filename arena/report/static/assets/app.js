@@ -1042,7 +1042,7 @@
     }
     var bFirst = button(icon("first"), "first frame (Home)", function () { go(0); }, "icon");
     var bPrev = button(icon("prev"), "previous frame (Left)", function () { go(at - 1); }, "icon");
-    var bPlay = button([icon("play"), " play"], "play or pause (Space)", toggle, "play");
+    var bPlay = button([icon("play"), h("span", { class: "label" }, " play")], "play or pause (Space)", toggle, "play");
     bPlay.id = "play";
     var bNext = button(icon("next"), "next frame (Right)", function () { go(at + 1); }, "icon");
     bNext.id = "next-frame";
@@ -1102,11 +1102,10 @@
 
     var el = h("div", { class: "replay" }, head,
       h("div", { class: "controls panel" },
-        h("div", { class: "buttons" }, bFirst, bPrev, bPlay, bNext, bLast, counter),
-        h("div", { class: "buttons events" }, bPrevEvent, bNextEvent),
+        h("div", { class: "buttons" }, bFirst, bPrev, bPlay, bNext, bLast, speedSelect),
+        h("div", { class: "buttons events" }, counter, bPrevEvent, bNextEvent),
         slider,
         h("label", { class: "viewas" }, "Show ", seatSelect),
-        h("label", { class: "viewas speed" }, "Speed ", speedSelect),
         keysHint),
       banner,
       h("div", { class: "board" },
@@ -1302,14 +1301,14 @@
 
     function stop() {
       if (timer) { clearInterval(timer); timer = null; }
-      fill(bPlay, icon("play"), " play");
+      fill(bPlay, icon("play"), h("span", { class: "label" }, " play"));
       bPlay.classList.remove("on");
     }
 
     function toggle() {
       if (timer) { stop(); return; }
       if (at === last) go(0);
-      fill(bPlay, icon("pause"), " pause");
+      fill(bPlay, icon("pause"), h("span", { class: "label" }, " pause"));
       bPlay.classList.add("on");
       run();
     }
