@@ -172,9 +172,13 @@ class Standings:
                 )
             else:
                 how = "without a prior (plain maximum likelihood)"
+            orders = (
+                "the one finishing order"
+                if self.games == 1
+                else f"all {self.games:,} finishing orders"
+            )
             lines.append(
-                f"Elo: Plackett–Luce fit of all {self.games} finishing orders, {how}; "
-                f"the bots average {self.mean:g}."
+                f"Elo: Plackett–Luce fit of {orders}, {how}; the bots average {self.mean:g}."
             )
             if self.intervals == "fisher":
                 lines.append("±: 95% interval from the Fisher information.")

@@ -58,6 +58,14 @@ def test_prints_the_standings(games: Path) -> None:
     assert "Plackett–Luce fit of all 4 finishing orders" in result.stdout
 
 
+def test_the_notes_count_one_finishing_order_as_one(tmp_path: Path) -> None:
+    path = tmp_path / "one.csv"
+    path.write_text("game,player,place\ng,ann,1\ng,bob,2\n")
+    result = run(str(path))
+    assert result.exit_code == 0, result.output
+    assert "Plackett–Luce fit of the one finishing order, with a prior" in result.stdout
+
+
 def test_stdin(games: Path) -> None:
     from_file = run(str(games), "-f", "json")
     from_stdin = run("-", "-f", "json", stdin=GAMES)
