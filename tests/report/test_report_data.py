@@ -176,7 +176,7 @@ def _damaged_copy(store: Path, bad: Path, damage: str) -> Path:
     ("damage", "message"),
     [
         ("settings", "the store is damaged (setting 'league': [1, 2])"),
-        ("replay", "not a replay arena can read (KeyError"),
+        ("replay", "not a replay arena can read (a record lacks the field 'seat')"),
     ],
 )
 async def test_arena_serve_says_why_it_cannot_read_a_damaged_store(
