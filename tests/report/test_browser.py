@@ -355,7 +355,7 @@ def browser() -> Iterator[Any]:
 def watch_page(browser: Any) -> Iterator[tuple[Any, Watch]]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.set_default_timeout(5000)
+    page.set_default_timeout(10000)  # real bots' sites on a busy machine
     watch = Watch(page)
     yield page, watch
     context.close()

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from tests.report.test_browser import (  # also skips without chromium or playwright
-    Watch,
     browser,  # noqa: F401  (a fixture)
     check_layout,
     check_replay,
@@ -31,22 +30,14 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
     replay_of,
 )
 
+from . import test_browser
 from .sites import league
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 
+watch_page, page = test_browser.watch_page, test_browser.page  # the fixtures, shared
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    tab = context.new_page()
-    tab.set_default_timeout(10000)
-    watch = Watch(tab)
-    yield tab
-    context.close()
-    watch.check()
 
 
 @pytest.fixture(scope="module")

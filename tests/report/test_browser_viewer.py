@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.report.test_browser import (  # also skips without chromium or playwright
-    Watch,
     bot_route,
     browser,  # noqa: F401  (a fixture)
     check_layout,
@@ -26,23 +24,15 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
     replay_of,
 )
 
+from . import test_browser
 from .sites import league, random_bot
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 
+watch_page, page = test_browser.watch_page, test_browser.page  # the fixtures, shared
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "example_bots" / "python"
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    tab = context.new_page()
-    tab.set_default_timeout(10000)
-    watch = Watch(tab)
-    yield tab
-    context.close()
-    watch.check()
 
 
 def arena(*args: object) -> None:
