@@ -107,7 +107,7 @@ async def match_overhead(seats: int) -> tuple[float, float]:
     spec = load_manifest(BOT)
     specs = [dataclasses.replace(spec, name=f"p{i}") for i in range(seats)]
     played: list[float] = []
-    play_game = pool_module.play_game
+    play_game = pool_module.play_game  # type: ignore[attr-defined]
 
     async def timed_game(*args: object, **kwargs: object) -> object:
         start = time.perf_counter()
@@ -116,13 +116,13 @@ async def match_overhead(seats: int) -> tuple[float, float]:
         finally:
             played.append(time.perf_counter() - start)
 
-    pool_module.play_game = timed_game  # type: ignore[assignment]
+    pool_module.play_game = timed_game  # type: ignore[attr-defined,assignment]
     try:
         start = time.perf_counter()
         await run_match(specs, GameConfig(players=seats), games=1, seed=1, settings=settings())
         total = time.perf_counter() - start
     finally:
-        pool_module.play_game = play_game
+        pool_module.play_game = play_game  # type: ignore[attr-defined]
     return total - played[0], played[0]
 
 
@@ -146,8 +146,8 @@ def schedule_figures() -> tuple[float, float, int]:
                 value = action(store)
                 return time.perf_counter() - start, value
 
-        compute, first = timed(lambda store: _schedule(config, names, store))
-        read, again = timed(lambda store: _schedule(config, names, store))
+        compute, first = timed(lambda store: _schedule(config, names, store, print))
+        read, again = timed(lambda store: _schedule(config, names, store, print))
         assert first == again
         return compute, read, len(first.games) // config.games_per_table  # type: ignore[attr-defined]
 
