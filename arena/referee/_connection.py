@@ -151,6 +151,7 @@ class Connection:
         write_fd, read_fd = fds
         late = f"no {what} in time"
         self._write(protocol.encode_frame(message), write_fd, deadline, stop_fd, late, message)
+        decoder = self._decoder
         if (reply := self._take(what)) is not None:
             return reply
         # One poller serves every exchange of a game (the same pipe and stop_fd).
@@ -160,24 +161,41 @@ class Connection:
             self._poller.register(read_fd, _IN)
             self._poller.register(stop_fd, _IN)
             self._poller_key = key
-        poller = self._poller
-        ready = False  # an event is known to be waiting (no need to poll for it)
+        poll = self._poller.poll
+        then = None
         if slow is not None:
             after, then = slow
-            ready = _wait(poller, min(deadline, time.perf_counter() + after), stop_fd, None)
-            if not ready:
-                then()
+            wake = time.perf_counter() + after
+        else:
+            wake = deadline
+        # The common case, a quick answer, costs one poll and one read. Each wait lasts
+        # until `wake` (the slow mark, then the deadline), rounded up to a whole ms.
         while True:
-            if not ready:
-                _wait(poller, deadline, stop_fd, late)
-            ready = False
+            now = time.perf_counter()
+            if now >= deadline:
+                raise BotTimeout(late)
+            if now >= wake:
+                assert then is not None
+                then()
+                then = None
+                wake = deadline
+            events = poll(math.ceil((min(wake, deadline) - now) * 1000))
+            if not events:
+                continue
+            for fd, _ in events:
+                if fd == stop_fd:
+                    raise Stopped
             try:
                 data = os.read(read_fd, _READ)
             except BlockingIOError:
                 continue
             except OSError as err:
                 raise BotCrashed(f"pipe broken while waiting for {what}") from err
-            self._got(data)
+            if not data:
+                self._eof = True
+            else:
+                self.last_bytes = data[:64]
+                decoder.feed(data)
             if (reply := self._take(what)) is not None:
                 return reply
 
@@ -219,19 +237,16 @@ class Connection:
             await self._stream.aclose()
 
 
-def _wait(poller: select.poll, deadline: float, stop_fd: int, late: str | None) -> bool:
-    """Block until `poller` has an event (not only on `stop_fd`): True then; at
-    `deadline` raise BotTimeout(late), or with `late` None return False; raise Stopped
-    if `stop_fd` is readable."""
+def _wait(poller: select.poll, deadline: float, stop_fd: int, late: str) -> None:
+    """Block until `poller` has an event (not only on `stop_fd`); at `deadline` raise
+    BotTimeout(late); raise Stopped if `stop_fd` is readable."""
     while True:
         left = deadline - time.perf_counter()
         if left <= 0:
-            if late is None:
-                return False
             raise BotTimeout(late)
         events = poller.poll(math.ceil(left * 1000))
         for fd, _ in events:
             if fd == stop_fd:
                 raise Stopped
         if events:
-            return True
+            return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Iterator
 
@@ -130,3 +131,56 @@ async def test_a_stop_wakes_the_wait_at_once(pipes: Pipes) -> None:
 async def test_other_streams_have_no_pipes() -> None:
     left, _right = trio.testing.memory_stream_pair()
     assert Connection(left).pipe_fds() is None
+
+
+# The `slow` hook: how the referee stops the other seats' processes once a decision has
+# run for a while (SPEC §8.5), and only then.
+
+
+async def test_a_quick_answer_never_calls_the_slow_hook(pipes: Pipes) -> None:
+    calls: list[float] = []
+    pipes.answer(frame({"type": "action", "request_id": 1, "choice": 0}))
+    slow = (0.05, lambda: calls.append(time.perf_counter()))
+    reply = pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read, slow)
+    assert reply["choice"] == 0
+    assert calls == []
+
+
+async def test_a_slow_answer_calls_the_hook_once_and_still_counts(pipes: Pipes) -> None:
+    calls: list[float] = []
+    start = time.perf_counter()
+    answer = threading.Timer(
+        0.15, pipes.answer, [frame({"type": "action", "request_id": 1, "choice": 3})]
+    )
+    answer.start()
+    try:
+        slow = (0.03, lambda: calls.append(time.perf_counter()))
+        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read, slow)
+    finally:
+        answer.join()
+    assert reply["choice"] == 3
+    assert len(calls) == 1
+    assert calls[0] - start >= 0.03
+
+
+async def test_a_slow_mark_after_the_deadline_is_still_a_timeout(pipes: Pipes) -> None:
+    calls: list[float] = []
+    start = time.perf_counter()
+    slow = (10.0, lambda: calls.append(time.perf_counter()))
+    with pytest.raises(BotTimeout, match=r"^no action in time$"):
+        pipes.connection.exchange_blocking(ACT, "action", soon(0.1), pipes.stop_read, slow)
+    assert time.perf_counter() - start < 5
+    assert calls == []
+
+
+async def test_a_stop_after_the_slow_mark_wakes_the_wait(pipes: Pipes) -> None:
+    calls: list[float] = []
+    stop = threading.Timer(0.1, os.write, [pipes.stop_write, b"x"])
+    stop.start()
+    try:
+        slow = (0.02, lambda: calls.append(time.perf_counter()))
+        with pytest.raises(Stopped):
+            pipes.connection.exchange_blocking(ACT, "action", soon(30), pipes.stop_read, slow)
+    finally:
+        stop.join()
+    assert len(calls) == 1
