@@ -50,19 +50,23 @@ typecheck: setup
 pytest: setup
 	$(BIN)/pytest -q
 
+# Benchmarks run with bytecode cached: under PYTHONDONTWRITEBYTECODE every fresh
+# process would compile arena again, which is not what a user's runs cost.
+BENCH = env -u PYTHONDONTWRITEBYTECODE $(BIN)/python
+
 bench: setup bots
-	$(BIN)/python bench/rules.py
-	$(BIN)/python bench/referee.py
-	$(BIN)/python bench/league.py
-	$(BIN)/python bench/cluster.py
-	$(BIN)/python bench/large_league.py
-	$(BIN)/python bench/ratings.py
-	$(BIN)/python bench/bootstrap_coverage.py
-	$(BIN)/python bench/report.py
-	$(BIN)/python bench/places_csv.py
-	$(BIN)/python bench/standings.py
-	$(BIN)/python bench/sprt.py
-	$(BIN)/python bench/startup.py
+	$(BENCH) bench/rules.py
+	$(BENCH) bench/referee.py
+	$(BENCH) bench/league.py
+	$(BENCH) bench/cluster.py
+	$(BENCH) bench/large_league.py
+	$(BENCH) bench/ratings.py
+	$(BENCH) bench/bootstrap_coverage.py
+	$(BENCH) bench/report.py
+	$(BENCH) bench/places_csv.py
+	$(BENCH) bench/standings.py
+	$(BENCH) bench/sprt.py
+	$(BENCH) bench/startup.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
