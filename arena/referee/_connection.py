@@ -74,7 +74,21 @@ class Connection:
         raise BotTimeout(f"no {what} in time")
 
     async def exchange(self, message: dict[str, Any], what: str) -> dict[str, Any]:
-        """Send `message` and receive the answer, under the caller's cancel scope."""
+        """Send `message` and receive the answer, under the caller's cancel scope.
+
+        Raises BotMalformed, before sending, if the bot has sent anything since its
+        last answer (SPEC §4.1), as `exchange_blocking` does."""
+        fds = self.pipe_fds()
+        if fds is not None:
+            try:
+                data = os.read(fds[1], _READ)  # no trio task reads it now: it is ours
+            except BlockingIOError:
+                pass
+            except OSError as err:
+                raise BotCrashed(f"pipe broken while waiting for {what}") from err
+            else:
+                self._got(data)
+        self._refuse_buffered(what)
         await self._send(message)
         return await self._receive(what)
 
@@ -149,11 +163,6 @@ class Connection:
         fds = self.pipe_fds()
         assert fds is not None
         write_fd, read_fd = fds
-        late = f"no {what} in time"
-        self._write(protocol.encode_frame(message), write_fd, deadline, stop_fd, late, message)
-        decoder = self._decoder
-        if (reply := self._take(what)) is not None:
-            return reply
         # One poller serves every exchange of a game (the same pipe and stop_fd).
         key = (read_fd, stop_fd)
         if self._poller_key != key:
@@ -162,6 +171,16 @@ class Connection:
             self._poller.register(stop_fd, _IN)
             self._poller_key = key
         poll = self._poller.poll
+        decoder = self._decoder
+        # Nothing may have come since the last answer (SPEC §4.1): a bot that wrote its
+        # answer before it was asked (its request_id is easy to foresee) would have it
+        # taken in no time at all.
+        if decoder.pending or decoder.partial or poll(0):
+            self._refuse_unasked(read_fd, stop_fd, what)
+        late = f"no {what} in time"
+        self._write(protocol.encode_frame(message), write_fd, deadline, stop_fd, late, message)
+        if (reply := self._take(what)) is not None:
+            return reply
         then = None
         if slow is not None:
             after, then = slow
@@ -198,6 +217,33 @@ class Connection:
                 decoder.feed(data)
             if (reply := self._take(what)) is not None:
                 return reply
+
+    def _refuse_unasked(self, read_fd: int, stop_fd: int, what: str) -> None:
+        """Raise BotMalformed if the bot has sent bytes since its last answer (or
+        Stopped); a closed output is only noted, to be reported as the crash it is."""
+        events = self._poller.poll(0)
+        if any(fd == stop_fd for fd, _ in events):
+            raise Stopped
+        if events:
+            try:
+                data = os.read(read_fd, _READ)
+            except BlockingIOError:
+                data = None
+            except OSError as err:
+                raise BotCrashed(f"pipe broken while waiting for {what}") from err
+            if data is not None:
+                self._got(data)
+        self._refuse_buffered(what)
+
+    def _refuse_buffered(self, what: str) -> None:
+        """Raise BotMalformed if bytes of the bot wait in the decoder (SPEC §4.1)."""
+        decoder = self._decoder
+        if decoder.pending or decoder.partial:
+            raise BotMalformed(
+                f"{what}: a frame sent before it was asked for (nothing may come between"
+                " an answer and the next act: SPEC §4.1)",
+                detail=self.last_bytes,
+            )
 
     @staticmethod
     def _write(

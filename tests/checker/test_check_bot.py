@@ -54,10 +54,21 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("behaviour", "cause", "message", "section"),
     [
-        ("garbage", "malformed", "bytes left over after the msgpack map", "§3, §6.2"),
-        ("huge_length", "malformed", "frame of 4294967280 bytes exceeds the limit", "§3, §6.2"),
-        ("wrong_types", "malformed", "action.request_id: expected int, got str", "§3, §6.2"),
-        ("wrong_request_id", "malformed", "action.request_id: expected 1, got int 2", "§3, §6.2"),
+        ("garbage", "malformed", "bytes left over after the msgpack map", "§3, §4.1, §6.2"),
+        (
+            "huge_length",
+            "malformed",
+            "frame of 4294967280 bytes exceeds the limit",
+            "§3, §4.1, §6.2",
+        ),
+        ("wrong_types", "malformed", "action.request_id: expected int, got str", "§3, §4.1, §6.2"),
+        (
+            "wrong_request_id",
+            "malformed",
+            "action.request_id: expected 1, got int 2",
+            "§3, §4.1, §6.2",
+        ),
+        ("answers_ahead", "malformed", "a frame sent before it was asked for", "§3, §4.1, §6.2"),
         ("out_of_range", "illegal", "action.choice: expected an int in 0..", "§6.2, §7.2"),
         ("slow", "timeout", "no action in time", "§8.2, §8.3"),
         ("crash_mid_game", "crash", "closed its output", "§4.4, §9.1"),

@@ -83,6 +83,12 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "wrong_request_id": {
         "on_act": 'send({"type": "action", "request_id": m["request_id"] + 1, "choice": 0})'
     },
+    "answers_ahead": {  # foresees the next request_id and answers before it is asked
+        "on_act": (
+            'if acts == 1: send({"type": "action", "request_id": m["request_id"], "choice": 0})'
+            '\n        send({"type": "action", "request_id": m["request_id"] + 1, "choice": 0})'
+        )
+    },
     "out_of_range": {
         "on_act": 'send({"type": "action", "request_id": m["request_id"], "choice": 99})'
     },

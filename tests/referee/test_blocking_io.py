@@ -35,6 +35,37 @@ class Pipes:
     def answer(self, data: bytes) -> None:
         os.write(self.from_bot_write, data)
 
+    def read_message(self) -> dict[str, object]:
+        """The next message the referee sent (blocks until it is all there)."""
+        decoder = protocol.FrameDecoder()
+        while (message := decoder.next_message()) is None:
+            decoder.feed(os.read(self.to_bot_read, 65536))
+        return message
+
+    @contextlib.contextmanager
+    def bot(
+        self, *chunks: bytes, delay: float = 0.0, close: bool = False
+    ) -> Iterator[list[dict[str, object]]]:
+        """A bot in a thread: it reads one message, then writes each of `chunks` after
+        `delay` seconds (then closes its output, with `close`); the list it yields gets
+        the message read."""
+        read: list[dict[str, object]] = []
+
+        def run() -> None:
+            read.append(self.read_message())
+            for chunk in chunks:
+                time.sleep(delay)
+                self.answer(chunk)
+            if close:
+                os.close(self.from_bot_write)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        try:
+            yield read
+        finally:
+            thread.join(10)
+
     def close(self) -> None:
         for fd in (self.to_bot_read, self.from_bot_write, self.stop_read, self.stop_write):
             with contextlib.suppress(OSError):
@@ -60,24 +91,28 @@ def soon(seconds: float = 0.2) -> float:
     return time.perf_counter() + seconds
 
 
-async def test_a_waiting_answer_comes_back(pipes: Pipes) -> None:
+async def test_an_answer_comes_back(pipes: Pipes) -> None:
     assert pipes.connection.pipe_fds() is not None
-    pipes.answer(frame({"type": "action", "request_id": 1, "choice": 0}))
-    reply = pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+    with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0})) as read:
+        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
     assert reply == {"type": "action", "request_id": 1, "choice": 0}
-    sent = os.read(pipes.to_bot_read, 1000)
-    assert protocol.decode_frame(sent) == ACT
+    assert read == [ACT]
 
 
 async def test_an_answer_in_pieces_is_put_together(pipes: Pipes) -> None:
     data = frame({"type": "action", "request_id": 1, "choice": 2})
-    pipes.answer(data[:3])
-    pipes.answer(data[3:7])
-    with pytest.raises(BotTimeout):  # not all there yet
-        pipes.connection.exchange_blocking(ACT, "action", soon(0.05), pipes.stop_read)
-    pipes.answer(data[7:])
-    reply = pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+    with pipes.bot(data[:3], data[3:7], data[7:], delay=0.02):
+        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
     assert reply["choice"] == 2
+
+
+async def test_half_an_answer_by_the_deadline_is_a_timeout(pipes: Pipes) -> None:
+    data = frame({"type": "action", "request_id": 1, "choice": 2})
+    with (
+        pipes.bot(data[:3], data[3:7]),
+        pytest.raises(BotTimeout, match=r"^no action in time$"),
+    ):
+        pipes.connection.exchange_blocking(ACT, "action", soon(0.2), pipes.stop_read)
 
 
 async def test_no_answer_by_the_deadline_is_a_timeout(pipes: Pipes) -> None:
@@ -100,21 +135,74 @@ async def test_a_closed_input_is_a_crash(pipes: Pipes) -> None:
 
 
 async def test_a_closed_output_is_a_crash(pipes: Pipes) -> None:
-    pipes.answer(frame({"type": "action"})[:6])
-    os.close(pipes.from_bot_write)
-    with pytest.raises(
-        BotCrashed,
-        match=r"^closed its output while the referee waited for action \(in the middle",
+    with (
+        pipes.bot(frame({"type": "action"})[:6], close=True),
+        pytest.raises(
+            BotCrashed,
+            match=r"^closed its output while the referee waited for action \(in the middle",
+        ),
     ):
-        pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+
+
+async def test_an_output_closed_before_the_act_is_a_crash_not_an_early_answer(
+    pipes: Pipes,
+) -> None:
+    os.close(pipes.from_bot_write)
+    with pytest.raises(BotCrashed, match=r"^closed its output while the referee waited"):
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
 
 
 async def test_bad_bytes_are_malformed_with_the_bytes(pipes: Pipes) -> None:
-    pipes.answer(b"\x00\x00\x00\x02\xc1\xc1")
-    with pytest.raises(BotMalformed) as caught:
-        pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+    with pipes.bot(b"\x00\x00\x00\x02\xc1\xc1"), pytest.raises(BotMalformed) as caught:
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
     assert str(caught.value).startswith("action: ")
     assert caught.value.detail == b"\x00\x00\x00\x02\xc1\xc1"
+
+
+# SPEC §4.1: nothing comes from a bot between its answer and the next act. Its
+# request_id is easy to foresee (one more each act), so an answer written ahead would
+# otherwise be taken at once, in no time on its clock.
+
+
+async def test_an_answer_written_before_the_act_is_malformed(pipes: Pipes) -> None:
+    early = frame({"type": "action", "request_id": 1, "choice": 0})
+    pipes.answer(early)
+    with pytest.raises(
+        BotMalformed, match=r"^action: a frame sent before it was asked for"
+    ) as caught:
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+    assert caught.value.detail == early
+    os.set_blocking(pipes.to_bot_read, False)
+    with pytest.raises(BlockingIOError):  # the act was never sent
+        os.read(pipes.to_bot_read, 1000)
+
+
+async def test_a_second_answer_sent_with_the_first_is_malformed_at_the_next_act(
+    pipes: Pipes,
+) -> None:
+    both = frame({"type": "action", "request_id": 1, "choice": 0}) + frame(
+        {"type": "action", "request_id": 2, "choice": 0}
+    )
+    with pipes.bot(both):
+        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+    assert reply["request_id"] == 1
+    with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
+        pipes.connection.exchange_blocking(
+            {"type": "act", "request_id": 2}, "action", soon(5), pipes.stop_read
+        )
+
+
+async def test_part_of_a_frame_left_after_an_answer_is_malformed_at_the_next_act(
+    pipes: Pipes,
+) -> None:
+    extra = frame({"type": "action", "request_id": 2, "choice": 0})[:5]
+    with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0}) + extra):
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+    with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
+        pipes.connection.exchange_blocking(
+            {"type": "act", "request_id": 2}, "action", soon(5), pipes.stop_read
+        )
 
 
 async def test_a_stop_wakes_the_wait_at_once(pipes: Pipes) -> None:
@@ -139,9 +227,9 @@ async def test_other_streams_have_no_pipes() -> None:
 
 async def test_a_quick_answer_never_calls_the_slow_hook(pipes: Pipes) -> None:
     calls: list[float] = []
-    pipes.answer(frame({"type": "action", "request_id": 1, "choice": 0}))
-    slow = (0.05, lambda: calls.append(time.perf_counter()))
-    reply = pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read, slow)
+    slow = (0.5, lambda: calls.append(time.perf_counter()))
+    with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0})):
+        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read, slow)
     assert reply["choice"] == 0
     assert calls == []
 

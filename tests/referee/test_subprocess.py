@@ -94,6 +94,21 @@ async def test_garbage_is_malformed(tmp_path: Path) -> None:
     assert bad_faults(results) == ["malformed", "malformed"]
 
 
+async def test_an_answer_written_before_its_act_is_malformed(tmp_path: Path) -> None:
+    """SPEC §4.1: a bot that foresees its next request_id (one more each act) and writes
+    the answer ahead is caught at that act, before the act is sent: its answer would
+    otherwise be taken in no time on its clock."""
+    results, _, _ = await play(tmp_path, "answers_ahead")
+    assert bad_faults(results) == ["malformed", "malformed"]
+    for result in results:
+        (fault,) = result.faults
+        assert "a frame sent before it was asked for" in fault.message
+        assert "SPEC §4.1" in fault.message
+        bad = result.names.index("bad")
+        moves = [r for r in result.log if r["type"] == "decision" and r["seat"] == bad]
+        assert len(moves) == 1, "only its first act, answered when asked, was played"
+
+
 async def test_huge_length_prefix_is_refused(tmp_path: Path) -> None:
     results, _, _ = await play(tmp_path, "huge_length")
     assert bad_faults(results) == ["malformed", "malformed"]
