@@ -172,13 +172,15 @@ class Connection:
             self._poller_key = key
         poll = self._poller.poll
         decoder = self._decoder
+        frame = protocol.encode_frame(message)
         # Nothing may have come since the last answer (SPEC §4.1): a bot that wrote its
         # answer before it was asked (its request_id is easy to foresee) would have it
-        # taken in no time at all.
+        # taken in no time at all. The frame is made first, so that no more than the
+        # call to write comes between this look and the act.
         if decoder.pending or decoder.partial or poll(0):
             self._refuse_unasked(read_fd, stop_fd, what)
         late = f"no {what} in time"
-        self._write(protocol.encode_frame(message), write_fd, deadline, stop_fd, late, message)
+        self._write(frame, write_fd, deadline, stop_fd, late, message)
         if (reply := self._take(what)) is not None:
             return reply
         then = None
