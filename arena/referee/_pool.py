@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -188,6 +189,7 @@ class BotPool:
     async def _start(self) -> BotSession:
         settings = self.settings
         log = settings.log_dir / f"{self.spec.name}.log" if settings.log_dir is not None else None
+        self._check_folder()
         self.started += 1
         await self._budget.make_room()
         self._budget.alive += 1  # counted from now, so that a start at the same time sees it
@@ -203,6 +205,7 @@ class BotPool:
                 ) from None
             if not isinstance(err, (OSError, ManifestError)):
                 raise
+            self._check_folder()  # gone since the check above
             session = BotSession(self.spec.name, Connection(_ClosedStream()))
             session.fault = BotCrashed(f"could not start {' '.join(self.spec.command)}: {err}")
             return session
@@ -216,7 +219,22 @@ class BotPool:
             await session.handshake(settings.clocks, settings.max_frame)
         except BotFault as fault:
             await session.kill(fault, settings.clocks.kill_grace_ms / 1000)
+            self._check_folder()  # a bot whose folder went as it started cannot answer
         return session
+
+    def _check_folder(self) -> None:
+        """Raise `MachineError` if the bot's submission folder is gone (moved, renamed or
+        removed by the organiser while the games run): its process could not start, or
+        not read its files, and each game charged to it as a crash would disqualify it
+        for what it did not do."""
+        folder = self.spec.folder
+        if folder is not None and not os.path.isdir(folder):
+            raise MachineError(
+                f"the submission folder {folder} of {self.spec.name} is gone (moved, renamed"
+                " or removed while the games ran), so no process of it can start; nothing is"
+                " charged to it: put the folder back and run the same command again (a league"
+                " or an SPRT resumes where it stopped)"
+            )
 
     async def aclose(self) -> None:
         """Close every session of this bot (bye, exit grace, kill what is left)."""

@@ -1268,6 +1268,49 @@ def test_a_match_whose_bot_log_cannot_be_written_stops_in_one_line(
     assert before == (["building ann: echo built"] if build else []), err
 
 
+@pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=needs_bwrap), "none"])
+def test_a_submission_folder_moved_mid_league_stops_it_and_charges_no_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str
+) -> None:
+    """Found in an audit: an organiser who moved (or renamed, or removed) a submission
+    folder while the league ran had every later start of that bot charged as a crash
+    ("could not start python3 bot.py: No such file or directory"), so the bot was
+    disqualified and its remaining games were forfeits: measured, 5 crashes and 73
+    forfeits of 90 games. A bot whose folder is gone stops the league in one line, no
+    game charged to it; with the folder back, the league resumes as if nothing had
+    happened."""
+    from arena.store import Store
+
+    four_bots(tmp_path)
+    path = league_file(tmp_path)  # 12 games, 9 of them dan's, 3 faults disqualify
+    real = Store.record_game
+    recorded: list[str] = []
+
+    def record(self: Store, result: object, **kwargs: object) -> None:
+        real(self, result, **kwargs)  # type: ignore[arg-type]
+        recorded.append("")
+        if len(recorded) == 2:  # the organiser moves dan's folder away
+            (tmp_path / "bots" / "dan").rename(tmp_path / "dan-moved")
+
+    monkeypatch.setattr(Store, "record_game", record)
+    args = ("league", str(path), "--fresh-process", "--sandbox", sandbox)
+    code, _, err = run_cli(*args)
+    assert code == 2, err
+    assert f"the submission folder {tmp_path / 'bots' / 'dan'} of dan is gone" in err
+    assert "nothing is charged to it" in err
+    assert "Traceback" not in err
+    games = results(tmp_path / "league.sqlite")
+    assert not {cause for seats in games.values() for _, _, cause in seats} & {"crash", "forfeit"}
+    monkeypatch.setattr(Store, "record_game", real)
+    (tmp_path / "dan-moved").rename(tmp_path / "bots" / "dan")
+    code, _, err = run_cli(*args)
+    assert code == 0, err
+    assert "disqualified" not in err
+    games = results(tmp_path / "league.sqlite")
+    assert len(games) == 12
+    assert not {cause for seats in games.values() for _, _, cause in seats} & {"crash", "forfeit"}
+
+
 def test_a_machine_that_cannot_start_bots_stops_the_league_and_charges_no_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
