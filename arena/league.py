@@ -560,25 +560,50 @@ def _schedule(
     store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
     store.set_meta("total_games", len(schedule.games))
-    settings = {"clocks": config.clocks.to_dict(), "sandbox": config.sandbox}
-    before = store.get_setting("settings")
-    if before is not None and before != settings and 0 < store.games_count() < len(schedule.games):
+    settings = _resumable_settings(config)
+    before = store.get_setting("settings") or {}
+    # A store of an older arena kept fewer of them: only those it kept are compared.
+    changed = any(before[key] != settings[key] for key in before.keys() & settings.keys())
+    if changed and 0 < store.games_count() < len(schedule.games):
         warn(_settings_changed(before, settings))
     store.set_meta("settings", settings)
     return schedule
 
 
+def _resumable_settings(config: LeagueConfig) -> dict[str, Any]:
+    """The settings that shape a league's games but not its schedule: a resume may
+    change them (a slower machine needs longer clocks), with a warning that names each
+    change (`_settings_changed`), as the games stored so far were played under the old.
+    The stderr cap (`Limits.stderr_kb`) shapes only the logs, and is not among them."""
+    limits = dataclasses.asdict(config.limits)
+    del limits["stderr_kb"]
+    return {
+        "clocks": config.clocks.to_dict(),
+        "sandbox": config.sandbox,
+        "limits": limits,
+        "max_frame": config.max_frame,
+        "fresh_process": config.fresh_process,
+        "fault_limit": config.fault_limit,
+    }
+
+
 def _settings_changed(before: dict[str, Any], now: dict[str, Any]) -> str:
-    """The warning for a resume whose clocks or sandbox are not those of the last run."""
-    clocks = before.get("clocks")
-    was: dict[str, Any] = clocks if isinstance(clocks, dict) else {}
-    changes = [
-        f"{key} {shown(was.get(key))} -> {shown(value)}"
-        for key, value in now["clocks"].items()
-        if was.get(key) != value
-    ]
-    if before.get("sandbox") != now["sandbox"]:
-        changes.append(f"sandbox {shown(before.get('sandbox'))} -> {shown(now['sandbox'])}")
+    """The warning for a resume whose settings (`_resumable_settings`) are not those of the
+    last run: each change, as `key old -> new`, of the settings `before` holds."""
+    changes = []
+    for section in ("clocks", "limits"):
+        if section not in before:
+            continue
+        values = before[section]
+        was: dict[str, Any] = values if isinstance(values, dict) else {}
+        changes += [
+            f"{key} {shown(was.get(key))} -> {shown(value)}"
+            for key, value in now[section].items()
+            if was.get(key) != value
+        ]
+    for key in ("sandbox", "max_frame", "fresh_process", "fault_limit"):
+        if key in before and before[key] != now[key]:
+            changes.append(f"{key} {shown(before[key])} -> {shown(now[key])}")
     return (
         f"warning: the games stored so far were played with other settings than these"
         f" ({', '.join(changes) or 'settings'}); they count with the games played now, and"

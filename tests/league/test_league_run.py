@@ -562,6 +562,69 @@ def test_a_resume_with_other_clocks_or_sandbox_says_so(tmp_path: Path) -> None:
     assert len(results(store)) == 12
 
 
+def _forget_last_games(store: Path, n: int) -> None:
+    """Remove the last `n` games of the schedule from `store`, as a league stopped
+    before them leaves it."""
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        last = [
+            r[0] for r in db.execute("SELECT game_id FROM games ORDER BY idx DESC LIMIT ?", (n,))
+        ]
+        for table in ("replays", "seats", "games"):
+            db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(i,) for i in last])
+
+
+@pytest.mark.parametrize(
+    ("option", "change"),
+    [
+        (("--fault-limit", "1"), "fault_limit 3 -> 1"),
+        (("--memory-mb", "900"), "memory_mb 4096 -> 900"),
+        (("--cpu-seconds", "30"), "cpu_seconds 3600 -> 30"),
+        (("--max-frame", "8192"), "max_frame 4096 -> 8192"),
+        (("--fresh-process",), "fresh_process False -> True"),
+    ],
+)
+def test_a_resume_with_other_limits_or_fault_limit_says_so(
+    tmp_path: Path, option: tuple[str, ...], change: str
+) -> None:
+    """Found in an audit: a resume with another fault limit (which decides who is
+    disqualified, and so who forfeits), other resource limits (which decide who
+    crashes), another frame limit or --fresh-process played on without a word, the
+    games of both settings counted together. Like other clocks, they are taken, with a
+    warning that names each change, even with -q."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    _forget_last_games(store, 2)
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", *option)
+    assert code == 0, err
+    assert err.startswith("warning: the games stored so far were played with other settings")
+    assert f"({change})" in err
+    assert len(err.splitlines()) == 1
+    assert len(results(store)) == 12
+    _forget_last_games(store, 2)  # the same settings again: nothing to say
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", *option)
+    assert (code, err) == (0, "")
+
+
+def test_a_store_of_an_older_arena_resumes_without_a_warning(tmp_path: Path) -> None:
+    """A store whose settings hold only the clocks and the sandbox (as arena kept them
+    before the limits) is not told that the limits it never recorded changed."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    _forget_last_games(store, 2)
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        settings = json.loads(text)
+        old = {"clocks": settings["clocks"], "sandbox": settings["sandbox"]}
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(old),))
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none")
+    assert (code, err) == (0, "")
+    assert len(results(store)) == 12
+
+
 def test_a_points_league_played_under_the_earlier_points_rules_is_not_resumed(
     tmp_path: Path,
 ) -> None:
