@@ -339,6 +339,11 @@ class Prepared:
     """(name, why) of each bot whose build failed."""
     digests: dict[str, str] = dataclasses.field(default_factory=dict)
     """Each ready bot's submission digest, taken before its build."""
+    built: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Each ready bot's digest after its build, as the league leaves its folder: a
+    build that writes into its folder (a C bot's ./bot) changes the digest, and the
+    next run finds its folder so (`register`). None is there for one that cannot be
+    read again is not in it."""
 
 
 def prepare(
@@ -367,18 +372,37 @@ def prepare(
             out.failed.append((spec.name, str(err)))
             out.excluded.append(spec.name)
             continue
+        with contextlib.suppress(BotError):
+            out.built[spec.name] = spec.digest()
         out.ready.append(spec)
     return out
+
+
+BUILT_DIGESTS = "built_digests"
+"""The meta key of each bot's digest after its last build in this store's league
+(`Prepared.built`)."""
 
 
 def register(store: Store, bots: Prepared, warn: Callable[[str], None]) -> list[str]:
     """Store the bots' commands, digests and build failures; return the names whose
     submission changed since their stored games, each with a warning (said once: the
-    new digest is stored)."""
+    new digest is stored).
+
+    A submission is unchanged if its folder is as the last run's build left it: the
+    files of a build that writes into its folder (a C bot's ./bot) are not there
+    before the first build, and are there before the next."""
     for name, why in bots.failed:
         store.set_bot_status(name, "build_failed", why)
     ready = bots.ready
-    changed = store.sync_bots([(s.name, " ".join(s.command), bots.digests[s.name]) for s in ready])
+    built = store.get_setting(BUILT_DIGESTS) or {}
+    changed = [
+        name
+        for name in store.sync_bots(
+            [(s.name, " ".join(s.command), bots.digests[s.name]) for s in ready]
+        )
+        if built.get(name) != bots.digests[name]
+    ]
+    store.set_meta(BUILT_DIGESTS, built | bots.built)
     for name in changed:
         warn(
             f"warning: the submission of {name} changed since its stored games were played;"
@@ -467,9 +491,39 @@ async def run_league(
     async with runner.players(setup) as players, trio.open_nursery() as nursery:
         for player in players[: config.concurrency]:
             nursery.start_soon(book.drive, dispatch, player)
+    if report.played:
+        _changed_while_played(store, bots, progress.warning)
     report.seconds = time.monotonic() - started
     progress.finished(report)
     return report
+
+
+def _changed_while_played(store: Store, bots: Prepared, warn: Callable[[str], None]) -> None:
+    """Warn of each submission whose folder is not as its build left it once the games
+    are played: edited while the league ran, its games of both versions count together.
+    Said once: its new digest is stored, and a resume does not say it again. (A league
+    stopped before this is told by its resume, `register`.)"""
+    for spec in bots.ready:
+        if spec.name not in bots.built:
+            continue
+        try:
+            now = spec.digest()
+        except BotError as err:
+            warn(
+                f"warning: the submission of {spec.name} cannot be read again after its games"
+                f" ({err}); its games so far count in its standings"
+            )
+            continue
+        if now == bots.built[spec.name]:
+            continue
+        warn(
+            f"warning: the submission of {spec.name} changed while the league played it; its"
+            " games before and after the change count together in its standings (give"
+            " another --store to rate the new version on its own)"
+        )
+        store.sync_bots([(spec.name, " ".join(spec.command), now)])
+        built = store.get_setting(BUILT_DIGESTS) or {}
+        store.set_meta(BUILT_DIGESTS, built | {spec.name: now})
 
 
 def check_before_store(config: LeagueConfig) -> None:

@@ -150,6 +150,67 @@ def test_changed_submission_is_reported(tmp_path: Path) -> None:
     assert "warning: the submission of ann changed" in err
 
 
+def test_a_bot_built_into_its_own_folder_is_not_reported_changed_on_resume(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: a bot whose build writes into its folder (the C and Go kits'
+    ./bot) had its digest taken before the first build, without that file, and before
+    the resume's build, with it: every resume warned that its submission had changed,
+    as it warned of a real change. A folder as the last build left it is unchanged; an
+    edit after the build still is a change."""
+    make_bot(tmp_path, "ann", build="cp bot.py built.py")
+    make_bot(tmp_path, "bob", build="cp bot.py built.py")
+    for name in ("cat", "dan"):
+        random_bot(tmp_path, name)
+    path = league_file(tmp_path)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q")[0] == 0
+    assert (tmp_path / "bots" / "ann" / "built.py").exists()
+    _forget_last_games(store, 2)
+    code, _, err = run_cli("league", str(path), "-q")
+    assert (code, err) == (0, "")
+    assert len(results(store)) == 12
+    assert run_cli("league", str(path), "-q")[:3:2] == (0, "")  # finished: nothing either
+    bot = tmp_path / "bots" / "ann" / "bot.py"
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    code, _, err = run_cli("league", str(path), "-q")
+    assert code == 0, err
+    assert err.startswith("warning: the submission of ann changed since its stored games")
+    assert len(err.splitlines()) == 1
+
+
+def test_a_submission_edited_while_the_league_plays_is_reported_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in an audit: a submission edited while the league ran had its later games
+    played by the new version and counted with the earlier ones, and a league that then
+    ran to its end said nothing (only a resume would have). The league looks again once
+    its games are played, warns of each folder not as its build left it, even with -q,
+    and stores the new digest, so that the next run does not warn again."""
+    from arena.store import Store
+
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    real = Store.record_game
+    recorded: list[str] = []
+
+    def record(self: Store, result: object, **kwargs: object) -> None:
+        real(self, result, **kwargs)  # type: ignore[arg-type]
+        recorded.append("")
+        if len(recorded) == 2:  # the organiser edits dan's bot
+            bot = tmp_path / "bots" / "dan" / "bot.py"
+            bot.write_text(bot.read_text() + "\n# a new version\n")
+
+    monkeypatch.setattr(Store, "record_game", record)
+    code, _, err = run_cli("league", str(path), "-q")
+    assert code == 0, err
+    assert err.startswith("warning: the submission of dan changed while the league played it")
+    assert len(err.splitlines()) == 1
+    assert len(results(tmp_path / "league.sqlite")) == 12
+    monkeypatch.setattr(Store, "record_game", real)
+    assert run_cli("league", str(path), "-q")[:3:2] == (0, "")
+
+
 @pytest.mark.parametrize("quiet", [["-q"], ["--progress", "quiet"]])
 def test_a_changed_submission_is_reported_even_when_progress_is_quiet(
     tmp_path: Path, quiet: list[str]
