@@ -12,6 +12,7 @@ stopped; a test that has ended only reports again.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections import Counter, defaultdict
@@ -23,7 +24,7 @@ import trio
 
 import protocol
 from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path
-from arena.errors import ArenaError, ConfigError, StoreError, shown
+from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
 from arena.league import build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
@@ -230,8 +231,12 @@ async def run_sprt(
             " only find them equal"
         )
     _prepare(config, specs, progress.message)
+    built = {}  # as the builds leave the folders (a C bot's ./bot is there now)
+    for spec in specs:
+        with contextlib.suppress(BotError):
+            built[spec.name] = spec.digest()
     new, old, *field = (s.name for s in specs)
-    seed = _identity(config, store, specs, digests)
+    seed = _identity(config, store, specs, digests, built)
     plan = Plan(new, old, tuple(field), config.table_size, seed)
     book = _Book(config, plan, store, progress)
     result = book.result
@@ -276,15 +281,43 @@ def _prepare(config: SprtConfig, specs: list[BotSpec], say: Callable[[str], None
             build_and_check(spec, config, say)
 
 
+BUILT_DIGESTS = "built_digests"
+"""The meta key of each bot's digest after its last build in the test, by name."""
+
+
 def _identity(
-    config: SprtConfig, store: SprtStore, specs: list[BotSpec], digests: list[str]
+    config: SprtConfig,
+    store: SprtStore,
+    specs: list[BotSpec],
+    digests: list[str],
+    built: dict[str, str],
 ) -> str:
-    """The test's seed; its settings are stored, and a resume must match them."""
+    """The test's seed; its settings are stored, and a resume must match them.
+
+    A bot's submission is the one stored if its folder is as given then, or as the
+    last build of the test left it (`built`, each bot's digest after its build): a
+    build that writes into its folder (a C bot's ./bot) adds files the first digest,
+    taken before the first build, did not see."""
     stored = store.get_meta("test")
     if stored is not None and not isinstance(stored, dict):  # a store can be anyone's
         raise StoreError(
             f"{store.path}: the store is damaged (the test's settings: {shown(stored)})"
         )
+    before = store.get_meta(BUILT_DIGESTS)
+    if stored is not None and isinstance(before, dict):
+        field = stored.get("field")
+        roles = [stored.get("new"), stored.get("old"), *(field if isinstance(field, list) else [])]
+        was: dict[str, str] = {
+            bot["name"]: bot["digest"]
+            for bot in roles
+            if isinstance(bot, dict)
+            and isinstance(bot.get("name"), str)
+            and isinstance(bot.get("digest"), str)
+        }
+        digests = [
+            was[s.name] if s.name in was and before.get(s.name) == d else d
+            for s, d in zip(specs, digests, strict=True)
+        ]
     if config.seed is not None:
         seed = seed_key(config.seed)
     elif stored is not None:
@@ -312,6 +345,7 @@ def _identity(
         raise ConfigError(_difference(store.path, stored, identity))
     if stored is None:
         store.set_meta("test", identity)
+    store.set_meta(BUILT_DIGESTS, (before if isinstance(before, dict) else {}) | built)
     return seed
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.bots import load_manifest
 from arena.errors import ArenaError, ConfigError, StoreError
 from arena.messages import Play
 from arena.rules import Format
@@ -169,6 +170,35 @@ async def test_a_store_of_another_test_is_refused(tmp_path: Path) -> None:
         await run(config, ScriptedRunner(by_strength({})))
     with SprtStore.open(config.store) as store:
         assert store.count() == 6  # untouched
+
+
+async def test_a_bot_built_into_its_own_folder_resumes(tmp_path: Path) -> None:
+    """Found in an audit: a test of a bot whose build writes into its folder (the C and
+    Go kits' ./bot) could not be resumed: the digest stored was taken before the first
+    build, without ./bot, the resume's before its own build, with it, and the resume
+    was refused as if NEW had changed. A folder as the test's last build left it is the
+    same submission; an edit after the build still is refused."""
+    bots = tmp_path / "bots"
+    specs = []
+    for name in ("new", "old", "f1"):
+        bot_folder(bots, name)
+        manifest = bots / name / "bot.toml"
+        manifest.write_text(manifest.read_text() + 'build = "cp bot.py built.py"\n')
+        specs.append(load_manifest(bots / name))
+    config = SprtConfig(
+        new=specs[0], old=specs[1], field=(specs[2], specs[2]), store=tmp_path / "t.sqlite",
+        table_size=3, seed=5, max_games=6,
+    )  # fmt: skip
+    await run(config, ScriptedRunner(by_strength({})))
+    assert (bots / "new" / "built.py").exists()
+    more = dataclasses.replace(config, max_games=10)
+    result = await run(more, ScriptedRunner(by_strength({})))
+    assert (result.stored, result.played) == (10, 4)
+    result = await run(dataclasses.replace(config, max_games=12), ScriptedRunner(by_strength({})))
+    assert (result.stored, result.played) == (12, 2)  # and again
+    (bots / "old" / "bot.py").write_text("# a new version\n")
+    with pytest.raises(ConfigError, match=r"whose OLD \(old\) has changed since its games"):
+        await run(dataclasses.replace(config, max_games=14), ScriptedRunner(by_strength({})))
 
 
 async def test_a_points_test_stored_under_the_earlier_points_rules_is_not_resumed(
