@@ -798,6 +798,11 @@ def load_places_columns(path: str | os.PathLike[str]) -> ResultColumns:
             if stat.S_ISCHR(kind) or stat.S_ISBLK(kind):  # /dev/zero would never end
                 raise InputError(f"{name}: a device, not a file of results (for stdin: -)")
             data = stream.read()
+        if data.startswith(b"SQLite format 3\0"):  # `arena rate league.sqlite`
+            raise InputError(
+                f"{name}: an SQLite file (an arena store?), not a CSV file of finishing"
+                " orders; arena standings reads a store"
+            )
         return _read_places_bytes(data, name)
     except UnicodeDecodeError as err:
         raise InputError(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from err

@@ -219,6 +219,21 @@ def test_a_device_is_refused_in_one_line() -> None:
     assert "Traceback" not in result.output
 
 
+def test_a_store_given_to_rate_says_what_reads_it(tmp_path: Path) -> None:
+    """Found in an audit: `arena rate league.sqlite` (a store, not finishing orders)
+    said "not UTF-8 text (invalid continuation byte at byte 31)"; it says what the file
+    is and which command reads it."""
+    from arena.store import Store
+
+    Store.open(tmp_path / "league.sqlite").close()
+    result = run(str(tmp_path / "league.sqlite"))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"arena: error: {tmp_path / 'league.sqlite'}: an SQLite file (an arena store?), not a"
+        " CSV file of finishing orders; arena standings reads a store\n"
+    )
+
+
 def test_missing_file(tmp_path: Path) -> None:
     result = run(str(tmp_path / "none.csv"))
     assert result.exit_code == 2
