@@ -234,7 +234,7 @@ class Store:
         except OSError as err:
             raise StoreError(f"{path}: cannot create its folder: {err}") from None
         make_whole(path, lambda db: cls(db, path)._make_tables())
-        hold = hold_store(path, "a league")
+        hold = hold_store(path)
         try:
             store = cls._connect(path, str(path), lambda store: store._init(check), uri=False)
         except BaseException:
@@ -927,15 +927,15 @@ def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
             remove_new()
 
 
-def hold_store(path: Path, user: str) -> int:
+def hold_store(path: Path) -> int:
     """Hold the store at `path` for this process to write: an open descriptor of the
     file with an exclusive `flock` (SQLite's own locks are of another kind, and do not
     see it), to be closed after the store's connection (closing it first would drop
     SQLite's locks on the file). Two leagues (or SPRTs) on one store would play the
     same games, and the second to record one would stop with an error: another
-    process holding the store raises `StoreError` instead, before anything is played.
-    `user` names who would hold it ("a league"). Where the file system has no
-    `flock`, nothing is checked."""
+    process holding the store raises `StoreError` instead, before anything is played,
+    naming what holds it (a league, an SPRT) by the store's format. Where the file
+    system has no `flock`, nothing is checked."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as err:
@@ -944,13 +944,32 @@ def hold_store(path: Path, user: str) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
+        holder = _HOLDERS.get(_format_of(path) or "", "a league or an SPRT")
         raise StoreError(
-            f"{path}: the store is in use by another arena process ({user} still running on"
-            " it): wait for it to finish or stop it, or give another store"
+            f"{path}: the store is in use by another arena process ({holder} still running"
+            " on it): wait for it to finish or stop it, or give another store"
         ) from None
     except OSError:
         pass  # no flock here
     return fd
+
+
+_HOLDERS = {FORMAT: "a league", "arena-sprt-store": "an SPRT"}
+"""Who holds a store of each format (`hold_store`): the SPRT's store (`arena.sprt`) is
+marked "arena-sprt-store"."""
+
+
+def _format_of(path: Path) -> str | None:
+    """The meta "format" of the SQLite file at `path`, read-only (another process is
+    writing it), or None if it cannot be read."""
+    uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        value = json.loads(row[0]) if row is not None else None
+    except (sqlite3.Error, ValueError, TypeError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 _STR_OR_NONE = (str, type(None))

@@ -123,7 +123,7 @@ class SprtStore:
         except OSError as err:
             raise StoreError(f"{path}: cannot create its folder: {err}") from None
         make_whole(path, lambda db: cls(db, path)._make_tables())
-        hold = hold_store(path, "an SPRT")
+        hold = hold_store(path)
         try:
             db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
         except sqlite3.Error as err:

@@ -249,6 +249,20 @@ def test_an_sprt_store_in_use_is_refused(tmp_path: Path) -> None:
     SprtStore.open(path).close()
 
 
+def test_a_store_in_use_names_what_holds_it(tmp_path: Path) -> None:
+    """Found in an audit: an `arena sprt` on the store of a running league was refused
+    as in use by "an SPRT still running on it" (who would hold it, not who does), and a
+    league on a running SPRT's store as by "a league". The refusal names the holder by
+    the store's format."""
+    league, test = tmp_path / "league.sqlite", tmp_path / "sprt.sqlite"
+    with Store.open(league), pytest.raises(StoreError) as refused:
+        SprtStore.open(league)
+    assert "in use by another arena process (a league still running on it)" in str(refused.value)
+    with SprtStore.open(test), pytest.raises(StoreError) as refused:
+        Store.open(test)
+    assert "in use by another arena process (an SPRT still running on it)" in str(refused.value)
+
+
 @pytest.mark.parametrize(
     "change",
     [
