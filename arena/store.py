@@ -219,10 +219,9 @@ class Store:
         none, no league has the store open, and it is read as a file nobody writes.
         """
         path = Path(path)
+        refuse_no_file(path, "a league store")
         if readonly:
             return cls._open_readonly(path, check)
-        if path.is_dir():
-            raise StoreError(f"{path} is a folder, not a league store")
         with contextlib.suppress(OSError):
             if path.stat().st_size == 0:
                 raise StoreError(
@@ -868,6 +867,27 @@ def _finished_out_of_reach(path: Path) -> bool:
     (a league killed) is not one of these: read so, it would lack the log's games."""
     side = [path.with_name(path.name + end) for end in ("-wal", "-shm")]
     return not os.access(path.parent, os.W_OK) and not any(map(os.path.lexists, side))
+
+
+def refuse_no_file(path: Path, what: str) -> None:
+    """Raise `StoreError` if `path` can hold no store (`what`, "a league store"): a
+    folder, a FIFO or a device (whose size of 0 said "an empty file: remove it"), or a
+    link that leads nowhere (where a new store could not be made, with only SQLite's
+    "No such file or directory" to say why)."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not {what}")
+    if os.path.lexists(path) and not path.exists():
+        try:
+            target = os.readlink(path)
+        except OSError:  # a folder on its path that is no folder, or a link gone since
+            target = None
+        if target is not None:
+            raise StoreError(
+                f"{path} is a link to {shown(target)}, which does not exist, not {what}:"
+                " remove the link, or make it lead to the store"
+            )
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path} is not a regular file (a FIFO, a device...), not {what}")
 
 
 def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:

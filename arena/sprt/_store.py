@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
-from arena.store import check_in_place, hold_store, make_whole
+from arena.store import check_in_place, hold_store, make_whole, refuse_no_file
 
 FORMAT = "arena-sprt-store"
 """The value of the meta key "format" in every SPRT store."""
@@ -110,8 +110,7 @@ class SprtStore:
     def open(cls, path: Path) -> SprtStore:
         """Open the store at `path`, creating it (and its folder) if there is none."""
         path = Path(path)
-        if path.is_dir():
-            raise StoreError(f"{path} is a folder, not an SPRT store")
+        refuse_no_file(path, "an SPRT store")
         with contextlib.suppress(OSError):
             if path.stat().st_size == 0:
                 raise StoreError(

@@ -257,6 +257,35 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_alone(
     assert path.read_bytes() == content
 
 
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_fifo_a_device_or_a_link_to_nothing_is_refused_as_what_it_is(
+    tmp_path: Path, readonly: bool
+) -> None:
+    """Found in an audit: `--store` given a FIFO or /dev/null was refused as "an empty
+    file ... remove the file to start a new store there" (their size is 0), and a link
+    to a file that does not exist as "cannot open: No such file or directory". Each is
+    refused as what it is, and left as it was; the SPRT's store likewise."""
+    from arena.sprt import SprtStore
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.sqlite"
+    link.symlink_to(tmp_path / "nowhere" / "x.sqlite")
+    for path in (fifo, Path("/dev/null")):
+        with pytest.raises(StoreError, match=r"is not a regular file \(a FIFO, a device...\)"):
+            Store.open(path, readonly=readonly)
+    with pytest.raises(StoreError, match=r"is not a regular file .*, not an SPRT store"):
+        SprtStore.open(fifo)
+    with pytest.raises(StoreError, match=r"link\.sqlite is a link to .*nowhere/x\.sqlite'"):
+        Store.open(link, readonly=readonly)
+    with pytest.raises(StoreError, match=r"which does not exist, not an SPRT store"):
+        SprtStore.open(link)
+    assert link.is_symlink()
+    assert not link.exists()
+    assert not (tmp_path / "nowhere").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.sqlite"]
+
+
 def test_another_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as db:
