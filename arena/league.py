@@ -342,8 +342,8 @@ class Prepared:
     built: dict[str, str] = dataclasses.field(default_factory=dict)
     """Each ready bot's digest after its build, as the league leaves its folder: a
     build that writes into its folder (a C bot's ./bot) changes the digest, and the
-    next run finds its folder so (`register`). None is there for one that cannot be
-    read again is not in it."""
+    next run finds its folder so (`register`). A bot whose folder cannot be read
+    again after its build is not in it."""
 
 
 def prepare(
