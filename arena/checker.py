@@ -9,6 +9,7 @@ protocol/SPEC.md that it enforces.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import tempfile
 import time
@@ -22,7 +23,7 @@ import protocol
 from arena.bots import BotSpec, Limits, start_process
 from arena.errors import BotFault
 from arena.referee import BotSession, Clocks, Connection, Wrap, play_game
-from arena.rules import Edition, Format, GameConfig, derive_seed
+from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
 
 SECTIONS = {
     "start": "§14.2, §9.3",
@@ -35,16 +36,51 @@ SECTIONS = {
     "timing": "§8.3, §8.4, §8.5",
 }
 
-GAMES: list[tuple[str, GameConfig]] = [
-    ("2022 single, 4 seats", GameConfig(players=4)),
-    ("2022 single, 2 seats", GameConfig(players=2)),
-    ("1980 single, 3 seats, ONO on tens", GameConfig(
-        players=3, edition=Edition.E1980, ono_on_tens=True)),
-    ("2022 points, 3 seats", GameConfig(players=3, format=Format.POINTS, target=60)),
-    ("1980 points, 4 seats", GameConfig(
-        players=4, edition=Edition.E1980, format=Format.POINTS, target=60)),
-    ("2022 tokens, 3 seats", GameConfig(players=3, format=Format.TOKENS, tokens=1)),
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Setting:
+    """One game of the plan: its rules, the bot's seat, and what else it exercises."""
+
+    label: str
+    config: GameConfig
+    seat: int
+    """The bot's seat (in later rounds the next seats in turn; a `quad` game keeps it)."""
+    bank: bool = False
+    """Played with a time bank (SPEC §8.3): `bank_ms` an int, not nil."""
+    quad: bool = False
+    """Dealt so that the bot's seat, seat 0, holds four ONO 99 at its first act: an act
+    whose only legal action is a `quad` (SPEC §7.2), which random deals rarely give."""
+
+
+GAMES: list[Setting] = [
+    Setting("2022 single, 4 seats", GameConfig(players=4), 0),
+    Setting("2022 single, 2 seats, four ONO 99 dealt", GameConfig(players=2), 0, quad=True),
+    Setting("2022 single, 2 seats", GameConfig(players=2), 1),
+    Setting("1980 single, 3 seats, ONO on tens", GameConfig(
+        players=3, edition=Edition.E1980, ono_on_tens=True), 2),
+    Setting("2022 single, 6 seats, time bank", GameConfig(players=6), 5, bank=True),
+    Setting("2022 points, 3 seats", GameConfig(players=3, format=Format.POINTS, target=60), 0),
+    Setting("1980 points, 4 seats", GameConfig(
+        players=4, edition=Edition.E1980, format=Format.POINTS, target=60), 3),
+    Setting("2022 points, 5 seats, ending lowest", GameConfig(
+        players=5, format=Format.POINTS, target=60, ending=Ending.LOWEST), 4),
+    Setting("2022 tokens, 3 seats", GameConfig(players=3, format=Format.TOKENS, tokens=1), 2),
+    Setting("1980 tokens, 2 seats, time bank", GameConfig(
+        players=2, edition=Edition.E1980, format=Format.TOKENS, tokens=2), 0, bank=True),
 ]  # fmt: skip
+"""What `arena check-bot` plays, in order: both editions, every format and ending, tables
+of 2 to 6 with the bot in every seat from the first to the sixth, with and without a
+time bank, and an act of every kind of action (play, quad, bust)."""
+
+
+def quad_seed(config: GameConfig, round_: int) -> int:
+    """The first seed of a fixed sequence that deals seat 0 four ONO 99: its first act
+    then offers only `quad` (one deal in some 30,000; found in a fraction of a second)."""
+    for k in itertools.count():
+        seed = derive_seed("check-bot-quad", round_, k)
+        if any(a.kind is ActionKind.QUAD for a in Game(config, seed).legal_actions()):
+            return seed
+    raise AssertionError("unreachable")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -142,12 +178,11 @@ class _Checker:
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
             session = await self.start(nursery)
-            plan = [(label, config) for label, config in GAMES for _ in range(self.rounds)]
-            for number, (label, config) in enumerate(plan, 1):
+            plan = [(setting, r) for setting in GAMES for r in range(self.rounds)]
+            for number, (setting, r) in enumerate(plan, 1):
                 if session is None:
                     break  # the report stops at the first failure
-                seat = (number - 1) % config.players
-                session = await self.game(nursery, session, number, label, config, seat)
+                session = await self.game(nursery, session, number, setting, r)
             if session is not None and not session.broken:
                 await self.bye(session)
             nursery.cancel_scope.cancel()
@@ -157,10 +192,20 @@ class _Checker:
         nursery: trio.Nursery,
         session: BotSession,
         number: int,
-        label: str,
-        config: GameConfig,
-        seat: int,
+        setting: Setting,
+        round_: int,
     ) -> BotSession | None:
+        config = setting.config
+        if setting.quad:
+            seat, seed = setting.seat, quad_seed(config, round_)
+        else:
+            seat, seed = (setting.seat + round_) % config.players, derive_seed("check-bot", number)
+        clocks = self.clocks
+        if setting.bank:  # a bank that a bot within its per-decision time never runs out of
+            clocks = dataclasses.replace(
+                clocks, bank_ms=10 * clocks.decision_ms, increment_ms=clocks.decision_ms
+            )
+        label = setting.label
         seats: list[BotSession] = []
         for s in range(config.players):
             if s == seat:
@@ -171,10 +216,7 @@ class _Checker:
             builtin = BotSession(f"builtin-{s}", Connection(ours))
             await builtin.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
             seats.append(builtin)
-        result = await play_game(
-            seats, config, derive_seed("check-bot", number), clocks=self.clocks,
-            game_id=f"check-{number}",
-        )  # fmt: skip
+        result = await play_game(seats, config, seed, clocks=clocks, game_id=f"check-{number}")
         for s, other in enumerate(seats):
             if s != seat:
                 await other.close(self.clocks)

@@ -58,7 +58,7 @@ note: in the sandbox a bare command line sees only the files its words name: a b
     type=click.IntRange(1),
     default=1,
     show_default=True,
-    help="Games per configuration (there are six configurations).",
+    help="Games per configuration (there are ten configurations).",
 )
 def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> None:
     """Check that the bot run by COMMAND speaks protocol v1 correctly.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.checker import SECTIONS
+from arena.checker import GAMES, SECTIONS
 from arena.cli import main
 from arena.commands.check_bot import BARE_COMMAND_NOTE
 
@@ -46,9 +46,33 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
     code, out = check(tmp_path, "good")
     assert code == 0, out
     assert "FAIL" not in out
-    assert out.count("  PASS  game ") == 6
+    assert out.count("  PASS  game ") == len(GAMES) == 10
     assert "PASS  bye: exited with status 0" in out
-    assert "result: all 9 checks passed" in out
+    assert f"result: all {len(GAMES) + 3} checks passed" in out
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "game"),
+    [
+        ("no_quad", "2022 single, 2 seats, four ONO 99 dealt, seat 0"),
+        ("no_bust", "2022 points, 3 seats, seat 0"),
+        ("four_seats_at_most", "2022 single, 6 seats, time bank, seat 5"),
+        ("no_bank", "2022 single, 6 seats, time bank, seat 5"),
+        ("no_lowest", "2022 points, 5 seats, ending lowest, seat 4"),
+    ],
+)
+def test_a_bot_that_breaks_in_a_rare_situation_meets_it(
+    tmp_path: Path, behaviour: str, game: str
+) -> None:
+    """Six games at tables of 2 to 4 never put the bot in a fifth or sixth seat, never
+    had a time bank or a points game ending `lowest`, and almost never dealt four ONO
+    99 (an act whose only action is a quad, which has no card): a bot that broke on any
+    of them passed. The plan now meets each (a fixed deal gives the quad)."""
+    code, out = check(tmp_path, behaviour)
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.startswith("  FAIL  game "), out
+    assert f": {game}: crash after " in fail, out
 
 
 @pytest.mark.parametrize(

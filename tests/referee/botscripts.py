@@ -36,9 +36,13 @@ while True:
     t = m["type"]
     if t == "hello":
         send({{"type": "hello", "name": "t", "version": "1", "protocol": 1}})
+    elif t == "game_start":
+        {on_game_start}
     elif t == "act":
         acts += 1
         {on_act}
+    elif t == "game_over":
+        {on_game_over}
     elif t == "bye":
         {on_bye}
 """
@@ -96,12 +100,30 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "on_act": 'send({"type": "action", "request_id": str(m["request_id"]), "choice": 0})'
     },
     "exit_nonzero_on_bye": {"on_bye": "sys.exit(4)"},
+    # Bots that break only in a situation a few games never meet (arena check-bot).
+    "no_quad": {  # takes every legal action for a card: a quad has none
+        "on_act": f'cards = [a["card"] for a in m["legal"]]\n        {ANSWER}'
+    },
+    "no_bust": {  # knows the kinds play and quad only
+        "on_act": (
+            f'kinds = [{{"play": 0, "quad": 1}}[a["kind"]] for a in m["legal"]]\n        {ANSWER}'
+        )
+    },
+    "four_seats_at_most": {"on_game_start": 'per_seat = [0] * 4\n        per_seat[m["seat"]] = 1'},
+    "no_bank": {"on_act": f'assert m["clock"]["bank_ms"] is None\n        {ANSWER}'},
+    "no_lowest": {"on_game_start": 'assert m["options"]["ending"] == "elimination"'},
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 
 
 def script(behaviour: str) -> str:
-    parts = {"prelude": "", "on_act": ANSWER, "on_bye": "sys.exit(0)"}
+    parts = {
+        "prelude": "",
+        "on_game_start": "pass",
+        "on_act": ANSWER,
+        "on_game_over": "pass",
+        "on_bye": "sys.exit(0)",
+    }
     parts.update(BEHAVIOURS[behaviour])
     return _TEMPLATE.format(**parts)
 
