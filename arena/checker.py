@@ -9,9 +9,14 @@ protocol/SPEC.md that it enforces.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import itertools
+import os
 import random
+import signal
+import struct
 import tempfile
+import termios
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,8 +25,8 @@ import trio
 import trio.testing
 
 import protocol
-from arena.bots import BotSpec, Limits, start_process
-from arena.errors import BotFault
+from arena.bots import BotProcess, BotSpec, Limits, start_process
+from arena.errors import BotCrashed, BotFault
 from arena.referee import BotSession, Clocks, Connection, Wrap, play_game
 from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
 
@@ -33,6 +38,7 @@ SECTIONS = {
     "malformed": "§3, §4.1, §6.2, §9.1",
     "illegal": "§6.2, §7.2, §9.1",
     "bye": "§4.4, §5.5",
+    "stdout": "§1.1, §4.1",
     "timing": "§8.3, §8.4, §8.5",
 }
 
@@ -244,26 +250,93 @@ class _Checker:
                        warning=share > 0.5))  # fmt: skip
         process = session.process
         assert process is not None
+        fds = session.connection.pipe_fds()
+        assert fds is not None
+        boxed = self.wrap is not None
         session.resume()  # a game may leave it stopped (SPEC §8.5): it must read bye
         begin = time.monotonic()
         try:
+            if _returncode(process) is not None:
+                raise BotCrashed("it had exited")
             await session.send({"type": "bye"}, trio.current_time() + 1)
         except BotFault as fault:
-            self.add(Check("bye", False, f"could not send bye: {fault}", SECTIONS["bye"]))
+            code = _returncode(process)
+            if code is not None:
+                self.add(Check("bye", False, f"{_exit_status(code, boxed)} before bye, after its"
+                               " last game: a bot exits only after bye or at the end of its stdin",
+                               SECTIONS["bye"]))  # fmt: skip
+            else:
+                self.add(Check("bye", False, f"could not send bye: {fault}", SECTIONS["bye"]))
             await session.close(self.clocks)
             return
         exited = await process.wait_exit(self.clocks.exit_grace_ms / 1000)
         ms = (time.monotonic() - begin) * 1000
-        code = process.process.returncode
+        code = _returncode(process)
+        unread = _unread(fds[0]) if exited else 0
+        extra = _leftover(fds[1]) if exited else b""
         if not exited:
             self.add(Check("bye", False, f"still running {self.clocks.exit_grace_ms} ms after"
                            " bye (it is killed)", SECTIONS["bye"]))  # fmt: skip
-        elif code != 0:
-            self.add(Check("bye", False, f"exited with status {code} after bye",
+        elif unread:
+            assert code is not None
+            self.add(Check("bye", False, f"{_exit_status(code, boxed)} without reading bye"
+                           f" ({unread} bytes of it left unread): it left on its own after its"
+                           " last game; a bot exits only after bye or at the end of its stdin",
                            SECTIONS["bye"]))  # fmt: skip
+        elif code != 0:
+            assert code is not None
+            self.add(Check("bye", False, f"{_exit_status(code, boxed)} after bye", SECTIONS["bye"]))
         else:
             self.add(Check("bye", True, f"exited with status 0 in {ms:.0f} ms", SECTIONS["bye"]))
+        if extra:
+            self.add(Check("stdout", False, f"wrote {len(extra)} bytes to stdout after its last"
+                           " action (after its last game or on bye): stdout carries only the"
+                           " answers, as frames", SECTIONS["stdout"], extra))  # fmt: skip
         await session.close(self.clocks)
+
+
+def _returncode(process: BotProcess) -> int | None:
+    """The process's exit status, or None while it runs."""
+    return process.process.returncode
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
+
+
+def _exit_status(code: int, sandboxed: bool) -> str:
+    """How a process ended, from its return code; in the sandbox bubblewrap exits with
+    128 + N for a bot killed by signal N."""
+    if code < 0:
+        return f"was killed by {_signal_name(-code) or f'signal {-code}'}"
+    if sandboxed and code > 128 and (name := _signal_name(code - 128)):
+        return f"exited with status {code} (in the sandbox: killed by {name})"
+    return f"exited with status {code}"
+
+
+def _unread(write_fd: int) -> int:
+    """How many bytes written to a pipe have not been read from it."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(write_fd, termios.FIONREAD, b"\0" * 4))[0]  # type: ignore[no-any-return]
+    except OSError:
+        return 0
+
+
+def _leftover(read_fd: int, limit: int = 1 << 20) -> bytes:
+    """What is left to read in a bot's stdout once it has exited (up to `limit`)."""
+    data = bytearray()
+    while len(data) < limit:
+        try:
+            chunk = os.read(read_fd, 65536)
+        except (BlockingIOError, OSError):
+            break  # a process it left behind holds the pipe open: what came is here
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
 
 
 async def check_bot(

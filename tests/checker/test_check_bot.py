@@ -137,6 +137,54 @@ def test_bad_exit_status_after_bye_fails(tmp_path: Path) -> None:
     assert "FAIL  bye: exited with status 4 after bye" in out
 
 
+def test_a_bot_killed_by_a_signal_after_bye_is_told_so(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "killed_on_bye", "--sandbox", "none")
+    assert code == 1
+    assert "FAIL  bye: was killed by SIGKILL after bye" in out
+
+
+@needs_bwrap
+def test_in_the_sandbox_a_bot_killed_after_bye_is_told_so_too(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "killed_on_bye", "--sandbox", "bwrap")
+    assert code == 1
+    assert "FAIL  bye: exited with status 137 (in the sandbox: killed by SIGKILL) after" in out
+
+
+def test_a_bot_that_leaves_after_its_last_game_without_bye_fails(tmp_path: Path) -> None:
+    """SPEC §4.4: a bot exits only after bye (or at the end of its stdin). One that
+    exits with status 0 once its last game is over passed: the bye it never read, or
+    could not be sent, went unnoticed."""
+    assert len(GAMES) == 10  # the bot leaves after its tenth game_over
+    code, out = check(tmp_path, "leaves_after_ten_games")
+    assert code == 1, out
+    assert out.count("  PASS  game ") == len(GAMES)
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.startswith("  FAIL  bye: exited with status 0 "), out
+    assert "before bye" in fail or "without reading bye" in fail
+    assert "a bot exits only after bye or at the end of its stdin" in fail
+    assert "see protocol/SPEC.md §4.4, §5.5" in out
+
+
+def test_text_on_stdout_after_the_last_action_fails(tmp_path: Path) -> None:
+    """SPEC §1.1, §4.1: stdout carries frames in answer, nothing else. Text written on
+    bye (or after the last game) was never read: the bot passed."""
+    code, out = check(tmp_path, "says_goodbye")
+    assert code == 1, out
+    assert "PASS  bye: exited with status 0" in out
+    assert "FAIL  stdout: wrote 8 bytes to stdout after its last action" in out
+    assert "bytes received: 67 6f 6f 64 62 79 65 0a" in out
+    assert "see protocol/SPEC.md §1.1, §4.1" in out
+
+
+def test_text_on_stdout_between_games_fails_at_the_next_act(tmp_path: Path) -> None:
+    code, out = check(tmp_path, "prints_after_each_game")
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.startswith("  FAIL  game 2: "), out
+    assert "malformed after 0 good decisions: action: a frame sent before it was asked" in fail
+    assert "bytes received: 67 61 6d 65 20 6f 76 65 72 0a" in out
+
+
 def test_missing_program_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["check-bot", "--", "no-such-program-here"])
     assert result.exit_code == 2

@@ -29,7 +29,7 @@ def send(m):
     b = msgpack.packb(m)
     w.write(len(b).to_bytes(4, "big") + b)
     w.flush()
-acts = 0
+acts = games = 0
 {prelude}
 while True:
     m = read()
@@ -42,6 +42,7 @@ while True:
         acts += 1
         {on_act}
     elif t == "game_over":
+        games += 1
         {on_game_over}
     elif t == "bye":
         {on_bye}
@@ -112,6 +113,11 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "four_seats_at_most": {"on_game_start": 'per_seat = [0] * 4\n        per_seat[m["seat"]] = 1'},
     "no_bank": {"on_act": f'assert m["clock"]["bank_ms"] is None\n        {ANSWER}'},
     "no_lowest": {"on_game_start": 'assert m["options"]["ending"] == "elimination"'},
+    # Bots that go wrong after their last action (arena check-bot).
+    "says_goodbye": {"on_bye": 'sys.stdout.write("goodbye\\n"); sys.stdout.flush(); sys.exit(0)'},
+    "prints_after_each_game": {"on_game_over": 'w.write(b"game over\\n"); w.flush()'},
+    "leaves_after_ten_games": {"on_game_over": "if games == 10: sys.exit(0)"},
+    "killed_on_bye": {"on_bye": "os.kill(os.getpid(), signal.SIGKILL)"},
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 
