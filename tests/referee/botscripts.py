@@ -88,10 +88,15 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "wrong_request_id": {
         "on_act": 'send({"type": "action", "request_id": m["request_id"] + 1, "choice": 0})'
     },
-    "answers_ahead": {  # foresees the next request_id and answers before it is asked
+    # Foresees the next request_id and answers before it is asked: at its first act it
+    # writes its answer and the next one at once (in two writes, the second could come
+    # after the referee's look before the next act, SPEC §4.1, and be taken: a test of
+    # it failed now and then on a busy machine).
+    "answers_ahead": {
         "on_act": (
-            'if acts == 1: send({"type": "action", "request_id": m["request_id"], "choice": 0})'
-            '\n        send({"type": "action", "request_id": m["request_id"] + 1, "choice": 0})'
+            "frames = [msgpack.packb({'type': 'action', 'request_id': m['request_id'] + i,"
+            " 'choice': 0}) for i in (0, 1)]"
+            '\n        w.write(b"".join(len(b).to_bytes(4, "big") + b for b in frames)); w.flush()'
         )
     },
     "out_of_range": {
@@ -118,6 +123,29 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "prints_after_each_game": {"on_game_over": 'w.write(b"game over\\n"); w.flush()'},
     "leaves_after_ten_games": {"on_game_over": "if games == 10: sys.exit(0)"},
     "killed_on_bye": {"on_bye": "os.kill(os.getpid(), signal.SIGKILL)"},
+    # Misbehaviours at the level of bytes, for the two drivers of the referee to judge
+    # alike (tests/referee/test_subprocess.py).
+    "partial_then_silence": {
+        "on_act": 'w.write(b"\\x00\\x00\\x00\\x21\\x83"); w.flush(); time.sleep(1000)'
+    },
+    "eof_mid_frame": {"on_act": 'w.write(b"\\x00\\x00\\x00\\x21\\x83"); w.flush(); os._exit(0)'},
+    "one_byte_too_large": {
+        "on_act": 'w.write(b"\\x00\\x00\\x10\\x01" + b"\\x80" * 4097); w.flush()'
+    },
+    "closes_stdout": {"on_game_start": "os.close(1)", "on_act": "time.sleep(1000)"},
+    "closes_stdin": {  # reads the hello, closes its stdin, answers, and lives on
+        "prelude": (
+            "read()\nos.close(0)\n"
+            'send({"type": "hello", "name": "t", "version": "1", "protocol": 1})\n'
+            "time.sleep(1000)"
+        )
+    },
+    "answer_then_junk": {  # a good answer, and in the same write the start of another frame
+        "on_act": (
+            'b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": 0})'
+            '\n        w.write(len(b).to_bytes(4, "big") + b + b"\\x00\\x00"); w.flush()'
+        )
+    },
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 

@@ -180,6 +180,16 @@ SAME_JUDGEMENT = [
     "wrong_types",
     "slow",
     "exit_nonzero_on_bye",
+    "answers_ahead",
+    "partial_then_silence",
+    "eof_mid_frame",
+    "one_byte_too_large",
+    "closes_stdout",
+    "closes_stdin",
+    "answer_then_junk",
+    "flood_stderr",
+    "stderr_then_crash",
+    "chatty",
 ]
 
 
