@@ -39,6 +39,7 @@ SECTIONS = {
     "illegal": "§6.2, §7.2, §9.1",
     "bye": "§4.4, §5.5",
     "stdout": "§1.1, §4.1",
+    "eof": "§3.6, §4.4",
     "timing": "§8.3, §8.4, §8.5",
 }
 
@@ -191,7 +192,39 @@ class _Checker:
                 session = await self.game(nursery, session, number, setting, r)
             if session is not None and not session.broken:
                 await self.bye(session)
+                await self.end_of_stdin(nursery)
             nursery.cancel_scope.cancel()
+
+    async def end_of_stdin(self, nursery: trio.Nursery) -> None:
+        """A second process, its stdin closed after the hellos, must exit (SPEC §4.4):
+        the referee ends a session so when a tournament is interrupted."""
+        name, section = "end of stdin", SECTIONS["eof"]
+        try:
+            process = await start_process(
+                self.spec, nursery, limits=self.limits, log_path=self.log, wrap=self.wrap
+            )
+        except OSError as err:
+            self.add(Check(name, False, f"cannot start a second process: {err}", section))
+            return
+        session = BotSession(self.spec.name, Connection(process.stream), process=process)
+        try:
+            await session.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
+        except BotFault as fault:
+            await session.kill(fault, self.clocks.kill_grace_ms / 1000)
+            self.add(Check(name, False, f"a second process failed its start-up: {fault.cause}:"
+                           f" {fault}", SECTIONS["start-up"], fault.detail))  # fmt: skip
+            return
+        begin = time.monotonic()
+        await process.process.stdin.aclose()
+        grace = self.clocks.exit_grace_ms
+        if await process.wait_exit(grace / 1000):
+            ms = (time.monotonic() - begin) * 1000
+            self.add(Check(name, True, f"exited {ms:.0f} ms after its stdin was closed", section))
+        else:
+            self.add(Check(name, False, f"still running {grace} ms after its stdin was closed"
+                           " (it is killed): a bot exits when it reads the end of its stdin",
+                           section))  # fmt: skip
+        await session.close(self.clocks)
 
     async def game(
         self,

@@ -48,7 +48,18 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
     assert "FAIL" not in out
     assert out.count("  PASS  game ") == len(GAMES) == 10
     assert "PASS  bye: exited with status 0" in out
-    assert f"result: all {len(GAMES) + 3} checks passed" in out
+    assert "PASS  end of stdin: exited " in out
+    assert f"result: all {len(GAMES) + 4} checks passed" in out
+
+
+def test_a_bot_that_does_not_exit_at_the_end_of_its_stdin_fails(tmp_path: Path) -> None:
+    """SPEC §4.4: a bot MUST exit when it reads the end of its stdin (how a referee ends
+    a session in an emergency). One that slept on instead passed every check."""
+    code, out = check(tmp_path, "ignores_eof")
+    assert code == 1, out
+    assert "PASS  bye: exited with status 0" in out
+    assert "FAIL  end of stdin: still running 500 ms after its stdin was closed" in out
+    assert "see protocol/SPEC.md §3.6, §4.4" in out
 
 
 @pytest.mark.parametrize(

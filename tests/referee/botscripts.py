@@ -23,7 +23,7 @@ except OSError:
 def read():
     h = r.read(4)
     if len(h) < 4:
-        sys.exit(0)
+        {on_eof}
     return msgpack.unpackb(r.read(int.from_bytes(h, "big")))
 def send(m):
     b = msgpack.packb(m)
@@ -146,6 +146,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
             '\n        w.write(len(b).to_bytes(4, "big") + b + b"\\x00\\x00"); w.flush()'
         )
     },
+    "ignores_eof": {"on_eof": "time.sleep(1000)"},
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 
@@ -157,6 +158,7 @@ def script(behaviour: str) -> str:
         "on_act": ANSWER,
         "on_game_over": "pass",
         "on_bye": "sys.exit(0)",
+        "on_eof": "sys.exit(0)",
     }
     parts.update(BEHAVIOURS[behaviour])
     return _TEMPLATE.format(**parts)
