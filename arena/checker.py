@@ -26,7 +26,7 @@ import trio.testing
 
 import protocol
 from arena.bots import BotProcess, BotSpec, Limits, start_process
-from arena.errors import BotCrashed, BotFault
+from arena.errors import BotCrashed, BotFault, BotMalformed
 from arena.referee import BotSession, Clocks, Connection, Wrap, play_game
 from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
 
@@ -42,6 +42,12 @@ SECTIONS = {
     "eof": "§3.6, §4.4",
     "timing": "§8.3, §8.4, §8.5",
 }
+
+
+HELLO_WAIT_MS = 1000
+"""How long check-bot waits, after it starts the bot, before it writes its hello: a bot
+that writes first (its hello, before it has read the referee's) is seen doing it. The
+time counts as start-up time (SPEC §4.2)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -141,8 +147,10 @@ class _Checker:
         rounds: int,
         log: Path,
         wrap: Wrap | None = None,
+        hello_wait_ms: int = HELLO_WAIT_MS,
     ) -> None:
         self.log = log
+        self.hello_wait = min(hello_wait_ms, clocks.startup_ms // 4) / 1000
         self.spec = spec
         self.wrap = wrap
         self.clocks = clocks
@@ -169,8 +177,19 @@ class _Checker:
             return None
         session = BotSession(self.spec.name, Connection(process.stream), process=process)
         begin = trio.current_time()
+        clocks = self.clocks
+        if self.hello_wait > 0:
+            early = await _written_first(session.connection, self.hello_wait)
+            if early:
+                await session.kill(BotMalformed("wrote first"), clocks.kill_grace_ms / 1000)
+                self.add(Check("start-up", False, f"wrote {len(early)} bytes before the"
+                               " referee's hello was written: a bot reads the referee's hello"
+                               " first and answers it", SECTIONS["start-up"], early))  # fmt: skip
+                return None
+            waited = round((trio.current_time() - begin) * 1000)  # counts as start-up time
+            clocks = dataclasses.replace(clocks, startup_ms=max(0, clocks.startup_ms - waited))
         try:
-            hello = await session.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
+            hello = await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
         except BotFault as fault:
             await session.kill(fault, self.clocks.kill_grace_ms / 1000)
             self.add(Check("start-up", False, f"{fault.cause}: {fault}", SECTIONS["start-up"],
@@ -328,6 +347,21 @@ class _Checker:
         await session.close(self.clocks)
 
 
+async def _written_first(connection: Connection, seconds: float) -> bytes:
+    """What the bot writes to its stdout within `seconds` of its start, before it is
+    sent anything (a conforming bot writes nothing then); b"" at its exit or end of
+    output, which the handshake then reports."""
+    fds = connection.pipe_fds()
+    assert fds is not None
+    with trio.move_on_after(seconds):
+        await trio.lowlevel.wait_readable(fds[1])
+        try:
+            return os.read(fds[1], 64)
+        except (BlockingIOError, OSError):
+            return b""
+    return b""
+
+
 def _returncode(process: BotProcess) -> int | None:
     """The process's exit status, or None while it runs."""
     return process.process.returncode
@@ -379,11 +413,15 @@ async def check_bot(
     limits: Limits = Limits(),
     rounds: int = 1,
     wrap: Wrap | None = None,
+    hello_wait_ms: int = HELLO_WAIT_MS,
 ) -> list[Check]:
     """Run every check on the bot (each of its processes started through `wrap`, the
-    sandbox, if given); the list of results, in order."""
+    sandbox, if given); the list of results, in order. The referee's hello is written
+    `hello_wait_ms` after the start (at most a quarter of the start-up time), or as
+    soon as the bot writes first, which fails it."""
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
-        checker = _Checker(spec, clocks, limits, rounds, Path(tmp) / "stderr.log", wrap)
+        log = Path(tmp) / "stderr.log"
+        checker = _Checker(spec, clocks, limits, rounds, log, wrap, hello_wait_ms)
         await checker.run()
     return checker.checks
 

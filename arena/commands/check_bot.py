@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command
-from arena.checker import check_bot, conforms, report
+from arena.checker import HELLO_WAIT_MS, check_bot, conforms, report
 from arena.commands._options import (
     build_bot,
     build_clocks,
@@ -60,7 +60,17 @@ note: in the sandbox a bare command line sees only the files its words name: a b
     show_default=True,
     help="Games per configuration (there are ten configurations).",
 )
-def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> None:
+@click.option(
+    "--hello-wait-ms",
+    type=click.IntRange(0, 60_000),
+    default=HELLO_WAIT_MS,
+    show_default=True,
+    help="Wait this long (at most a quarter of the start-up time) before writing the"
+    " referee's hello, to see whether the bot writes first (SPEC §4.2); 0: at once.",
+)
+def check_bot_command(
+    command: tuple[str, ...], rounds: int, hello_wait_ms: int, **opts: Any
+) -> None:
     """Check that the bot run by COMMAND speaks protocol v1 correctly.
 
     COMMAND is the bot's command line after `--` (arena check-bot -- python3 bot.py),
@@ -77,7 +87,14 @@ def check_bot_command(command: tuple[str, ...], rounds: int, **opts: Any) -> Non
     clocks = build_clocks({}, opts)
     limits = build_limits({}, opts)
     checks = run_stoppable(
-        lambda: check_bot(spec, clocks=clocks, limits=limits, rounds=rounds, wrap=wrap),
+        lambda: check_bot(
+            spec,
+            clocks=clocks,
+            limits=limits,
+            rounds=rounds,
+            wrap=wrap,
+            hello_wait_ms=hello_wait_ms,
+        ),
         lambda: " before the checks were done",
         resumable=False,
     )

@@ -37,13 +37,13 @@ def check(tmp_path: Path, behaviour: str, *extra: str) -> tuple[int, str]:
     result = CliRunner().invoke(
         main,
         ["check-bot", "--decision-ms", "300", "--startup-ms", "2000", "--exit-grace-ms", "500",
-         *extra, "--", "python3", str(bot), str(pidfile)],
+         "--hello-wait-ms", "0", *extra, "--", "python3", str(bot), str(pidfile)],
     )  # fmt: skip
     return result.exit_code, result.output
 
 
 def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
-    code, out = check(tmp_path, "good")
+    code, out = check(tmp_path, "good", "--hello-wait-ms", "1000")
     assert code == 0, out
     assert "FAIL" not in out
     assert out.count("  PASS  game ") == len(GAMES) == 10
@@ -146,6 +146,20 @@ def test_bad_exit_status_after_bye_fails(tmp_path: Path) -> None:
     code, out = check(tmp_path, "exit_nonzero_on_bye")
     assert code == 1
     assert "FAIL  bye: exited with status 4 after bye" in out
+
+
+def test_a_bot_that_writes_its_hello_before_reading_the_referees_fails(tmp_path: Path) -> None:
+    """SPEC §4.2, §4.1: the bot reads the referee's hello and answers it; a frame sent
+    when no answer is due is malformed. A referee writes its hello at once, so a bot
+    that wrote its own first (never reading the referee's protocol) passed. check-bot
+    now waits before it writes its hello, and as soon as the bot writes, fails it."""
+    code, out = check(tmp_path, "hello_first", "--startup-ms", "120000", "--hello-wait-ms",
+                      "30000")  # fmt: skip
+    assert code == 1, out
+    assert "FAIL  start-up: wrote 43 bytes before the referee's hello was written" in out
+    assert "bytes received: 00 00 00 27 84 a4 74 79 70 65 a5 68 65 6c 6c 6f" in out
+    assert "see protocol/SPEC.md §4.2, §6.1, §9.3" in out
+    assert "PASS" not in out
 
 
 def test_a_bot_killed_by_a_signal_after_bye_is_told_so(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ while True:
     m = read()
     t = m["type"]
     if t == "hello":
-        send({{"type": "hello", "name": "t", "version": "1", "protocol": 1}})
+        {on_hello}
     elif t == "game_start":
         {on_game_start}
     elif t == "act":
@@ -49,6 +49,7 @@ while True:
 """
 
 ANSWER = 'send({"type": "action", "request_id": m["request_id"], "choice": 0})'
+HELLO = 'send({"type": "hello", "name": "t", "version": "1", "protocol": 1})'
 
 BEHAVIOURS: dict[str, dict[str, str]] = {
     "good": {},
@@ -147,6 +148,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         )
     },
     "ignores_eof": {"on_eof": "time.sleep(1000)"},
+    "hello_first": {"prelude": HELLO, "on_hello": "pass"},  # writes its hello unasked
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 
@@ -154,6 +156,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
 def script(behaviour: str) -> str:
     parts = {
         "prelude": "",
+        "on_hello": HELLO,
         "on_game_start": "pass",
         "on_act": ANSWER,
         "on_game_over": "pass",
