@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command
-from arena.checker import HELLO_WAIT_MS, check_bot, conforms, report
+from arena.checker import HELLO_WAIT_MS, Check, check_bot, conforms, report
 from arena.commands._options import (
     build_bot,
     build_clocks,
@@ -30,6 +30,12 @@ note: in the sandbox a bare command line sees only the files its words name: a b
       its folder with a bot.toml (arena check-bot FOLDER), or try --sandbox none to
       tell whether that is the cause."""
 """Said when a bare command line fails its start-up in the sandbox."""
+
+
+def _missing_files(first: Check) -> bool:
+    """Whether the start-up failed as a bot missing its files would: it could not be
+    started or it exited (not a hello that is wrong, or late)."""
+    return not first.ok and first.detail.startswith(("crash:", "cannot start"))
 
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
@@ -100,6 +106,6 @@ def check_bot_command(
     )
     for line in report(spec.command, checks):
         click.echo(printable(line))
-    if wrap is not None and spec.folder is None and checks and not checks[0].ok:
+    if wrap is not None and spec.folder is None and checks and _missing_files(checks[0]):
         click.echo(BARE_COMMAND_NOTE)
     sys.exit(0 if conforms(checks) else 1)

@@ -258,6 +258,27 @@ def test_a_program_that_cannot_be_executed_cites_the_run_command_section(tmp_pat
 
 
 @needs_bwrap
+def test_the_note_on_bare_command_lines_follows_only_a_start_up_that_could_have_missed_files(
+    tmp_path: Path,
+) -> None:
+    """The note that a bare command line sees only the files its words name came after
+    every failed start-up in the sandbox: after a wrong protocol number or a hello
+    written first too, where it sent the author looking for a cause that is not."""
+    # (the bot that writes first is seen as soon as it writes: the long wait never runs out)
+    for behaviour, wait in (("protocol_2", "0"), ("hello_first", "30000")):
+        code, out = check(
+            tmp_path, behaviour, "--sandbox", "bwrap", "--startup-ms", "120000",
+            "--hello-wait-ms", wait,
+        )  # fmt: skip
+        assert code == 1, out
+        assert "FAIL  start-up: " in out
+        assert BARE_COMMAND_NOTE not in out, behaviour
+    code, out = check(tmp_path, "crash_at_start", "--sandbox", "bwrap")
+    assert code == 1, out
+    assert BARE_COMMAND_NOTE in out
+
+
+@needs_bwrap
 def test_a_bare_command_line_that_cannot_start_in_the_sandbox_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -148,6 +148,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         )
     },
     "ignores_eof": {"on_eof": "time.sleep(1000)"},
+    "protocol_2": {"on_hello": HELLO.replace('"protocol": 1', '"protocol": 2')},
     "hello_first": {"prelude": HELLO, "on_hello": "pass"},  # writes its hello unasked
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
