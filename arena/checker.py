@@ -312,6 +312,8 @@ class _Checker:
                 raise BotCrashed("it had exited")
             await session.send({"type": "bye"}, trio.current_time() + 1)
         except BotFault as fault:
+            # A closed pipe is a process on its way out: it may not have been reaped yet.
+            await process.wait_exit(self.clocks.exit_grace_ms / 1000)
             code = _returncode(process)
             if code is not None:
                 self.add(Check("bye", False, f"{_exit_status(code, boxed)} before bye, after its"

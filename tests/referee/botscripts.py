@@ -29,7 +29,8 @@ def send(m):
     b = msgpack.packb(m)
     w.write(len(b).to_bytes(4, "big") + b)
     w.flush()
-acts = games = 0
+acts = 0
+games = 0
 {prelude}
 while True:
     m = read()
