@@ -40,6 +40,7 @@ league opening it is refused.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import itertools
 import json
@@ -878,12 +879,17 @@ def refuse_no_file(path: Path, what: str) -> None:
         raise StoreError(f"{path} is a folder, not {what}")
     if os.path.lexists(path) and not path.exists():
         try:
+            os.stat(path)
+        except OSError as err:
+            if err.errno == errno.ELOOP:  # a loop of links leads nowhere too, but not so
+                raise StoreError(f"{path}: cannot open: {err.strerror}") from None
+        try:
             target = os.readlink(path)
         except OSError:  # a folder on its path that is no folder, or a link gone since
             target = None
         if target is not None:
             raise StoreError(
-                f"{path} is a link to {shown(target)}, which does not exist, not {what}:"
+                f"{path} is a link to {target!r}, which does not exist, not {what}:"
                 " remove the link, or make it lead to the store"
             )
     if path.exists() and not path.is_file():
