@@ -188,6 +188,7 @@ class _Checker:
                 return None
             waited = round((trio.current_time() - begin) * 1000)  # counts as start-up time
             clocks = dataclasses.replace(clocks, startup_ms=max(0, clocks.startup_ms - waited))
+        asked = trio.current_time()
         try:
             hello = await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
         except BotFault as fault:
@@ -195,8 +196,15 @@ class _Checker:
             self.add(Check("start-up", False, f"{fault.cause}: {fault}", SECTIONS["start-up"],
                            fault.detail))  # fmt: skip
             return None
-        ms = (trio.current_time() - begin) * 1000
-        self.add(Check("start-up", True, f"hello in {ms:.0f} ms: name {hello.name!r},"
+        now = trio.current_time()
+        ms = (now - asked) * 1000
+        when = (
+            f"hello {ms:.0f} ms after the referee's (written {(asked - begin) * 1000:.0f} ms"
+            " after the start; nothing came before it)"
+            if asked > begin
+            else f"hello in {ms:.0f} ms"
+        )
+        self.add(Check("start-up", True, f"{when}: name {hello.name!r},"
                        f" version {hello.version!r}, protocol {hello.protocol}",
                        SECTIONS["start-up"]))  # fmt: skip
         return session

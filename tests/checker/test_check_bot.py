@@ -47,6 +47,13 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
     assert code == 0, out
     assert "FAIL" not in out
     assert out.count("  PASS  game ") == len(GAMES) == 10
+    # The bot's start-up time is told apart from check-bot's wait before its own hello
+    # (which is there to see that the bot writes nothing first).
+    assert re.search(
+        r"PASS  start-up: hello \d+ ms after the referee's \(written [5-9]\d\d ms after the"
+        r" start; nothing came before it\)",
+        out,
+    )  # at most a quarter of --startup-ms 2000
     assert "PASS  bye: exited with status 0" in out
     assert "PASS  end of stdin: exited " in out
     assert f"result: all {len(GAMES) + 4} checks passed" in out
