@@ -29,6 +29,24 @@ class Stopped(Exception):
     """The trio side asked a blocking exchange to stop (the game was cancelled)."""
 
 
+_TEXT = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
+"""The bytes of printable ASCII text, with tab and newlines."""
+
+
+def text_on_stdout(err: protocol.ProtocolError) -> str:
+    """For a length prefix that is text (a bot that prints to stdout: "got " is a
+    length of 1735357472), what to do about it; otherwise ""."""
+    if not isinstance(err, protocol.FrameTooLarge) or not 0 <= err.length < 1 << 32:
+        return ""
+    prefix = err.length.to_bytes(4, "big")
+    if not set(prefix) <= _TEXT:
+        return ""
+    return (
+        f" (those 4 length bytes are the text {prefix.decode()!r}: the bot wrote text to"
+        " stdout, which carries only frames; write debugging output to stderr, SPEC §3.6)"
+    )
+
+
 def fault_from_protocol(err: protocol.ProtocolError, what: str) -> BotFault:
     """The fault for a codec error: `IllegalChoice` is illegal, the rest malformed."""
     if isinstance(err, protocol.IllegalChoice):
@@ -98,7 +116,9 @@ class Connection:
         try:
             message = decoder.next_message()
         except protocol.ProtocolError as err:
-            raise BotMalformed(f"{what}: {err}", detail=self.last_bytes) from err
+            raise BotMalformed(
+                f"{what}: {err}{text_on_stdout(err)}", detail=self.last_bytes
+            ) from err
         if message is None and self._eof:
             partial = " (in the middle of a frame)" if decoder.partial else ""
             raise BotCrashed(f"closed its output while the referee waited for {what}{partial}")
@@ -241,6 +261,18 @@ class Connection:
         """Raise BotMalformed if bytes of the bot wait in the decoder (SPEC §4.1)."""
         decoder = self._decoder
         if decoder.pending or decoder.partial:
+            hint = ""
+            if decoder.broken:  # a bad length prefix: text printed to stdout, say
+                try:
+                    while decoder.next_message() is not None:
+                        pass
+                except protocol.ProtocolError as err:
+                    hint = text_on_stdout(err)
+            if hint:
+                raise BotMalformed(
+                    f"{what}: bytes that are no frame came before it was asked for{hint}",
+                    detail=self.last_bytes,
+                )
             raise BotMalformed(
                 f"{what}: a frame sent before it was asked for (nothing may come between"
                 " an answer and the next act: SPEC §4.1)",

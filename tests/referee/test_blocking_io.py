@@ -160,6 +160,36 @@ async def test_bad_bytes_are_malformed_with_the_bytes(pipes: Pipes) -> None:
     assert caught.value.detail == b"\x00\x00\x00\x02\xc1\xc1"
 
 
+# A bot that prints to stdout sends text where a length prefix belongs: "got " is a
+# frame of 1735357472 bytes. The fault said only that, which tells a newcomer nothing;
+# it now says that the bytes are text, and where text goes.
+
+
+async def test_text_printed_as_the_answer_is_named_as_text_on_stdout(pipes: Pipes) -> None:
+    with pipes.bot(b"thinking 42\n"), pytest.raises(BotMalformed) as caught:
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+    message = str(caught.value)
+    assert message.startswith("action: frame of 1952999790 bytes exceeds the limit")
+    assert "the text 'thin': the bot wrote text to stdout" in message
+    assert "write debugging output to stderr, SPEC §3.6" in message
+
+
+async def test_text_printed_before_the_act_is_named_as_text_on_stdout(pipes: Pipes) -> None:
+    pipes.answer(b"new game\n")
+    with pytest.raises(BotMalformed) as caught:
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+    message = str(caught.value)
+    assert "the text 'new ': the bot wrote text to stdout" in message
+    assert "a frame sent" not in message
+
+
+async def test_a_huge_length_that_is_no_text_is_not_called_text(pipes: Pipes) -> None:
+    with pipes.bot(b"\xff\xff\xff\xf0" + b"x" * 10), pytest.raises(BotMalformed) as caught:
+        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+    assert "exceeds the limit" in str(caught.value)
+    assert "text" not in str(caught.value)
+
+
 # SPEC §4.1: nothing comes from a bot between its answer and the next act. Its
 # request_id is easy to foresee (one more each act), so an answer written ahead would
 # otherwise be taken at once, in no time on its clock.
