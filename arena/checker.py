@@ -38,7 +38,7 @@ SECTIONS = {
     "malformed": "§3, §4.1, §6.2, §9.1",
     "illegal": "§6.2, §7.2, §9.1",
     "bye": "§4.4, §5.5",
-    "stdout": "§1.1, §4.1",
+    "stdout": "§1.1, §3.6, §4.1",
     "eof": "§3.6, §4.4",
     "timing": "§8.3, §8.4, §8.5",
 }
@@ -335,7 +335,7 @@ class _Checker:
         ms = (time.monotonic() - begin) * 1000
         code = _returncode(process)
         unread = _unread(fds[0]) if exited else 0
-        extra = _leftover(fds[1]) if exited else b""
+        extra = session.connection.held() + _leftover(fds[1]) if exited else b""
         if not exited:
             self.add(Check("bye", False, f"still running {self.clocks.exit_grace_ms} ms after"
                            " bye (it is killed)", SECTIONS["bye"]))  # fmt: skip
@@ -351,9 +351,15 @@ class _Checker:
         else:
             self.add(Check("bye", True, f"exited with status 0 in {ms:.0f} ms", SECTIONS["bye"]))
         if extra:
+            # Text printed to a buffered stdout (Python's print, when stdout is a pipe)
+            # comes out at exit in a short session, and between frames in a long one.
             self.add(Check("stdout", False, f"wrote {len(extra)} bytes to stdout after its last"
-                           " action (after its last game or on bye): stdout carries only the"
-                           " answers, as frames", SECTIONS["stdout"], extra))  # fmt: skip
+                           f" action (after its last game or on bye), beginning"
+                           f" {extra[:60].decode(errors='replace')!r}: stdout carries only the"
+                           " answers, as frames. Output printed to a buffered stdout comes out"
+                           " late (here at exit; in a longer session between frames, a"
+                           " malformed fault): write debugging output to stderr",
+                           SECTIONS["stdout"], extra))  # fmt: skip
         await session.close(self.clocks)
 
 

@@ -308,6 +308,14 @@ class Connection:
                 poller.register(stop_fd, _IN)
             _wait(poller, deadline, stop_fd, late)
 
+    def held(self) -> bytes:
+        """The bytes received from the bot but not taken as a message, as far as they
+        were kept (the last read's first bytes), or b"": what a bot wrote after its last
+        answer, in the same write, is only found here once no act follows."""
+        if self._decoder.pending or self._decoder.partial:
+            return self.last_bytes
+        return b""
+
     async def aclose(self) -> None:
         """Close the stream (never raises)."""
         with (

@@ -205,7 +205,7 @@ def test_text_on_stdout_after_the_last_action_fails(tmp_path: Path) -> None:
     assert "PASS  bye: exited with status 0" in out
     assert "FAIL  stdout: wrote 8 bytes to stdout after its last action" in out
     assert "bytes received: 67 6f 6f 64 62 79 65 0a" in out
-    assert "see protocol/SPEC.md §1.1, §4.1" in out
+    assert "see protocol/SPEC.md §1.1, §3.6, §4.1" in out
 
 
 def test_text_on_stdout_between_games_fails_at_the_next_act(tmp_path: Path) -> None:
@@ -213,8 +213,28 @@ def test_text_on_stdout_between_games_fails_at_the_next_act(tmp_path: Path) -> N
     assert code == 1, out
     fail = next(line for line in out.splitlines() if "FAIL" in line)
     assert fail.startswith("  FAIL  game 2: "), out
-    assert "malformed after 0 good decisions: action: a frame sent before it was asked" in fail
+    assert (
+        "malformed after 0 good decisions: action: bytes that are no frame came before it" in fail
+    )
+    assert "the bot wrote text to stdout, which carries only frames" in fail
     assert "bytes received: 67 61 6d 65 20 6f 76 65 72 0a" in out
+
+
+def test_text_printed_to_stdout_that_comes_out_only_at_exit_fails(tmp_path: Path) -> None:
+    """A Python bot that print()s a debug line: stdout is a pipe, so the text stays in
+    print's buffer and comes out when the bot exits, after bye. Every game passed and so
+    did the bot, which then faulted (malformed) in a league, once the buffer filled
+    between two frames. The bytes after the last frame now fail the stdout check."""
+    code, out = check(tmp_path, "prints_to_stdout")
+    assert code == 1, out
+    assert out.count("  PASS  game ") == len(GAMES)
+    assert "PASS  bye: exited with status 0" in out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.startswith("  FAIL  stdout: wrote "), out
+    assert "to stdout after its last action (after its last game or on bye), beginning" in fail
+    assert "'thinking\\nthinking" in fail
+    assert "write debugging output to stderr" in fail
+    assert "see protocol/SPEC.md §1.1, §3.6, §4.1" in out
 
 
 def test_missing_program_is_a_usage_error() -> None:

@@ -151,6 +151,8 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "ignores_eof": {"on_eof": "time.sleep(1000)"},
     "protocol_2": {"on_hello": HELLO.replace('"protocol": 1', '"protocol": 2')},
     "hello_first": {"prelude": HELLO, "on_hello": "pass"},  # writes its hello unasked
+    # print() to a pipe is buffered: the text comes out at exit, after every frame.
+    "prints_to_stdout": {"on_act": f'print("thinking")\n        {ANSWER}'},
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
 }
 
