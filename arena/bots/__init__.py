@@ -14,6 +14,7 @@ from arena.bots._manifest import (
     load_manifest,
     real_path,
     resolve_command,
+    shell_words,
     unique_names,
 )
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
@@ -34,6 +35,7 @@ __all__ = [
     "load_manifest",
     "real_path",
     "resolve_command",
+    "shell_words",
     "start_process",
     "unique_names",
 ]

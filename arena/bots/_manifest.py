@@ -295,8 +295,46 @@ def resolve_command(words: Sequence[str], folder: Path | None) -> list[str]:
         return [path, *rest]
     found = shutil.which(program, path=os.environ.get("PATH", os.defpath))
     if found is None:
-        raise ManifestError(f"command {shown(program)} not found on the PATH")
+        raise ManifestError(
+            f"command {shown(program)} not found on the PATH{_not_found(words, folder)}"
+        )
     return [found, *rest]
+
+
+_SHELL_WORD = re.compile(r"^(?:\|\|?|&&?|;;?|\d*[<>].*|&>.*|\$[\w{(].*|~(?:/.*)?)$")
+"""A word that means something to a shell but nothing to exec: an operator, a
+redirection, a variable, a home folder."""
+
+_SHELL_BUILTINS = frozenset({"cd", "export", "source", ".", "exec", "set", "ulimit", "eval"})
+
+_NO_SHELL = (
+    "the command line is not given to a shell: no variable assignments, builtins such as"
+    " cd, pipes, redirections, ; or && (for those, write a script with a #! line, make it"
+    ' executable and name it: run = "./run.sh"; SPEC §14.2)'
+)
+
+
+def shell_words(words: Sequence[str]) -> list[str]:
+    """The words of a command line that only a shell would understand (`|`, `2>/dev/null`,
+    `&&`, `$HOME` ...): exec passes them on to the program as arguments."""
+    return [word for word in words if _SHELL_WORD.match(word)]
+
+
+def _not_found(words: Sequence[str], folder: Path | None) -> str:
+    """What to do about a first word that is not on the PATH."""
+    program = words[0]
+    if folder is not None and (folder / program).is_file():
+        how = f"write ./{program}"
+        if not os.access(folder / program, os.X_OK):
+            how = f"name its interpreter (python3 {program}, node {program} ...), or {how}"
+            how += " and make the file executable, with a #! line"
+        return (
+            f": to run the bot folder's {program}, {how} (a first word without a / is"
+            " looked up on the PATH; SPEC §14.2)"
+        )
+    if "=" in program or program in _SHELL_BUILTINS or shell_words(words):
+        return f": {_NO_SHELL}"
+    return ""
 
 
 BUILD_TIMEOUT = 600.0

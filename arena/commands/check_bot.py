@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command
+from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command, shell_words
 from arena.checker import HELLO_WAIT_MS, Check, check_bot, conforms, report
 from arena.commands._options import (
     build_bot,
@@ -36,6 +36,21 @@ def _missing_files(first: Check) -> bool:
     """Whether the start-up failed as a bot missing its files would: it could not be
     started or it exited (not a hello that is wrong, or late)."""
     return not first.ok and first.detail.startswith(("crash:", "cannot start"))
+
+
+def _shell_warning(words: list[str]) -> Check:
+    """The warning for a command line with words only a shell understands: the bot may
+    pass, but not as its author meant (`2>/dev/null` and `| cat` reach it as arguments)."""
+    shown = " ".join(repr(word) for word in words)
+    return Check(
+        "run",
+        True,
+        f"{shown}: shell syntax, but the command line is not given to a shell: the"
+        " program gets these words as arguments. Drop them, or write a script with a #!"
+        ' line, make it executable and name it (run = "./run.sh")',
+        "§14.2",
+        warning=True,
+    )
 
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
@@ -104,8 +119,11 @@ def check_bot_command(
         lambda: " before the checks were done",
         resumable=False,
     )
+    missing_files = bool(checks) and _missing_files(checks[0])
+    if shell := shell_words(spec.command[1:]):
+        checks = [_shell_warning(shell), *checks]
     for line in report(spec.command, checks):
         click.echo(printable(line))
-    if wrap is not None and spec.folder is None and checks and _missing_files(checks[0]):
+    if wrap is not None and spec.folder is None and missing_files:
         click.echo(BARE_COMMAND_NOTE)
     sys.exit(0 if conforms(checks) else 1)

@@ -243,6 +243,44 @@ def test_missing_program_is_a_usage_error() -> None:
     assert "not found" in result.output
 
 
+@pytest.mark.parametrize(
+    ("run", "hint"),
+    [
+        # the folder's bot.py, named as if it were on the PATH
+        ("bot.py", "to run the bot folder's bot.py, name its interpreter (python3 bot.py"),
+        # shell syntax: cd is a builtin, FOO=1 an assignment, neither a program
+        ("cd . && python3 bot.py", "the command line is not given to a shell"),
+        ("PYTHONUNBUFFERED=1 python3 bot.py", "the command line is not given to a shell"),
+    ],
+)
+def test_a_run_command_that_is_not_found_says_what_to_write(
+    tmp_path: Path, run: str, hint: str
+) -> None:
+    """Each was "command 'bot.py' not found on the PATH" and no more."""
+    (tmp_path / "bot.py").write_text(script("good"))
+    (tmp_path / "bot.toml").write_text(f'name = "mine"\nrun = "{run}"\n')
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", "none", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "not found on the PATH" in result.output
+    assert hint in result.output
+    assert "SPEC §14.2" in result.output
+
+
+def test_shell_syntax_in_a_run_command_that_starts_is_a_warning(tmp_path: Path) -> None:
+    """`run = "python3 bot.py 2>/dev/null | cat"` passed every check without a word:
+    exec gave '2>/dev/null', '|' and 'cat' to bot.py as arguments, which it ignored, and
+    its author believed the redirection worked. It still passes, with a warning."""
+    (tmp_path / "bot.py").write_text(script("good"))
+    (tmp_path / "bot.toml").write_text(
+        f'name = "mine"\nrun = "python3 bot.py {tmp_path / "pids"} 2>/dev/null | cat"\n'
+    )
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", "none", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    warn = next(line for line in result.output.splitlines() if "WARN" in line)
+    assert "WARN  run: '2>/dev/null' '|': shell syntax, but the command line is not given" in warn
+    assert "see protocol/SPEC.md §14.2" in result.output
+
+
 def test_the_bots_stderr_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     """The report quotes the end of the bot's stderr, whose bytes are the bot's to
     choose: a control character is shown as an escape, never sent to the terminal."""
