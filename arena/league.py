@@ -337,6 +337,8 @@ class Prepared:
     """The submissions left out (a name, or a folder whose manifest failed)."""
     failed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     """(name, why) of each bot whose build failed."""
+    reasons: list[str] = dataclasses.field(default_factory=list)
+    """Why each submission was left out, one line each, as said."""
     digests: dict[str, str] = dataclasses.field(default_factory=dict)
     """Each ready bot's submission digest, taken before its build."""
     built: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -359,7 +361,7 @@ def prepare(
     specs, problems = discover_bots(config.bots)
     for problem in problems:
         say(f"left out: {problem}")
-    out = Prepared([], [p.split(":")[0] for p in problems])
+    out = Prepared([], [p.split(":")[0] for p in problems], reasons=list(problems))
     for spec in specs:
         try:
             out.digests[spec.name] = spec.digest()  # the submission as given, before its build
@@ -368,7 +370,10 @@ def prepare(
             else:
                 build_and_check(spec, config, say)
         except BotError as err:
-            say(f"left out: {err}")
+            # Named: "command 'pyhton3' not found on the PATH" does not say whose.
+            why = str(err) if str(err).startswith(f"{spec.name}: ") else f"{spec.name}: {err}"
+            say(f"left out: {why}")
+            out.reasons.append(why)
             out.failed.append((spec.name, str(err)))
             out.excluded.append(spec.name)
             continue
@@ -453,7 +458,7 @@ async def run_league(
     _out_of_reach(config, store.path, specs)
     # The settings are checked before anything is stored: a refused resume changes
     # nothing (a digest stored then would hide a changed submission from the next one).
-    schedule = _schedule(config, [s.name for s in specs], store, progress.warning)
+    schedule = _schedule(config, [s.name for s in specs], store, progress.warning, bots.reasons)
     changed = register(store, bots, progress.warning)
     report = LeagueReport(schedule, excluded=bots.excluded, changed=changed)
     done = store.done_game_ids()
@@ -558,13 +563,19 @@ def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -
 
 
 def _schedule(
-    config: LeagueConfig, names: list[str], store: Store, warn: Callable[[str], None]
+    config: LeagueConfig,
+    names: list[str],
+    store: Store,
+    warn: Callable[[str], None],
+    left_out: Sequence[str] = (),
 ) -> Schedule:
     """The league's schedule; its settings are stored, and a resume must match them (but
-    the clocks and the sandbox, which it may change with a warning)."""
+    the clocks and the sandbox, which it may change with a warning). `left_out`: why
+    each submission left out was, for the refusal of too few bots (said even with -q)."""
     if len(names) < config.table_size:
+        left = f"; left out: {'; '.join(left_out)}" if left_out else ""
         raise ConfigError(
-            f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
+            f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough{left}"
         )
     stored = store.get_setting("league")
     seed = _league_seed(config, stored, store.path)

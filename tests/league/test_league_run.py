@@ -113,6 +113,24 @@ def test_jsonl_progress_reports_each_game(tmp_path: Path) -> None:
     assert events[-1]["played"] == 12
 
 
+def test_a_bot_whose_program_is_not_found_is_left_out_by_name(tmp_path: Path) -> None:
+    """A run command with a typo was left out as "command 'pyhton3' not found on the
+    PATH", naming no bot; with -q nothing was said but "2 playable bot(s) for tables
+    of 3: not enough". Both now name the bot and say why."""
+    make_bot(tmp_path, "ann")
+    make_bot(tmp_path, "bob")
+    typo = make_bot(tmp_path, "typo")
+    (typo / "bot.toml").write_text('name = "typo"\nrun = "pyhton3 bot.py"\n')
+    code, _, err = run_cli("league", str(league_file(tmp_path)))
+    assert code == 2
+    assert "left out: typo: command 'pyhton3' not found on the PATH" in err
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "-q")
+    assert code == 2
+    assert (
+        "2 playable bot(s) for tables of 3: not enough; left out: typo: command 'pyhton3'" in err
+    ), err
+
+
 def test_build_failure_is_reported_and_the_bot_left_out(tmp_path: Path) -> None:
     four_bots(tmp_path)
     make_bot(tmp_path, "broken", build="false")
