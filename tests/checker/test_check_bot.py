@@ -128,6 +128,26 @@ def test_broken_bots_fail_with_cause_and_spec_section(
     assert "checks failed: the bot does not conform" in out
 
 
+@pytest.mark.parametrize(
+    ("behaviour", "status"),
+    [
+        ("crash_mid_game", "the process had exited with status 1"),
+        (
+            "exit_zero_mid_game",
+            "the process had exited with status 0, before bye (a bot exits only after bye"
+            " or at the end of its stdin: SPEC §4.4)",
+        ),
+    ],
+)
+def test_a_crash_says_how_the_process_ended(tmp_path: Path, behaviour: str, status: str) -> None:
+    """A bot that exited by itself (a newcomer's loop that ends at game_over) was told
+    only "pipe closed while sending act", as if the referee's pipe had broken."""
+    code, out = check(tmp_path, behaviour)
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.endswith(status), fail
+
+
 def test_offending_bytes_are_shown(tmp_path: Path) -> None:
     code, out = check(tmp_path, "garbage")
     assert code == 1
