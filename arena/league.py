@@ -947,6 +947,8 @@ class _Book:
         statuses = store.bot_statuses()
         self.disqualified = {n for n in names if statuses.get(n) == "disqualified"}
         self.streak = {n: 0 for n in names} | store.fault_streaks()
+        self.last_fault: dict[str, str] = {}
+        """Each bot's latest fault in this run, as "cause: message"."""
         for name in names:  # a league killed between a game and the disqualification
             self._check_streak(name)
         self._groups: defaultdict[str, trio.Lock] = defaultdict(trio.Lock)
@@ -981,6 +983,8 @@ class _Book:
         bots with too many faults in a row."""
         result = played.result
         faulted = {result.names[f.seat] for f in result.faults}
+        for fault in result.faults:
+            self.last_fault[result.names[fault.seat]] = f"{fault.cause}: {fault.message}"
         for name in game.seats:
             self.streak[name] = self.streak[name] + 1 if name in faulted else 0
         self.store.record_game(
@@ -1000,9 +1004,18 @@ class _Book:
             self.disqualified.add(name)
             self.report.disqualified.append(name)
             self.store.set_bot_status(name, "disqualified", f"{streak} faults in a row")
+            # Its author needs what went wrong and where the bot said why.
+            last = self.last_fault.get(name)
+            logs = self.config.log_dir
+            where = (
+                f"its stderr is in {logs / (name + '.log')}"
+                if logs is not None
+                else "run again with --log-dir DIR to keep its stderr"
+            )
             self.progress.message(
-                f"{name} is disqualified after {streak} faults in a row;"
-                " its remaining games are forfeits"
+                f"{name} is disqualified after {streak} faults in a row"
+                f"{f' (the last: {last})' if last else ''}; its remaining games are"
+                f" forfeits ({where})"
             )
 
 

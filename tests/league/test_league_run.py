@@ -148,7 +148,9 @@ def test_a_bot_with_too_many_faults_in_a_row_is_disqualified(tmp_path: Path) -> 
     path = league_file(tmp_path, fault_limit=2, concurrency=1)
     code, _, err = run_cli("league", str(path))
     assert code == 0, err
-    assert "crasher is disqualified after 2 faults in a row" in err
+    assert "crasher is disqualified after 2 faults in a row (the last: crash: " in err
+    # Said so, its author would not know what went wrong, nor where to read why.
+    assert "its remaining games are forfeits (run again with --log-dir DIR to keep its" in err
     games = results(tmp_path / "league.sqlite")
     crasher = [seats for seats in games.values() if any(b == "crasher" for b, _, _ in seats)]
     causes = [c for seats in crasher for b, _, c in seats if b == "crasher"]

@@ -112,7 +112,11 @@ async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
     assert heard.events[0] == ("started", (12, 12))
     assert heard.events[-1] == ("finished", report.played)
     assert [e for e in heard.events if e[0] == "message"] == [
-        ("message", "d is disqualified after 2 faults in a row; its remaining games are forfeits")
+        (
+            "message",
+            "d is disqualified after 2 faults in a row (the last: crash: scripted); its"
+            " remaining games are forfeits (run again with --log-dir DIR to keep its stderr)",
+        )
     ]
     done = [e[1][2] for e in heard.events if e[0] == "game"]  # type: ignore[index]
     assert done == list(range(1, 13))
