@@ -7,9 +7,12 @@ to stderr; `JsonLinesProgress` writes one JSON object per event to stdout, for s
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shlex
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -104,6 +107,15 @@ class TerminalProgress(Progress):
         if report.disqualified:
             summary += f"; disqualified: {', '.join(report.disqualified)}"
         click.echo(("\n" if self.tty else "") + summary, err=True)
+        # Where the games are, and how to look at them (README, "Seeing the games").
+        path = self.store.path
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        store = shlex.quote(str(path))
+        click.echo(
+            printable(f"stored in {store}; its web report: arena report {store} -o site/"),
+            err=True,
+        )
 
     def _top(self) -> None:
         from arena.standings import compute_standings, render

@@ -97,6 +97,9 @@ def test_league_plays_every_game_once_and_prints_standings(tmp_path: Path) -> No
     assert code == 0, err2
     assert "0 games played" in err2
     assert "12 already stored" in err2
+    # and says where the games are and how to see them (make demo printed neither)
+    store = tmp_path / "league.sqlite"
+    assert f"stored in {store}; its web report: arena report {store} -o site/" in err2
     assert results(tmp_path / "league.sqlite") == games
 
 
