@@ -13,7 +13,6 @@ import fcntl
 import itertools
 import os
 import random
-import signal
 import struct
 import tempfile
 import termios
@@ -312,7 +311,6 @@ class _Checker:
         assert process is not None
         fds = session.connection.pipe_fds()
         assert fds is not None
-        boxed = self.wrap is not None
         session.resume()  # a game may leave it stopped (SPEC §8.5): it must read bye
         begin = time.monotonic()
         try:
@@ -322,9 +320,8 @@ class _Checker:
         except BotFault as fault:
             # A closed pipe is a process on its way out: it may not have been reaped yet.
             await process.wait_exit(self.clocks.exit_grace_ms / 1000)
-            code = _returncode(process)
-            if code is not None:
-                self.add(Check("bye", False, f"{_exit_status(code, boxed)} before bye, after its"
+            if (status := process.exit_status()) is not None:
+                self.add(Check("bye", False, f"{status} before bye, after its"
                                " last game: a bot exits only after bye or at the end of its stdin",
                                SECTIONS["bye"]))  # fmt: skip
             else:
@@ -340,14 +337,12 @@ class _Checker:
             self.add(Check("bye", False, f"still running {self.clocks.exit_grace_ms} ms after"
                            " bye (it is killed)", SECTIONS["bye"]))  # fmt: skip
         elif unread:
-            assert code is not None
-            self.add(Check("bye", False, f"{_exit_status(code, boxed)} without reading bye"
+            self.add(Check("bye", False, f"{process.exit_status()} without reading bye"
                            f" ({unread} bytes of it left unread): it left on its own after its"
                            " last game; a bot exits only after bye or at the end of its stdin",
                            SECTIONS["bye"]))  # fmt: skip
         elif code != 0:
-            assert code is not None
-            self.add(Check("bye", False, f"{_exit_status(code, boxed)} after bye", SECTIONS["bye"]))
+            self.add(Check("bye", False, f"{process.exit_status()} after bye", SECTIONS["bye"]))
         else:
             self.add(Check("bye", True, f"exited with status 0 in {ms:.0f} ms", SECTIONS["bye"]))
         if extra:
@@ -381,23 +376,6 @@ async def _written_first(connection: Connection, seconds: float) -> bytes:
 def _returncode(process: BotProcess) -> int | None:
     """The process's exit status, or None while it runs."""
     return process.process.returncode
-
-
-def _signal_name(number: int) -> str | None:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return None
-
-
-def _exit_status(code: int, sandboxed: bool) -> str:
-    """How a process ended, from its return code; in the sandbox bubblewrap exits with
-    128 + N for a bot killed by signal N."""
-    if code < 0:
-        return f"was killed by {_signal_name(-code) or f'signal {-code}'}"
-    if sandboxed and code > 128 and (name := _signal_name(code - 128)):
-        return f"exited with status {code} (in the sandbox: killed by {name})"
-    return f"exited with status {code}"
 
 
 def _unread(write_fd: int) -> int:

@@ -118,6 +118,19 @@ class BotProcess:
         """Whether `pause` stops it: only in the sandbox, which kills a stopped bot
         when arena dies (outside it a killed arena would leave it stopped for ever)."""
 
+    def exit_status(self) -> str | None:
+        """How the process ended ("exited with status 0", "was killed by SIGKILL"), or
+        None while it runs. In the sandbox bubblewrap exits with 128 + N for a bot killed
+        by signal N, which is said too."""
+        code = self.process.returncode
+        if code is None:
+            return None
+        if code < 0:
+            return f"was killed by {_signal_name(-code) or f'signal {-code}'}"
+        if self.pausable and code > 128 and (name := _signal_name(code - 128)):
+            return f"exited with status {code} (in the sandbox: killed by {name})"
+        return f"exited with status {code}"
+
     def memory_exhausted(self) -> bool:
         """Whether the kernel killed a process of its memory group (`arena._memgroups`)
         for passing the group's limit: so a crash can say why."""
@@ -195,6 +208,13 @@ class BotProcess:
             self._oom_killed = self.memory_exhausted()
             release_group(self.group)
             self.group = None
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -6,7 +6,6 @@ import dataclasses
 import functools
 import math
 import os
-import signal
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -168,8 +167,13 @@ class _Runner:
             # "pipe closed while sending act" does not say that the bot itself ended
             # (at a game_over, say): its exit status does, if it has one by now.
             await process.wait_exit(0.05)
-            if (code := process.process.returncode) is not None:
-                fault = BotCrashed(f"{fault}: {_exited(code)}", detail=fault.detail)
+            if (status := process.exit_status()) is not None:
+                if status == "exited with status 0":
+                    status += (
+                        ", before bye (a bot exits only after bye or at the end of its stdin:"
+                        " SPEC §4.4)"
+                    )
+                fault = BotCrashed(f"{fault}: the process {status}", detail=fault.detail)
         self.faults.append(FaultRecord(seat, fault.cause, str(fault), fault.detail, game.plays))
         self._sync_events()
         self.log.append(
@@ -458,19 +462,3 @@ class _Runner:
             think_ms=tuple(self.think),
             log=self.log,
         )
-
-
-def _exited(code: int) -> str:
-    """How a bot process ended, for a crash's message."""
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"the process was killed by {name}"
-    if code == 0:
-        return (
-            "the process had exited with status 0, before bye (a bot exits only after bye"
-            " or at the end of its stdin: SPEC §4.4)"
-        )
-    return f"the process had exited with status {code}"

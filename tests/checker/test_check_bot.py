@@ -131,10 +131,10 @@ def test_broken_bots_fail_with_cause_and_spec_section(
 @pytest.mark.parametrize(
     ("behaviour", "status"),
     [
-        ("crash_mid_game", "the process had exited with status 1"),
+        ("crash_mid_game", "the process exited with status 1"),
         (
             "exit_zero_mid_game",
-            "the process had exited with status 0, before bye (a bot exits only after bye"
+            "the process exited with status 0, before bye (a bot exits only after bye"
             " or at the end of its stdin: SPEC §4.4)",
         ),
     ],
