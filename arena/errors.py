@@ -38,9 +38,9 @@ def shown(value: object) -> str:
     return text if len(text) <= SHOWN else f"{text[: SHOWN - 4]}...{text[-1]}"
 
 
-def clipped(text: str) -> str:
-    """`text` as it is for an error message, cut to `SHOWN` characters."""
-    return text if len(text) <= SHOWN else f"{text[: SHOWN - 3]}..."
+def clipped(text: str, limit: int = SHOWN) -> str:
+    """`text` as it is for an error message, cut to `limit` characters."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 class ArenaError(Exception):

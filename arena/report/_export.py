@@ -114,6 +114,12 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     }
 
 
+FAULT_MESSAGE_CHARS = 240
+"""How much of a fault's message the bot page lists with its game: arena's own words
+with a crash's exit status run past the 80 characters of an error line, and the
+message in full is in the game's replay."""
+
+
 CAUSE_WORDS = {
     "cannot_play": "could not play",
     "target": "reached the target",
@@ -265,7 +271,9 @@ class LeagueData:
                         seat = record_seat(record, len(names))
                         message = record.get("message")
                         if isinstance(message, str):
-                            self._messages[names[seat]].setdefault(game_id, clipped(message))
+                            self._messages[names[seat]].setdefault(
+                                game_id, clipped(message, FAULT_MESSAGE_CHARS)
+                            )
                 if each is not None and not self.withheld(game_id):
                     each(game_id, log)
         return list(new)
