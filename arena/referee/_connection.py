@@ -48,10 +48,15 @@ def text_on_stdout(err: protocol.ProtocolError) -> str:
 
 
 def fault_from_protocol(err: protocol.ProtocolError, what: str) -> BotFault:
-    """The fault for a codec error: `IllegalChoice` is illegal, the rest malformed."""
+    """The fault for a codec error: `IllegalChoice` is illegal, the rest malformed. The
+    message names `what` once: many of the codec's own already begin with it ("action:
+    missing field 'choice'", "action.request_id: ...")."""
+    text = str(err)
+    if not text.startswith((f"{what}:", f"{what}.")):
+        text = f"{what}: {text}"
     if isinstance(err, protocol.IllegalChoice):
-        return BotIllegal(f"{what}: {err}")
-    return BotMalformed(f"{what}: {err}")
+        return BotIllegal(text)
+    return BotMalformed(text)
 
 
 class Connection:

@@ -148,6 +148,16 @@ def test_a_crash_says_how_the_process_ended(tmp_path: Path, behaviour: str, stat
     assert fail.endswith(status), fail
 
 
+def test_a_fault_names_the_message_once(tmp_path: Path) -> None:
+    """The codec's own words begin with the message ("action: missing field"): the
+    fault said "action: action: missing field 'choice'"."""
+    code, out = check(tmp_path, "no_choice")
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.endswith("malformed after 0 good decisions: action: missing field 'choice'"), fail
+    assert "action: action" not in out
+
+
 def test_offending_bytes_are_shown(tmp_path: Path) -> None:
     code, out = check(tmp_path, "garbage")
     assert code == 1

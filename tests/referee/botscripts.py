@@ -108,6 +108,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "wrong_types": {
         "on_act": 'send({"type": "action", "request_id": str(m["request_id"]), "choice": 0})'
     },
+    "no_choice": {"on_act": 'send({"type": "action", "request_id": m["request_id"]})'},
     "exit_nonzero_on_bye": {"on_bye": "sys.exit(4)"},
     # Bots that break only in a situation a few games never meet (arena check-bot).
     "no_quad": {  # takes every legal action for a card: a quad has none

@@ -210,7 +210,10 @@ async def test_a_nearly_right_answer_is_judged_as_the_protocol_parser_judges_it(
     else:
         cause = "illegal" if isinstance(error, protocol.IllegalChoice) else "malformed"
         assert [(f.seat, f.cause) for f in result.faults] == [(0, cause)]
-        assert result.faults[0].message == f"action: {error}"
+        text = str(error)  # named "action" once, as the codec's own words may begin so
+        assert result.faults[0].message == (
+            text if text.startswith(("action:", "action.")) else f"action: {text}"
+        )
 
 
 async def test_unexpected_message_is_malformed() -> None:
