@@ -103,14 +103,7 @@ class Connection:
         last answer (SPEC §4.1), as `exchange_blocking` does."""
         fds = self.pipe_fds()
         if fds is not None:
-            try:
-                data = os.read(fds[1], _READ)  # no trio task reads it now: it is ours
-            except BlockingIOError:
-                pass
-            except OSError as err:
-                raise BotCrashed(f"pipe broken while waiting for {what}") from err
-            else:
-                self._got(data)
+            self._read_waiting(fds[1], what)  # no trio task reads it now: it is ours
         self._refuse_buffered(what)
         await self._send(message)
         return await self._receive(what)
@@ -252,15 +245,19 @@ class Connection:
         if any(fd == stop_fd for fd, _ in events):
             raise Stopped
         if events:
-            try:
-                data = os.read(read_fd, _READ)
-            except BlockingIOError:
-                data = None
-            except OSError as err:
-                raise BotCrashed(f"pipe broken while waiting for {what}") from err
-            if data is not None:
-                self._got(data)
+            self._read_waiting(read_fd, what)
         self._refuse_buffered(what)
+
+    def _read_waiting(self, read_fd: int, what: str) -> None:
+        """Take what the bot's output holds now, without waiting for more (EOF is only
+        noted, as `_got` does)."""
+        try:
+            data = os.read(read_fd, _READ)
+        except BlockingIOError:
+            return
+        except OSError as err:
+            raise BotCrashed(f"pipe broken while waiting for {what}") from err
+        self._got(data)
 
     def _refuse_buffered(self, what: str) -> None:
         """Raise BotMalformed if bytes of the bot wait in the decoder (SPEC §4.1)."""

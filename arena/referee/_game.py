@@ -168,7 +168,7 @@ class _Runner:
             # (at a game_over, say): its exit status does, if it has one by now.
             await process.wait_exit(0.05)
             if (status := process.exit_status()) is not None:
-                if status == "exited with status 0":
+                if process.process.returncode == 0:
                     status += (
                         ", before bye (a bot exits only after bye or at the end of its stdin:"
                         " SPEC §4.4)"
