@@ -385,7 +385,7 @@ def prepare(
 
 BUILT_DIGESTS = "built_digests"
 """The meta key of each bot's digest after its last build in this store's league
-(`Prepared.built`)."""
+(`Prepared.built`) or SPRT, by name."""
 
 
 def register(store: Store, bots: Prepared, warn: Callable[[str], None]) -> list[str]:
@@ -508,6 +508,7 @@ def _changed_while_played(store: Store, bots: Prepared, warn: Callable[[str], No
     are played: edited while the league ran, its games of both versions count together.
     Said once: its new digest is stored, and a resume does not say it again. (A league
     stopped before this is told by its resume, `register`.)"""
+    edited: dict[str, str] = {}
     for spec in bots.ready:
         if spec.name not in bots.built:
             continue
@@ -527,8 +528,9 @@ def _changed_while_played(store: Store, bots: Prepared, warn: Callable[[str], No
             " another --store to rate the new version on its own)"
         )
         store.sync_bots([(spec.name, " ".join(spec.command), now)])
-        built = store.get_setting(BUILT_DIGESTS) or {}
-        store.set_meta(BUILT_DIGESTS, built | {spec.name: now})
+        edited[spec.name] = now
+    if edited:
+        store.set_meta(BUILT_DIGESTS, (store.get_setting(BUILT_DIGESTS) or {}) | edited)
 
 
 def check_before_store(config: LeagueConfig) -> None:

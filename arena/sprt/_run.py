@@ -25,7 +25,7 @@ import trio
 import protocol
 from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
-from arena.league import build_and_check
+from arena.league import BUILT_DIGESTS, build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
@@ -279,10 +279,6 @@ def _prepare(config: SprtConfig, specs: list[BotSpec], say: Callable[[str], None
         if spec.folder is None or spec.folder not in built:
             built.add(spec.folder)
             build_and_check(spec, config, say)
-
-
-BUILT_DIGESTS = "built_digests"
-"""The meta key of each bot's digest after its last build in the test, by name."""
 
 
 def _identity(
