@@ -67,6 +67,8 @@ SCHEMA_VERSION = 1
 """The version of the tables below; a store of another version is refused."""
 FORMAT = "arena-league-store"
 """The value of the meta key "format" in every arena store."""
+SPRT_FORMAT = "arena-sprt-store"
+"""The same in every SPRT store (`arena.sprt`), here for `hold_store` to name a holder."""
 STREAKS = "fault_streaks"
 """The meta key of the bots' fault streaks, written with each game."""
 RESERVED_KEYS = frozenset({"format", "schema", STREAKS})
@@ -980,9 +982,8 @@ def hold_store(path: Path) -> int:
     return fd
 
 
-_HOLDERS = {FORMAT: "a league", "arena-sprt-store": "an SPRT"}
-"""Who holds a store of each format (`hold_store`): the SPRT's store (`arena.sprt`) is
-marked "arena-sprt-store"."""
+_HOLDERS = {FORMAT: "a league", SPRT_FORMAT: "an SPRT"}
+"""Who holds a store of each format (`hold_store`)."""
 
 
 def _format_of(path: Path) -> str | None:

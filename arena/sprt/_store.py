@@ -32,9 +32,9 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
-from arena.store import check_in_place, hold_store, make_whole, refuse_no_file
+from arena.store import SPRT_FORMAT, check_in_place, hold_store, make_whole, refuse_no_file
 
-FORMAT = "arena-sprt-store"
+FORMAT = SPRT_FORMAT
 """The value of the meta key "format" in every SPRT store."""
 SCHEMA_VERSION = 1
 """The version of the tables above."""
