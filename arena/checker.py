@@ -374,7 +374,8 @@ async def _written_first(connection: Connection, seconds: float) -> bytes:
 
 
 def _returncode(process: BotProcess) -> int | None:
-    """The process's exit status, or None while it runs."""
+    """The process's exit status, or None while it runs (read through a call, so that
+    type checkers do not take it for unchanged across an await)."""
     return process.process.returncode
 
 
