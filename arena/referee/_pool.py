@@ -189,7 +189,7 @@ class BotPool:
     async def _start(self) -> BotSession:
         settings = self.settings
         log = settings.log_dir / f"{self.spec.name}.log" if settings.log_dir is not None else None
-        self._check_folder()
+        self.check_folder()
         self.started += 1
         await self._budget.make_room()
         self._budget.alive += 1  # counted from now, so that a start at the same time sees it
@@ -205,7 +205,7 @@ class BotPool:
                 ) from None
             if not isinstance(err, (OSError, ManifestError)):
                 raise
-            self._check_folder()  # gone since the check above
+            self.check_folder()  # gone since the check above
             session = BotSession(self.spec.name, Connection(_ClosedStream()))
             session.fault = BotCrashed(f"could not start {' '.join(self.spec.command)}: {err}")
             return session
@@ -219,21 +219,21 @@ class BotPool:
             await session.handshake(settings.clocks, settings.max_frame)
         except BotFault as fault:
             await session.kill(fault, settings.clocks.kill_grace_ms / 1000)
-            self._check_folder()  # a bot whose folder went as it started cannot answer
+            self.check_folder()  # a bot whose folder went as it started cannot answer
         return session
 
-    def _check_folder(self) -> None:
+    def check_folder(self) -> None:
         """Raise `MachineError` if the bot's submission folder is gone (moved, renamed or
         removed by the organiser while the games run): its process could not start, or
-        not read its files, and each game charged to it as a crash would disqualify it
+        not read its files, and each game charged to it as a fault would disqualify it
         for what it did not do."""
         folder = self.spec.folder
         if folder is not None and not os.path.isdir(folder):
             raise MachineError(
                 f"the submission folder {folder} of {self.spec.name} is gone (moved, renamed"
-                " or removed while the games ran), so no process of it can start; nothing is"
-                " charged to it: put the folder back and run the same command again (a league"
-                " or an SPRT resumes where it stopped)"
+                " or removed while the games ran), so its processes can neither start nor"
+                " read their files; nothing is charged to it: put the folder back and run"
+                " the same command again (a league or an SPRT resumes where it stopped)"
             )
 
     async def aclose(self) -> None:
@@ -296,7 +296,12 @@ async def play_seated(
             for seat in range(len(pools)):
                 nursery.start_soon(acquire, seat)
         seated = [s for s in sessions if s is not None]
-        result = await play_game(seated, config, seed, clocks=clocks, game_id=game_id)
+        played = await play_game(seated, config, seed, clocks=clocks, game_id=game_id)
+        for fault in played.faults:
+            # A fault of a bot whose folder went in the middle of the game (its files
+            # gone under it) is not stored: the game is played again on resume.
+            pools[fault.seat].check_folder()
+        result = played
         return result
     finally:
         with trio.CancelScope(shield=True):

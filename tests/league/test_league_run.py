@@ -1458,6 +1458,58 @@ def test_a_submission_folder_moved_mid_league_stops_it_and_charges_no_bot(
     assert not {cause for seats in games.values() for _, _, cause in seats} & {"crash", "forfeit"}
 
 
+_LEAVES_MID_GAME = r"""
+import os, sys, msgpack
+folder, moved, once = os.getcwd(), sys.argv[1], sys.argv[1] + ".once"
+r, w = sys.stdin.buffer, sys.stdout.buffer
+acts = 0
+while len(h := r.read(4)) == 4:
+    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
+    if m["type"] == "hello":
+        b = msgpack.packb({"type": "hello", "name": "dan", "version": "1", "protocol": 1})
+    elif m["type"] == "act":
+        acts += 1
+        if acts == 5 and not os.path.exists(once):  # the organiser moves the folder
+            open(once, "w").close()
+            os.rename(folder, moved)
+            os._exit(1)  # and the bot, its files gone, fails
+        b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": 0})
+    elif m["type"] == "bye":
+        break
+    else:
+        continue
+    w.write(len(b).to_bytes(4, "big") + b)
+    w.flush()
+"""
+
+
+def test_a_fault_after_a_submission_folder_went_mid_game_is_not_stored(tmp_path: Path) -> None:
+    """A folder removed in the middle of a game: the bot's process, its files gone under
+    it, fails before the league's next start of it. The fault was stored as the bot's
+    crash; now the game is not stored and the league stops in one line, and with the
+    folder back the resume plays that game again, no bot charged."""
+    for name in ("ann", "bob", "cat"):
+        make_bot(tmp_path, name)
+    dan, moved = tmp_path / "bots" / "dan", tmp_path / "dan-moved"
+    dan.mkdir()
+    (dan / "bot.py").write_text(_LEAVES_MID_GAME)
+    (dan / "bot.toml").write_text(f'name = "dan"\nrun = "python3 bot.py {moved}"\n')
+    args = ("league", str(league_file(tmp_path)), "--sandbox", "none")
+    code, _, err = run_cli(*args)
+    assert code == 2, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("arena: error: "), err
+    assert f"the submission folder {dan} of dan is gone" in last
+    games = results(tmp_path / "league.sqlite")
+    assert not {c for seats in games.values() for *_, c in seats} & {"crash", "forfeit"}
+    moved.rename(dan)
+    code, _, err = run_cli(*args)
+    assert code == 0, err
+    games = results(tmp_path / "league.sqlite")
+    assert len(games) == 12
+    assert not {cause for seats in games.values() for *_, cause in seats} & {"crash", "forfeit"}
+
+
 def test_a_machine_that_cannot_start_bots_stops_the_league_and_charges_no_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
