@@ -47,8 +47,9 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
+# The slowest tests are listed at the end: CI has 20 minutes.
 pytest: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=12
 
 # Benchmarks run with bytecode cached: under PYTHONDONTWRITEBYTECODE every fresh
 # process would compile arena again, which is not what a user's runs cost.
