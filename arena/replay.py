@@ -21,10 +21,8 @@ from arena.rules import (
     NAMES,
     Card,
     Cause,
-    ExternalElimination,
     Game,
     GameConfig,
-    HistoryEntry,
     event_to_dict,
 )
 
@@ -155,15 +153,12 @@ def readable(what: object) -> Iterator[None]:
         ) from None
 
 
-def history_of(log: Sequence[Record]) -> list[HistoryEntry]:
-    """The decisions and faults of a replay as the rules engine's history."""
-    history: list[HistoryEntry] = []
-    for record in log:
-        if record["type"] == "decision":
-            history.append(action_from_dict(record["action"]))
-        elif record["type"] == "fault":
-            history.append(ExternalElimination(record["seat"], Cause(record["cause"])))
-    return history
+def fault_applies(game: Game, seat: int) -> bool:
+    """Whether a fault of `seat` takes it out of `game`, as the referee decides: a seat
+    still in a game that is still going. A replay records every fault, also those of a
+    seat already out (one eliminated at the deal, or whose process ended after it was
+    eliminated) or after the end (at the game_over); those change nothing."""
+    return not game.is_over and game.observation(seat).in_game[seat]
 
 
 def rebuild(log: Sequence[Record]) -> Game:
@@ -176,7 +171,12 @@ def rebuild(log: Sequence[Record]) -> Game:
         for record in log:
             if record["type"] in ("decision", "fault"):
                 record_seat(record, config.players)
-        game = Game.replay(config, int(head["seed"]), history_of(log))
+        game = Game(config, int(head["seed"]))
+        for record in log:
+            if record["type"] == "decision":
+                game.apply(action_from_dict(record["action"]))
+            elif record["type"] == "fault" and fault_applies(game, record["seat"]):
+                game.eliminate(record["seat"], Cause(record["cause"]))
     except DamagedReplay:
         raise
     except (ArenaError, KeyError, ValueError, TypeError) as err:
@@ -291,7 +291,7 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
             yield (
                 f"!! {names[faulty]} (seat {faulty}) faults: {record['cause']}: {record['message']}"
             )
-            if replayed is not None and not replayed.is_over:
+            if replayed is not None and fault_applies(replayed, faulty):
                 replayed.eliminate(faulty, Cause(record["cause"]))
         elif kind == "decision" and replayed is None:
             record_seat(record, len(names))

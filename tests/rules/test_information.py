@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import copy
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import GameOverError, RulesError
+from arena.referee._wire import action_to_dict
+from arena.replay import rebuild, render
 from arena.rules import (
     Action,
     Card,
@@ -233,3 +236,31 @@ def test_r10_the_map_sent_to_a_bot_is_its_observation(
             game.apply(actions[rng.randrange(len(actions))])
     with pytest.raises(RulesError):
         game.observation_dict(config.players)
+
+
+def test_r5_1_a_replay_rebuilds_with_faults_of_seats_already_out() -> None:
+    """R5.1, R5.3: a fault of a seat already out of the game (its process ended after it
+    was eliminated) or after the end (at the game_over) changes nothing, in the game as
+    in its replay (the referee records every fault, but takes out of the game only a
+    seat still in a game still going): the file rebuilds to the same game, and shows as
+    a seat saw it."""
+    game = Game(GameConfig(players=3), seed=7)
+    head = {"type": "game", "seed": 7, "config": game.config.to_dict(), "names": ["a", "b", "c"]}
+    log: list[dict[str, Any]] = [head]
+    late = 0
+    while not game.is_over:
+        seat = game.to_move
+        action = game.legal_actions()[0]
+        game.apply(action)
+        log.append({"type": "decision", "seat": seat, "action": action_to_dict(action), "ms": 1.0})
+        gone = [s for s in range(3) if not game.observation(s).in_game[s]]
+        if gone and not late and not game.is_over:
+            log.append({"type": "fault", "seat": gone[0], "cause": "crash", "message": "exited"})
+            late += 1
+    log.append({"type": "fault", "seat": 0, "cause": "crash", "message": "at game_over"})
+    assert late == 1
+    log += [{"type": "event", "event": event_to_dict(e)} for e in game.events]
+    rebuilt = rebuild(log)
+    assert rebuilt.events == game.events
+    assert rebuilt.outcome() == game.outcome()
+    assert any(line.startswith(">> your turn") for line in render(log, seat=0))
