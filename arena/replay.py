@@ -163,7 +163,8 @@ def fault_applies(game: Game, seat: int) -> bool:
 
 def rebuild(log: Sequence[Record]) -> Game:
     """Replay the game through the rules engine; `DamagedReplay` if it does not match
-    the file (a seat the game does not have, a decision the rules refuse, other events)."""
+    the file (a seat the game does not have, a decision the rules refuse, other events,
+    other places, points or tokens in its result)."""
     head = log[0]
     try:
         config = GameConfig.from_dict(head["config"])
@@ -185,6 +186,18 @@ def rebuild(log: Sequence[Record]) -> Game:
     rebuilt = [event_to_dict(e) for e in game.events]
     if rebuilt[: len(recorded)] != recorded:
         raise DamagedReplay("its events do not match the rules engine (edited or corrupt file?)")
+    result = next((r for r in log if r["type"] == "result"), None)
+    if result is not None:
+        told = [result.get(key) for key in ("places", "points", "tokens")]
+        outcome = game.outcome() if game.is_over else None
+        if outcome is None or told != [
+            list(outcome.places),
+            None if outcome.points is None else list(outcome.points),
+            None if outcome.tokens is None else list(outcome.tokens),
+        ]:
+            raise DamagedReplay(
+                "its result does not match the rules engine's (edited or corrupt file?)"
+            )
     return game
 
 

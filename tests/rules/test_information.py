@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from arena.errors import GameOverError, RulesError
 from arena.referee._wire import action_to_dict
-from arena.replay import rebuild, render
+from arena.replay import DamagedReplay, rebuild, render
 from arena.rules import (
     Action,
     Card,
@@ -264,3 +264,30 @@ def test_r5_1_a_replay_rebuilds_with_faults_of_seats_already_out() -> None:
     assert rebuilt.events == game.events
     assert rebuilt.outcome() == game.outcome()
     assert any(line.startswith(">> your turn") for line in render(log, seat=0))
+
+
+def test_r5_3_r9_3_a_replay_whose_result_is_not_the_games_does_not_rebuild() -> None:
+    """R5.3, R9.3: the places, points and tokens a replay file states are those of the
+    game its decisions rebuild; a file that states others is damaged."""
+    config = GameConfig(players=3, format=Format.POINTS, target=50)
+    game = Game(config, seed=3)
+    log: list[dict[str, Any]] = [
+        {"type": "game", "seed": 3, "config": config.to_dict(), "names": ["a", "b", "c"]}
+    ]
+    while not game.is_over:
+        seat, action = game.to_move, game.legal_actions()[-1]
+        game.apply(action)
+        log.append({"type": "decision", "seat": seat, "action": action_to_dict(action), "ms": 1.0})
+    log += [{"type": "event", "event": event_to_dict(e)} for e in game.events]
+    outcome = game.outcome()
+    result = {"type": "result", "places": list(outcome.places), "tokens": None}
+    log.append(result | {"points": list(outcome.points or ())})
+    assert rebuild(log).outcome() == outcome
+    for edited in (
+        {"places": [outcome.places[1], outcome.places[0], outcome.places[2]]},
+        {"points": [p + 1 for p in outcome.points or ()]},
+        {"tokens": [3, 3, 3]},
+    ):
+        assert edited != {k: log[-1][k] for k in edited}
+        with pytest.raises(DamagedReplay, match="its result does not match"):
+            rebuild([*log[:-1], log[-1] | edited])
