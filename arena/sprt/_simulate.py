@@ -145,7 +145,9 @@ def simulate(
         strengths_old = np.array([0.0, setting.truth]) / ELO_PER_NAT
     alive = np.arange(runs)
     pairs = np.zeros(runs, dtype=np.int64)
-    sums = np.zeros((2, runs))  # the differences' total and squares
+    grid = 2 * (k - 1)  # every D is a multiple of 1 / grid
+    values = np.linspace(-1.0, 1.0, 2 * grid + 1)
+    counts = np.zeros((runs, values.size))  # how often each D came
     wins = np.zeros((runs, max(1, k - 1)))  # OLD's results against each field seat
     verdict = np.zeros(runs, dtype=np.intp)
     step = 32  # pairs per round, doubled each round: little is drawn past a decision
@@ -161,21 +163,18 @@ def simulate(
         score_b = old.sum(axis=-1) / (k - 1)
         diffs = pair_difference(setting.direct, score_a, score_b)
         n = done + np.arange(1, chunk + 1)[None, :]
-        total = sums[0, alive, None] + np.cumsum(diffs, axis=1)
-        squares = sums[1, alive, None] + np.cumsum(diffs * diffs, axis=1)
+        seen = np.rint((diffs + 1.0) * grid).astype(np.intp)[..., None] == np.arange(values.size)
+        running = counts[alive, None, :] + np.cumsum(seen, axis=1)
         old_wins = wins[alive, None, :] + np.cumsum(old[..., 1:], axis=1)  # the field seats
         old_games = np.broadcast_to(n[..., None], old_wins.shape)
-        llr = log_likelihood_ratio(
-            hypotheses, setting.direct, n, total, squares, old_wins, old_games
-        )
+        llr = log_likelihood_ratio(hypotheses, setting.direct, running, values, old_wins, old_games)
         decisions = decide(hypotheses, llr)
         stopped = decisions != GOING
         ends = np.where(stopped.any(axis=1), stopped.argmax(axis=1), chunk - 1)
         rows = np.arange(alive.size)
         pairs[alive] = done + ends + 1
         verdict[alive] = decisions[rows, ends]
-        sums[0, alive] = total[rows, ends]
-        sums[1, alive] = squares[rows, ends]
+        counts[alive] = running[rows, ends]
         wins[alive] = old_wins[rows, ends]
         alive = alive[verdict[alive] == GOING]
     games = 2.0 * pairs

@@ -64,14 +64,14 @@ def test_the_heuristic_bot_is_better_than_the_random_bot(tmp_path: Path) -> None
 
 def test_two_copies_of_one_bot_are_not_found_better(tmp_path: Path) -> None:
     """The heuristic bot is deterministic: both copies replay each deal alike (D = 0), and
-    the test accepts H0 after 84 pairs; in two worker processes."""
+    the test accepts H0 after 143 pairs; in two worker processes."""
     new = example_bot(tmp_path, "heuristic", "new")
     old = example_bot(tmp_path, "heuristic", "old")
     store = tmp_path / "t.sqlite"
     result = sprt(str(new), str(old), "--max-games", "300", "--store", str(store), "-j", "2")
     assert result["verdict"] == "H0"
     assert (result["new"], result["old"]) == ("heuristic.new", "heuristic.old")
-    assert result["pair_outcomes"] == {"0": 84}
+    assert result["pair_outcomes"] == {"0": 143}
 
 
 LOGGER = r"""

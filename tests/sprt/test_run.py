@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import sqlite3
 from pathlib import Path
@@ -25,6 +26,7 @@ from arena.sprt import (
     SprtStore,
     bot_names,
     check_bots,
+    expected_difference,
     run_sprt,
 )
 from arena.store import Store
@@ -50,7 +52,7 @@ def field_config(tmp_path: Path, **changes: object) -> SprtConfig:
     field = (bot_folder(bots, "f1"), bot_folder(bots, "f2"))
     config = SprtConfig(
         new=new, old=old, field=field, store=tmp_path / "t.sqlite", table_size=3, seed=5,
-        max_games=400,
+        max_games=1000,
     )  # fmt: skip
     return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
 
@@ -78,7 +80,12 @@ async def test_a_clearly_better_bot_is_accepted_and_the_test_stops(tmp_path: Pat
     assert result.tally.outcomes == {1: result.tally.pairs}  # NEW won both games of each deal
     assert runner.started == runner.finished  # nothing played past the decision
     assert len(runner.started) == result.games == result.stored == 2 * result.tally.pairs
-    assert result.games < 40
+    # the fewest pairs the exact LLR allows (D = 1 every time, the pseudo-pair at ±1)
+    h = config.hypotheses
+    mu0, mu1 = (float(expected_difference(e, True)) for e in (h.elo0, h.elo1))
+    up, down = math.log((1 + mu1) / (1 + mu0)), math.log((1 - mu1) / (1 - mu0))
+    fewest = next(n for n in range(1, 1000) if (n + 0.5) * up + 0.5 * down >= h.upper)
+    assert result.tally.pairs == fewest
 
 
 async def test_pairs_count_in_deal_order_whichever_game_ends_first(

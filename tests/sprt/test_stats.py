@@ -129,29 +129,96 @@ def test_the_bounds_are_walds() -> None:
     assert decide(h, [3.0, 2.0, -3.0]).tolist() == [H1, GOING, H0]
 
 
-def test_the_llr_is_fishtests_normal_approximation_for_pentanomial_pairs() -> None:
-    """Directly, a pair is fastchess's pentanomial pair: fishtest's LLR_alt2 on pair scores
-    0, ¼, ½, ¾, 1 (N (s1 - s0)(2s - s0 - s1) / 2var, s = L(elo)) is our LLR, up to the
-    one pseudo-pair in the variance."""
-    counts = [40, 210, 420, 230, 100]
-    scores = [0.0, 0.25, 0.5, 0.75, 1.0]
+PENTANOMIAL = [0.0, 0.25, 0.5, 0.75, 1.0]
+"""A direct pair's score (NEW's points in the pair / 2); our D is twice it less 1."""
+
+
+def fishtest_llr(counts: list[float], s0: float, s1: float) -> float:
+    """An independent GLR on pentanomial counts, as fishtest's LLRcalc.LLR (N times the
+    mean log-ratio of the two constrained MLEs), each MLE by plain bisection on the
+    Lagrange multiplier of ``p_i = p̂_i / (1 + λ (a_i - s))``."""
     n = sum(counts)
-    mean = sum(c * s for c, s in zip(counts, scores, strict=True)) / n
-    var = sum(c * (s - mean) ** 2 for c, s in zip(counts, scores, strict=True)) / n
-    for elo0, elo1 in ((0.0, 10.0), (-5.0, 5.0), (0.0, 2.0)):
+    phat = [c / n for c in counts]
+
+    def mle(s: float) -> list[float]:
+        x = [a - s for a in PENTANOMIAL]
+        low, high = -1.0 / max(x) * (1 - 1e-15), -1.0 / min(x) * (1 - 1e-15)
+        for _ in range(200):
+            lam = (low + high) / 2
+            if sum(p * xi / (1 + lam * xi) for p, xi in zip(phat, x, strict=True)) > 0:
+                low = lam
+            else:
+                high = lam
+        return [p / (1 + lam * xi) for p, xi in zip(phat, x, strict=True)]
+
+    p0, p1 = mle(s0), mle(s1)
+    terms = zip(counts, p0, p1, strict=True)
+    return sum(c * (math.log(b) - math.log(a)) for c, a, b in terms if c > 0)
+
+
+def ours_on_pentanomial(counts: list[float], elo0: float, elo1: float) -> float:
+    """Our LLR on the same pairs, less the pseudo-pair (which fishtest_llr is given)."""
+    plain = [counts[0] - 0.5, *counts[1:4], counts[4] - 0.5]
+    values = [2 * s - 1 for s in PENTANOMIAL]
+    return float(log_likelihood_ratio(Hypotheses(elo0, elo1), True, plain, values))
+
+
+@pytest.mark.parametrize(("elo0", "elo1"), [(0.0, 10.0), (-5.0, 5.0), (0.0, 2.0), (0.0, 100.0)])
+def test_the_llr_is_fishtests_generalised_likelihood_ratio(elo0: float, elo1: float) -> None:
+    """Directly, a pair is fastchess's pentanomial pair: our LLR is fishtest's exact GLR
+    on its scores 0, ¼, ½, ¾, 1 (s = L(elo)), the pseudo-pair counted as pairs."""
+    counts = [40.5, 210.0, 420.0, 230.0, 100.5]
+    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    reference = fishtest_llr(counts, s0, s1)
+    assert ours_on_pentanomial(counts, elo0, elo1) == pytest.approx(reference, rel=1e-9)
+    assert abs(reference) > 1.0  # a real comparison, not of two zeros
+
+
+def test_the_normal_approximation_agrees_for_narrow_bounds_and_overstates_wide_ones() -> None:
+    """Why the exact ratio: fishtest's LLR_alt2 (N (s1 - s0)(2s - s0 - s1) / 2var) is
+    within 1% of it for bounds a few Elo apart, but at 0 and 50 Elo it triples it on
+    pairs that are nearly all even: it keeps their small variance under H1 too, where a
+    mean of s1 needs more spread, and so accepted H0 too soon (β 8% by simulation)."""
+    counts = [40.5, 210.0, 420.0, 230.0, 100.5]
+    even = [1.5, 0.0, 100.0, 0.0, 1.5]
+    for pairs, elo0, elo1, close in ((counts, 0.0, 10.0, True), (even, 0.0, 50.0, False)):
+        n = sum(pairs)
+        mean = sum(c * s for c, s in zip(pairs, PENTANOMIAL, strict=True)) / n
+        var = sum(c * (s - mean) ** 2 for c, s in zip(pairs, PENTANOMIAL, strict=True)) / n
         s0, s1 = logistic_score(elo0), logistic_score(elo1)
-        fishtest = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
-        d = [2 * s - 1 for s in scores]  # our D of each pentanomial outcome
-        total = sum(c * x for c, x in zip(counts, d, strict=True))
-        squares = sum(c * x * x for c, x in zip(counts, d, strict=True))
-        ours = float(log_likelihood_ratio(Hypotheses(elo0, elo1), True, n, total, squares, 0.0))
-        assert ours == pytest.approx(fishtest, rel=0.01)
-        assert abs(ours) > 1.0  # a real comparison, not of two zeros
+        normal = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+        exact = ours_on_pentanomial(pairs, elo0, elo1)
+        assert exact == pytest.approx(fishtest_llr(pairs, s0, s1), rel=1e-9)
+        if close:
+            assert exact == pytest.approx(normal, rel=0.01)
+        else:
+            assert normal < 3 * exact < 0
+
+
+def test_the_llr_of_pairs_at_the_ends_has_a_closed_form() -> None:
+    """With every D at -1 or 1 a distribution of mean μ is fixed: p(1) = (1 + μ) / 2, so
+    LLR = c₊ log((1 + μ1)/(1 + μ0)) + c₋ log((1 - μ1)/(1 - μ0)), pseudo-pair included;
+    at any leading shape (the simulator's)."""
+    h = Hypotheses(-20.0, 30.0)
+    mu0, mu1 = (float(expected_difference(e, True)) for e in (h.elo0, h.elo1))
+    wins = np.array([[7.0, 0.0], [30.0, 3.0]])
+    losses = np.array([[2.0, 9.0], [0.0, 25.0]])
+    counts = np.stack([losses, np.zeros_like(wins), wins], axis=-1)
+    ours = log_likelihood_ratio(h, True, counts, [-1.0, 0.0, 1.0])
+    up, down = wins + 0.5, losses + 0.5
+    closed = up * math.log((1 + mu1) / (1 + mu0)) + down * math.log((1 - mu1) / (1 - mu0))
+    np.testing.assert_allclose(ours, closed, rtol=1e-9)
+
+
+def test_the_values_must_span_minus_one_to_one() -> None:
+    for values in ([0.0, 1.0], [-1.0, 0.5], [-1.0, 1.0, 0.0], [1.0]):
+        with pytest.raises(ValueError, match="rise from -1 to 1"):
+            log_likelihood_ratio(Hypotheses(), True, [1.0] * len(values), values)
 
 
 def test_identical_pairs_do_not_end_the_test_at_once() -> None:
     """Two deterministic copies of one bot replay every deal identically (D = 0): the
-    pseudo-pair in the variance lets the test accept H0 after 84 pairs, not after one."""
+    pseudo-pair lets the test accept H0 after 143 pairs, not after one."""
     tally = Tally(Hypotheses(), direct=True)
     decided_at = None
     for pair in range(1, 200):
@@ -159,7 +226,7 @@ def test_identical_pairs_do_not_end_the_test_at_once() -> None:
         if tally.decision != GOING:
             decided_at = pair
             break
-    assert decided_at == 84
+    assert decided_at == 143
     assert tally.decision == H0
     estimate = tally.estimate()
     assert estimate is not None
@@ -168,12 +235,17 @@ def test_identical_pairs_do_not_end_the_test_at_once() -> None:
 
 
 def test_a_clearly_better_bot_reaches_h1_and_its_elo_is_estimated() -> None:
-    """NEW wins 3 pairs of 4 outright (D = 1) and splits the rest: about +190 Elo."""
+    """NEW wins 3 pairs of 4 outright (D = 1) and splits the rest: about +190 Elo. A pair
+    moves the exact LLR by at most log((1 + μ1)/(1 + μ0)) (a pair at D = 1, module
+    docstring), 0.0284 at 0 and 10 Elo: no test of these bounds accepts H1 in fewer
+    than 104 pairs however strong NEW is, and this one needs few more."""
     tally = Tally(Hypotheses(), direct=True)
     while tally.decision == GOING:
         tally.add(1.0 if tally.pairs % 4 else 0.0)
     assert tally.decision == H1
-    assert tally.pairs < 60
+    mu1 = float(expected_difference(10.0, True))
+    assert Hypotheses().upper / math.log(1 + mu1) == pytest.approx(103.8, abs=0.1)
+    assert 104 <= tally.pairs <= 110
     estimate = tally.estimate()
     assert estimate is not None
     expected = 400 * math.log10((1 + 0.75) / (1 - 0.75))  # 2σ(d) - 1 = 3/4
