@@ -28,12 +28,14 @@ def verdict_line(result: SprtResult) -> str:
     elo0, elo1 = f"{h.elo0:+g}", f"{h.elo1:+g}"
     verdict = result.verdict
     if verdict == "H1":
-        return f"H1 accepted: NEW is better (the games favour NEW - OLD = {elo1} Elo over {elo0})"
+        claim = "NEW is better" if h.elo0 >= 0 else f"NEW is not {-h.elo0:g} Elo worse"
+        return f"H1 accepted: {claim} (the games favour NEW - OLD = {elo1} Elo over {elo0})"
     if verdict == "H0":
-        return (
-            f"H0 accepted: NEW is not {elo1} Elo better (the games favour NEW - OLD = {elo0}"
-            f" Elo over {elo1})"
-        )
+        if h.elo1 > 0:
+            claim = f"NEW is not {elo1} Elo better"
+        else:  # a test of a regression: H0 holds NEW below OLD
+            claim = "NEW is worse" if h.elo1 == 0 else f"NEW is more than {-h.elo1:g} Elo worse"
+        return f"H0 accepted: {claim} (the games favour NEW - OLD = {elo0} Elo over {elo1})"
     if verdict == "inconclusive":
         return f"inconclusive: the cap of {result.max_games} games came before either bound"
     return "running: no bound reached yet"
