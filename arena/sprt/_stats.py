@@ -283,7 +283,8 @@ def _profile(counts: FloatArray, values: FloatArray, mu: Any) -> FloatArray:
     It is ``-max_λ Σ c_i log(1 + λ x_i)`` with ``x_i = a_i - μ`` (Owen's empirical
     likelihood), the maximum over the λ that keep every ``1 + λ x_i`` positive: the
     function is concave, so Newton's method from λ = 0, each step at most halfway to
-    the edge of that interval, converges (quadratically near the end)."""
+    the edge of that interval, converges (quadratically near the end); it stops when no
+    step moves any λ, or after `_NEWTON_STEPS`."""
     m = np.asarray(mu, dtype=np.float64)[..., None]
     x = values - m  # x[..., 0] < 0 < x[..., -1]: the pseudo-pair is at both ends
     low = -1.0 / x[..., -1:]
@@ -294,9 +295,13 @@ def _profile(counts: FloatArray, values: FloatArray, mu: Any) -> FloatArray:
         g = np.sum(counts * x / q, axis=-1, keepdims=True)
         h = np.sum(counts * (x / q) ** 2, axis=-1, keepdims=True)
         step = lam + g / h
-        lam = np.where(
+        step = np.where(
             step >= high, 0.5 * (lam + high), np.where(step <= low, 0.5 * (lam + low), step)
         )
+        done = bool(np.all(np.abs(step - lam) <= 1e-12 * (high - low)))  # no step moves λ
+        lam = step
+        if done:
+            break
     return np.asarray(-np.sum(counts * np.log1p(lam * x), axis=-1))
 
 
