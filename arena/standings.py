@@ -138,6 +138,9 @@ class Standings:
     """Why a requested bootstrap gave no error bars (too few games or resamples)."""
     has_points: bool = field(default=False)
     """Whether any game kept points."""
+    apart: tuple[tuple[str, ...], ...] = ()
+    """The groups of bots that no chain of games links, largest first, when there are
+    two or more (empty when every pair of bots is linked)."""
 
     @property
     def no_error_bars(self) -> str | None:
@@ -200,7 +203,60 @@ class Standings:
                 )
             if self.intervals is not None:
                 lines.append("LOS: likelihood that the bot is stronger than the next one down.")
+        if self.apart:
+            lines.append(apart_message(self.apart))
         return "\n".join(lines)
+
+
+def apart_message(groups: Sequence[Sequence[str]]) -> str:
+    """The note for standings whose bots fall into groups that no game links."""
+    shown = [_group_names(group) for group in groups]
+    listed = ", ".join(shown[:-1]) + f" and {shown[-1]}"
+    return (
+        f"Apart: no chain of games links the {len(groups)} groups {listed}: Elo between"
+        " groups is not comparable (no game measures it); only ratings within one group"
+        " compare."
+    )
+
+
+def _group_names(group: Sequence[str], most: int = 4) -> str:
+    names = ", ".join(printable_name(name) for name in group[:most])
+    more = len(group) - most
+    return f"({names}, and {more} more)" if more > 0 else f"({names})"
+
+
+def unlinked_groups(columns: ResultColumns) -> tuple[tuple[str, ...], ...]:
+    """The groups of players that no chain of games links (two players are linked when
+    they sat at one game), largest first and each in name order; empty when all are
+    linked. Vectorised over the seats: linear in the seats, then a union-find over the
+    distinct pairs of neighbouring seats."""
+    game = np.asarray(columns.seat_game, dtype=np.intp)
+    player = np.asarray(columns.seat_player, dtype=np.intp)
+    seated = np.unique(player)
+    if seated.size < 2:
+        return ()
+    same = game[1:] == game[:-1]  # the seats of one game are consecutive
+    width = int(player.max()) + 1
+    codes = np.unique(player[:-1][same] * width + player[1:][same])  # one code a pair
+    links = np.stack(np.divmod(codes, width), axis=1)
+    parent = {int(p): int(p) for p in seated}
+
+    def root(p: int) -> int:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for a, b in links.tolist():
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[str]] = {}
+    for p in parent:
+        groups.setdefault(root(p), []).append(columns.players[p])
+    if len(groups) < 2:
+        return ()
+    return tuple(sorted((tuple(sorted(g)) for g in groups.values()), key=lambda g: (-len(g), g)))
 
 
 @paused_collector()  # the fit of 100,000 games makes millions of objects, in no cycle
@@ -336,6 +392,7 @@ def compute_standings(
         grouped=grouped,
         bootstrap_none=none,
         has_points=results.has_points,
+        apart=unlinked_groups(results.source),
     )
 
 
@@ -682,6 +739,7 @@ def _as_json(standings: Standings) -> dict[str, Any]:
         if standings.bootstrap
         else None,
         "rows": [_row_values(row) | {"faults": dict(row.faults)} for row in standings.rows],
+        "apart": [list(group) for group in standings.apart] or None,
     }
 
 

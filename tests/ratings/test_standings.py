@@ -407,3 +407,61 @@ def test_json_says_why_a_bootstrap_gave_no_error_bars() -> None:
     assert json.loads(render(fine, "json"))["bootstrap"]["no_error_bars"] is None
     fisher = Standings(**base, prior=1.0, intervals="fisher")
     assert json.loads(render(fisher, "json"))["bootstrap"] is None
+
+
+def test_groups_no_game_links_are_named_apart() -> None:
+    """Two leagues in one store (a and b never met c or d): the fit puts both groups
+    around the mean, so Elo across them would read as a comparison no game made. The
+    standings say so in the notes and in JSON; a linked league says nothing."""
+    records = [
+        game("g1", ("a", 1), ("b", 2)),
+        game("g2", ("b", 1), ("a", 2)),
+        game("g3", ("a", 1), ("b", 2)),
+        game("g4", ("c", 1), ("d", 2)),
+        game("g5", ("d", 1), ("e", 2), ("c", 3)),
+    ]
+    result = compute_standings(records)
+    assert result.apart == (("c", "d", "e"), ("a", "b"))
+    text = render(result)
+    assert "Apart: no chain of games links the 2 groups (c, d, e) and (a, b)" in text
+    assert "Elo between groups is not comparable" in text
+    assert json.loads(render(result, "json"))["apart"] == [["c", "d", "e"], ["a", "b"]]
+    sequential = compute_standings(records, method="sequential")
+    assert sequential.apart == result.apart
+    linked = compute_standings([*records, game("g6", ("b", 1), ("e", 2))])
+    assert linked.apart == ()
+    assert "Apart" not in render(linked)
+    assert json.loads(render(linked, "json"))["apart"] is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from("abcdefg"), min_size=2, max_size=4, unique=True),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_groups_apart_are_the_components_of_who_met_whom(tables: list[list[str]]) -> None:
+    """Against a plain graph search over who shared a game."""
+    records = [
+        game(f"g{i}", *((p, place) for place, p in enumerate(table, start=1)))
+        for i, table in enumerate(tables)
+    ]
+    met: dict[str, set[str]] = {}
+    for table in tables:
+        for p in table:
+            met.setdefault(p, set()).update(table)
+    components: list[tuple[str, ...]] = []
+    unseen = set(met)
+    while unseen:
+        stack, seen = [min(unseen)], set()
+        while stack:
+            p = stack.pop()
+            if p not in seen:
+                seen.add(p)
+                stack.extend(met[p] - seen)
+        unseen -= seen
+        components.append(tuple(sorted(seen)))
+    expected = tuple(sorted(components, key=lambda g: (-len(g), g))) if len(components) > 1 else ()
+    assert compute_standings(records).apart == expected
