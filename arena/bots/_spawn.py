@@ -87,6 +87,7 @@ class Child:
         self._close_pidfd()
 
 
+@trio.lowlevel.enable_ki_protection  # a KeyboardInterrupt would lose a started process
 async def spawn(
     command: Sequence[str],
     *,

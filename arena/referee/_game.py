@@ -367,6 +367,7 @@ class _Runner:
             session.broken or session.connection.pipe_fds() is not None for session in self.seats
         )
 
+    @trio.lowlevel.enable_ki_protection
     async def _in_thread(self) -> tuple[int, BotFault] | None:
         """Go on with the game in a thread until it is over (None) or a bot faults.
 
@@ -374,6 +375,11 @@ class _Runner:
         trio token; a cancel wakes it through a pipe and waits for it. (The same as
         `trio.to_thread.run_sync` with a wake-up on cancel, at a third of the cost per
         game: no nursery, no task to write the pipe.)
+
+        Protected from KeyboardInterrupt, as trio's own thread calls are: raised between
+        the thread's start and the wait for it, it left the thread to reschedule a task
+        that had moved on (trio's internal error, or a hang). Ctrl-C reaches this task
+        as a cancellation instead.
         """
         stop_read, stop_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         try:
