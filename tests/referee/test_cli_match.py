@@ -311,7 +311,12 @@ def test_a_match_stopped_by_ctrl_c_or_sigterm_prints_its_finished_games(
         assert line, proc.communicate()
         played += line.startswith(b"m0")
     proc.send_signal(stop)
-    out, err = proc.communicate(timeout=30)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # fail here, leaving no process to a later test
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"arena did not stop within 30 s of {stop.name}: {err.decode()[-2000:]}")
     assert proc.returncode == code, err
     assert b"Traceback" not in err
     (told,) = [line for line in err.decode().splitlines() if line.startswith(word)]
