@@ -9,7 +9,9 @@ one run:
    bots: a Python bot's start-up is mostly CPU, so on two cores four of them take
    about twice as long as two. So it also prints the floor of four start-ups and
    closes on this machine: four times the CPU time one bot's start and close costs
-   the whole machine (from /proc/stat, the least of the runs), over its cores.
+   the whole machine (from /proc/stat, the least of the runs), over its cores; and
+   the same ratio for the bot's own command line started with no arena at all (four
+   at once against one), which arena's ratio cannot beat.
 3. A league's schedule of 5,000 tables of 4 among 100 bots: computing it (the first
    start) against reading it back from the store (every resume).
 
@@ -32,7 +34,7 @@ from pathlib import Path
 import trio
 
 import arena.referee._pool as pool_module
-from arena.bots import load_manifest
+from arena.bots import load_manifest, resolve_command
 from arena.league import LeagueConfig, _schedule
 from arena.match import run_match
 from arena.referee import RunSettings, open_pools
@@ -91,6 +93,32 @@ async def single_start() -> float:
         elapsed = time.perf_counter() - start
         await pools[spec.name].release(session)
     return elapsed
+
+
+def bare_starts(count: int) -> float:
+    """`count` processes of the bot's own command line started at once by plain
+    `subprocess`, with no arena and no sandbox, each reading the end of its input at
+    once and exiting: seconds until the last has gone. What starting that many at
+    once costs this machine by itself: the floor of issue 14.4's ratio, measured
+    rather than reckoned from CPU time (on a 2-core VM, four such starts took 2.4-2.7
+    times one, not 2)."""
+    spec = load_manifest(BOT)
+    assert spec.folder is not None
+    command = resolve_command(spec.command, spec.folder)
+    start = time.perf_counter()
+    processes = [
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            cwd=spec.folder,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+        for _ in range(count)
+    ]
+    for process in processes:
+        process.wait()
+    return time.perf_counter() - start
 
 
 async def start_close_cpu(times: int = 10) -> float:
@@ -164,8 +192,10 @@ def main() -> None:
     print(f"arena --help / import click: {arena_help / click:.1f}x  (target: at most 4x)")
 
     cores = len(os.sched_getaffinity(0))
-    singles, cpus, overheads, games, pairs = [], [], [], [], []
+    singles, cpus, overheads, games, pairs, bare1, bare4 = [], [], [], [], [], [], []
     for _ in range(runs):  # interleaved, so that a noisy neighbour hits all alike
+        bare1.append(bare_starts(1))
+        bare4.append(bare_starts(4))
         singles.append(trio.run(single_start))
         cpus.append(trio.run(start_close_cpu))
         overhead, game = trio.run(match_overhead, 4)
@@ -195,6 +225,16 @@ def main() -> None:
         f" {floor / single:.1f}x one bot's start-up"
     )
     print(f"start and close of four / that floor: {overhead / floor:.2f}x")
+    bare = min(bare4) / min(bare1)
+    print(
+        f"the bot's own command, no arena, no sandbox: one start and exit {min(bare1) * 1000:.0f}"
+        f" ms, four at once {min(bare4) * 1000:.0f} ms: {bare:.1f}x (so arena's target of"
+        f" under 2x {'can' if bare < 2 else 'cannot'} be met on this machine)"
+    )
+    print(
+        f"arena's four-bot start and close against one start, over the same ratio without"
+        f" arena: {overhead / single / bare:.2f}x"
+    )
     print(f"(bots: {BOT.relative_to(ROOT)}, sandbox: {resolve_sandbox(None)[0]})")
 
     compute, read, tables = schedule_figures()
