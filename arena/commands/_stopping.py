@@ -6,9 +6,8 @@ cancellation reaches every game, every bot process is killed on the way out):
 
 - Ctrl-C (SIGINT): exit 130.
 - SIGTERM: exit 143.
-- SIGHUP, the terminal closing (an ssh session that drops): exit 129.
-- A signal that was ignored when arena started (SIGHUP under `nohup arena league ...`)
-  still is.
+- SIGHUP, the terminal closing (an ssh session that drops): exit 129. Unless SIGHUP
+  was ignored when arena started (`nohup arena league ...`): then it still is.
 - The output gone: a write to stdout or stderr whose reader has closed the pipe
   (`arena league --progress jsonl | head`), exit 141; or whose terminal has hung up,
   exit 129. As a shell reports a program that the signal killed.
@@ -32,7 +31,7 @@ T = TypeVar("T")
 
 
 class _Signalled(Exception):
-    """Ctrl-C, SIGTERM or SIGHUP arrived: the run is cancelled from its watcher task."""
+    """SIGTERM or SIGHUP arrived: the run stops as on Ctrl-C."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -40,18 +39,9 @@ class _Signalled(Exception):
 
 
 def _signals() -> list[int]:
-    """SIGINT, SIGTERM and SIGHUP, but not one that this process was started with
-    ignored (SIGHUP under `nohup`, SIGINT in a job a script put in the background).
-
-    Ctrl-C is taken here too, not left to trio's KeyboardInterrupt: that one is raised
-    wherever the main thread happens to be, in the middle of any synchronous code. It
-    once landed between a game's handing itself to its thread and its wait for it, so
-    the thread's answer rescheduled a task that had moved on, and trio died with an
-    internal error (or the match hung). From a signal receiver the stop is a
-    cancellation, which every task takes at a checkpoint.
-    """
-    wanted = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
-    return [signum for signum in wanted if signal.getsignal(signum) != signal.SIG_IGN]
+    """SIGTERM, and SIGHUP unless this process was started with it ignored (nohup)."""
+    hangup = [] if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else [signal.SIGHUP]
+    return [signal.SIGTERM, *hangup]
 
 
 async def _until_signalled(run: Callable[[], Awaitable[T]]) -> T:

@@ -1,10 +1,10 @@
-"""Ctrl-C lands where the main thread happens to be. As a KeyboardInterrupt raised in
-the middle of the referee's bookkeeping, it broke trio itself: between a game's handing
-itself to its thread and its wait for the thread, the thread's answer later
-rescheduled a task that had moved on ('internal error in Trio', or a hung match; seen
-in CI about one Ctrl-C in a hundred on a loaded machine). A command now takes Ctrl-C
-as it takes SIGTERM, as a cancellation at a checkpoint, and the places that hand work
-to threads are protected from KeyboardInterrupt, as trio's own thread calls are."""
+"""Ctrl-C lands where the main thread happens to be: trio raises KeyboardInterrupt
+there unless the code is protected from it. Raised in the middle of the referee's
+handing a game to its thread (after the thread's start, before the wait for it), the
+thread's answer later rescheduled a task that had moved on: 'internal error in Trio',
+or a hung match (CI's Ctrl-C test; 2 of 300 Ctrl-Cs on a loaded machine, none of 300
+after). The places that hand work to threads are protected now, as trio's own thread
+calls are, so Ctrl-C reaches them as a cancellation at their next checkpoint."""
 
 from __future__ import annotations
 
@@ -21,26 +21,6 @@ from arena.referee import RunSettings
 from arena.rules import GameConfig
 
 from .botscripts import spec
-
-
-def test_ctrl_c_stops_a_run_at_a_checkpoint_not_in_the_middle_of_its_code() -> None:
-    steps: list[str] = []
-    kept: list[str] = []
-
-    async def run() -> None:
-        signal.raise_signal(signal.SIGINT)  # as if Ctrl-C came in this very line
-        steps.append("the synchronous code after it ran to its end")
-        await trio.sleep_forever()
-
-    def stored() -> str:
-        kept.append("asked")
-        return " after 0 games"
-
-    with pytest.raises(SystemExit) as stopped:
-        run_stoppable(run, stored)
-    assert stopped.value.code == 130
-    assert steps == ["the synchronous code after it ran to its end"]
-    assert kept == ["asked"]
 
 
 def test_ctrl_c_ignored_at_the_start_stays_ignored() -> None:
