@@ -390,7 +390,10 @@ def run_build(
     preexec_fn: Callable[[], None] | None = None,
 ) -> tuple[int | None, bytes]:
     """Run a build command in its own process group; (exit status or None if it timed
-    out and was killed with its whole group, output and errors together)."""
+    out and was killed with its whole group, output and errors together). Stopped
+    (Ctrl-C raises KeyboardInterrupt in the wait), it kills the group before it goes:
+    in a session of its own, the build would not get the terminal's Ctrl-C, and
+    Python's `Popen` leaves a process it was waiting for running on KeyboardInterrupt."""
     with subprocess.Popen(
         list(command),
         cwd=cwd,
@@ -409,6 +412,11 @@ def run_build(
                 os.killpg(proc.pid, signal.SIGKILL)
             data, _ = proc.communicate()
             return None, data
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
 
 
 def _log_build(path: Path, kb: int, command: Sequence[str], code: int | None, data: bytes) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
+import threading
 import uuid
 from pathlib import Path
 
@@ -82,6 +84,27 @@ def test_a_build_that_runs_too_long_is_killed(tmp_path: Path, sandboxed: bool) -
     )
     with pytest.raises(BuildError, match="slow: build did not finish in 1 s"):
         build(load_manifest(folder), sandbox="bwrap" if sandboxed else "none", timeout=1)
+    assert gone_sync(token)
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_a_build_stopped_by_ctrl_c_is_killed(tmp_path: Path, sandboxed: bool) -> None:
+    """A build runs in a session of its own, out of reach of the terminal's Ctrl-C, and
+    Python's Popen leaves the process it waited for running on KeyboardInterrupt: an
+    unsandboxed build went on after arena had stopped."""
+    token = f"arena-build-{uuid.uuid4().hex}"
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f'name = "slow"\nrun = "python3 bot.py"\nbuild = "sh -c \\"sleep 60; : {token}\\""\n'
+    )
+    timer = threading.Timer(1.0, os.kill, [os.getpid(), signal.SIGINT])  # as Ctrl-C does
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            build(load_manifest(folder), sandbox="bwrap" if sandboxed else "none", timeout=30)
+    finally:
+        timer.cancel()
     assert gone_sync(token)
 
 
