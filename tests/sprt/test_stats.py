@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -234,11 +235,26 @@ def test_identical_pairs_do_not_end_the_test_at_once() -> None:
     assert estimate.low < 0.0 < estimate.high
 
 
+@pytest.mark.parametrize("pairs", [1, 7, 30])
+def test_no_pairs_give_a_higher_llr_than_as_many_won_outright(pairs: int) -> None:
+    """Every way `pairs` direct pairs can fall over the five values of D: none gives a
+    higher LLR than all of them at D = 1 (which is why no test at 0 and 10 Elo accepts
+    H1 in fewer than 104 pairs). A single pair may move the LLR by more than one won
+    outright does, after pairs that went the other way: the bound is on the total."""
+    values = np.linspace(-1.0, 1.0, 5)
+    splits = np.array([s for s in itertools.product(range(pairs + 1), repeat=4) if sum(s) <= pairs])
+    counts = np.concatenate([splits, pairs - splits.sum(axis=1, keepdims=True)], axis=1)
+    llr = log_likelihood_ratio(Hypotheses(), True, counts, values)
+    won = log_likelihood_ratio(Hypotheses(), True, [0, 0, 0, 0, pairs], values)
+    assert llr.max() == pytest.approx(float(won), abs=1e-9)
+    assert list(counts[np.argmax(llr)]) == [0, 0, 0, 0, pairs]
+
+
 def test_a_clearly_better_bot_reaches_h1_and_its_elo_is_estimated() -> None:
-    """NEW wins 3 pairs of 4 outright (D = 1) and splits the rest: about +190 Elo. A pair
-    moves the exact LLR by at most log((1 + μ1)/(1 + μ0)) (a pair at D = 1, module
-    docstring), 0.0284 at 0 and 10 Elo: no test of these bounds accepts H1 in fewer
-    than 104 pairs however strong NEW is, and this one needs few more."""
+    """NEW wins 3 pairs of 4 outright (D = 1) and splits the rest: about +190 Elo. No n
+    pairs give a higher exact LLR than n won outright (the test above), about n times
+    log((1 + μ1)/(1 + μ0)), 0.0284 at 0 and 10 Elo: no test of these bounds accepts H1
+    in fewer than 104 pairs however strong NEW is, and this one needs few more."""
     tally = Tally(Hypotheses(), direct=True)
     while tally.decision == GOING:
         tally.add(1.0 if tally.pairs % 4 else 0.0)
@@ -267,3 +283,14 @@ def test_a_clearly_better_bot_reaches_h1_and_its_elo_is_estimated() -> None:
 def test_bad_hypotheses_are_refused(values: dict[str, float], problem: str) -> None:
     with pytest.raises(ConfigError, match=problem):
         Hypotheses(**values)
+
+
+@pytest.mark.parametrize(("direct", "fewest"), [(True, 104), (False, 207)])
+def test_the_fewest_pairs_that_accept_h1_at_0_and_10_elo(direct: bool, fewest: int) -> None:
+    """The README's figures: NEW winning every pair outright accepts H1 at pair 104
+    directly and 207 against an even field (the most any pairs can raise the LLR)."""
+    tally = Tally(Hypotheses(), direct=direct)
+    while tally.decision == GOING:
+        tally.add(1.0)
+    assert tally.decision == H1
+    assert tally.pairs == fewest
