@@ -215,7 +215,7 @@ def apart_message(groups: Sequence[Sequence[str]]) -> str:
     return (
         f"Apart: no chain of games links the {len(groups)} groups {listed}: Elo between"
         " groups is not comparable (no game measures it); only ratings within one group"
-        " compare."
+        " compare, and no LOS is given from a bot to the next one down in another group."
     )
 
 
@@ -354,10 +354,17 @@ def compute_standings(
 
     order = sorted(elo, key=lambda p: (-elo[p], p))
     counts = results.counts()
+    apart = unlinked_groups(results.source)
+    # No LOS between bots of groups no game links: it would weigh only the prior.
+    group_of = {name: i for i, group in enumerate(apart) for name in group}
     rows: list[StandingsRow] = []
     for rank, player in enumerate(order, start=1):
         los = None
-        if cov is not None and rank < len(order):
+        if (
+            cov is not None
+            and rank < len(order)
+            and group_of.get(player) == group_of.get(order[rank])
+        ):
             nxt = order[rank]
             diff = (elo[player] - elo[nxt]) / ELO_PER_NAT
             var = cov[player, player] + cov[nxt, nxt] - 2.0 * cov[player, nxt]
@@ -392,7 +399,7 @@ def compute_standings(
         grouped=grouped,
         bootstrap_none=none,
         has_points=results.has_points,
-        apart=unlinked_groups(results.source),
+        apart=apart,
     )
 
 

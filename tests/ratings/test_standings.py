@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import random
@@ -426,6 +427,14 @@ def test_groups_no_game_links_are_named_apart() -> None:
     assert "Apart: no chain of games links the 2 groups (c, d, e) and (a, b)" in text
     assert "Elo between groups is not comparable" in text
     assert json.loads(render(result, "json"))["apart"] == [["c", "d", "e"], ["a", "b"]]
+    # A likelihood of superiority only between neighbours that games link.
+    group = {p: g for g, names in enumerate(result.apart) for p in names}
+    rows = result.rows
+    for row, below in itertools.pairwise(rows):
+        linked = group[row.player] == group[below.player]
+        assert (row.superiority is not None) == linked, (row.player, below.player)
+    assert rows[-1].superiority is None
+    assert any(row.superiority is None for row in rows[:-1])  # a neighbour across groups
     sequential = compute_standings(records, method="sequential")
     assert sequential.apart == result.apart
     linked = compute_standings([*records, game("g6", ("b", 1), ("e", 2))])
