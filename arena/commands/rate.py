@@ -196,7 +196,8 @@ def rate(ctx: click.Context, /, file: str, **options: Any) -> None:
     Elo comes from a Plackett–Luce maximum-likelihood fit of all finishing orders at
     once (Bradley–Terry for two-player games), which does not depend on the order of
     the games; ± is the 95% interval and LOS the likelihood that a bot is stronger than
-    the next one down.
+    the next one down. Bots that no chain of games links (two leagues in one file) are
+    named in the notes' Apart line and JSON's apart: Elo compares only within a group.
     """
     from arena.standings import load_places_columns
 

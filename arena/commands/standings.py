@@ -20,7 +20,8 @@ def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
 
     Columns: rank, bot, Elo with its 95% interval, games, wins (first places), win %,
     average place, points (points format) and faults by cause. --matrix prints the
-    head-to-head table instead.
+    head-to-head table instead. Bots that no chain of games links are named in the
+    notes' Apart line and JSON's apart: Elo compares only within a group.
     """
     from arena.store import Store
 
