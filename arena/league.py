@@ -45,9 +45,11 @@ import trio
 
 import protocol
 from arena.bots import (
+    BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
     BotSpec,
+    BuildStop,
     Limits,
     build,
     check_out_of_reach,
@@ -348,6 +350,42 @@ class Prepared:
     again after its build is not in it."""
 
 
+async def _prepare_stoppable(
+    config: LeagueConfig,
+    say: Callable[[str], None],
+    built: Callable[[BotSpec], None] | None,
+) -> Prepared:
+    """`prepare` in a worker thread. A stop (Ctrl-C, SIGTERM, a hang-up) kills the build
+    in progress and starts no other, then waits for the thread: a sandboxed build
+    gives the submission folder back to its owner on its way out. In the trio thread,
+    SIGTERM and a hang-up waited for the build to end (up to its timeout, 10 minutes
+    by default)."""
+    stop = BuildStop()
+    prepared: list[Prepared] = []
+
+    async def stop_on_cancel() -> None:
+        try:
+            await trio.sleep_forever()
+        finally:
+            stop.stop()
+
+    async def in_thread(nursery: trio.Nursery) -> None:
+        prepared.append(await trio.to_thread.run_sync(prepare, config, say, built))
+        nursery.cancel_scope.cancel()
+
+    # The wait for the thread is a child task's: Ctrl-C's KeyboardInterrupt goes to the
+    # main task, which a thread's wait does not let go (it waited for the build), and
+    # which the nursery's wait does.
+    reset = BUILD_STOP.set(stop)  # the tasks, and the thread, run in copies of this context
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stop_on_cancel)
+            nursery.start_soon(in_thread, nursery)
+    finally:
+        BUILD_STOP.reset(reset)
+    return prepared[0]
+
+
 def prepare(
     config: LeagueConfig,
     say: Callable[[str], None],
@@ -453,7 +491,7 @@ async def run_league(
     built = None
     if isinstance(runner, BuildsBots):  # the bots are built where the games run
         built = await runner.build_bots(discover_bots(config.bots)[0], config)
-    bots = prepare(config, progress.message, built)
+    bots = await _prepare_stoppable(config, progress.message, built)
     specs = bots.ready
     _out_of_reach(config, store.path, specs)
     # The settings are checked before anything is stored: a refused resume changes

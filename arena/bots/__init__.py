@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from arena.bots._manifest import (
+    BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
     MAX_SUBMISSION_MB,
     BotSpec,
+    BuildStop,
     build,
     check_name,
     check_out_of_reach,
@@ -20,11 +22,13 @@ from arena.bots._manifest import (
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
 
 __all__ = [
+    "BUILD_STOP",
     "BUILD_TIMEOUT",
     "MANIFEST",
     "MAX_SUBMISSION_MB",
     "BotProcess",
     "BotSpec",
+    "BuildStop",
     "Limits",
     "build",
     "check_log_dir",

@@ -13,6 +13,7 @@ is looked up on the PATH, or taken relative to the bot's folder when it holds a 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import os
@@ -23,6 +24,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -381,6 +383,44 @@ def build(
     return output
 
 
+class BuildStop:
+    """Stops builds that run in another thread (a league builds its bots in a worker
+    thread, so that SIGTERM or a hang-up need not wait for a build of minutes): `stop`
+    kills the build running (its whole process group) and refuses every later one.
+    The builds it governs are those run where `BUILD_STOP` holds it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self.stopped = False
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            running = list(self._running)
+        for group in running:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+
+    def started(self, pid: int) -> bool:
+        """Count a build's process group; False if the builds were stopped already."""
+        with self._lock:
+            if self.stopped:
+                return False
+            self._running.add(pid)
+            return True
+
+    def ended(self, pid: int) -> None:
+        with self._lock:
+            self._running.discard(pid)
+
+
+BUILD_STOP: contextvars.ContextVar[BuildStop | None] = contextvars.ContextVar(
+    "arena_build_stop", default=None
+)
+"""The `BuildStop` of the builds run in this context, if any."""
+
+
 def run_build(
     command: Sequence[str],
     cwd: Path,
@@ -393,7 +433,11 @@ def run_build(
     out and was killed with its whole group, output and errors together). Stopped
     (Ctrl-C raises KeyboardInterrupt in the wait), it kills the group before it goes:
     in a session of its own, the build would not get the terminal's Ctrl-C, and
-    Python's `Popen` leaves a process it was waiting for running on KeyboardInterrupt."""
+    Python's `Popen` leaves a process it was waiting for running on KeyboardInterrupt.
+    Where `BUILD_STOP` holds a stopped `BuildStop`, raises BuildError."""
+    stop = BUILD_STOP.get()
+    if stop is not None and stop.stopped:
+        raise BuildError("the builds were stopped")
     with subprocess.Popen(
         list(command),
         cwd=cwd,
@@ -405,7 +449,11 @@ def run_build(
         preexec_fn=preexec_fn,
     ) as proc:
         try:
+            if stop is not None and not stop.started(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)  # stopped as it started
             data, _ = proc.communicate(timeout=timeout)
+            if stop is not None and stop.stopped:
+                raise BuildError("the builds were stopped")
             return proc.returncode, data
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -417,6 +465,9 @@ def run_build(
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
+        finally:
+            if stop is not None:
+                stop.ended(proc.pid)
 
 
 def _log_build(path: Path, kb: int, command: Sequence[str], code: int | None, data: bytes) -> None:

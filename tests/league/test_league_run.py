@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from arena.cli import main
 
 from ..referee.botscripts import alive, pids, script
-from ..sandbox.helpers import needs_bwrap
+from ..sandbox.helpers import gone_sync, needs_bwrap
 
 pytestmark = pytest.mark.subprocess
 
@@ -504,6 +504,43 @@ def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(
     stored = results(tmp_path / "league.sqlite")
     assert all(len(seats) == 3 for seats in stored.values())
     assert 1 <= len(stored) < 30
+
+
+@pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=needs_bwrap), "none"])
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_league_stopped_during_a_build_kills_it_and_stops_at_once(
+    tmp_path: Path, sandbox: str, stop: signal.Signals, code: int
+) -> None:
+    """SIGTERM (and a hang-up) waited for a bot's build to end, up to its timeout (10
+    minutes by default), and Ctrl-C left an unsandboxed build running after arena had
+    gone. Either now kills the build and stops the league at once; a sandboxed build's
+    folder is given back to its owner."""
+    token = f"arena-build-{os.getpid()}-{stop.value}-{sandbox}"
+    for name in ("ann", "bob"):
+        make_bot(tmp_path, name)
+    slow = make_bot(tmp_path, "slow", build=f"sh -c 'touch started; sleep 60; : {token}'")
+    os.chmod(tmp_path, 0o755)
+    owner = slow.stat().st_uid
+    path = league_file(tmp_path, table_size=2)
+    proc = _start(path, "--sandbox", sandbox)
+    deadline = time.monotonic() + 30
+    while not (slow / "started").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    started = time.monotonic()
+    _stop(proc, stop)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # fail here, leaving no process to a later test
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"the league did not stop within 30 s of {stop.name}")
+    assert proc.returncode == code, err
+    assert time.monotonic() - started < 10
+    assert b"Traceback" not in err
+    assert gone_sync(token)
+    assert {p.stat().st_uid for p in [slow, *slow.rglob("*")]} == {owner}
 
 
 def test_a_league_whose_output_is_closed_stops_cleanly_and_resumes(tmp_path: Path) -> None:
