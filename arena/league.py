@@ -38,7 +38,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 import trio
@@ -65,6 +65,8 @@ from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.schedule import MAX_GAMES, Schedule, ScheduledGame, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
 from arena.store import Store, inflate
+
+T = TypeVar("T")
 
 FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
 """The causes of a bot's faults, by name."""
@@ -350,18 +352,14 @@ class Prepared:
     again after its build is not in it."""
 
 
-async def _prepare_stoppable(
-    config: LeagueConfig,
-    say: Callable[[str], None],
-    built: Callable[[BotSpec], None] | None,
-) -> Prepared:
-    """`prepare` in a worker thread. A stop (Ctrl-C, SIGTERM, a hang-up) kills the build
-    in progress and starts no other, then waits for the thread: a sandboxed build
-    gives the submission folder back to its owner on its way out. In the trio thread,
-    SIGTERM and a hang-up waited for the build to end (up to its timeout, 10 minutes
-    by default)."""
+async def run_builds(build_all: Callable[..., T], *args: Any) -> T:
+    """`build_all(*args)`, which builds bots, in a worker thread. A stop (Ctrl-C,
+    SIGTERM, a hang-up) kills the build in progress and starts no other, then waits
+    for the thread: a sandboxed build gives the submission folder back to its owner on
+    its way out. Run in the trio thread, SIGTERM and a hang-up waited for the build to
+    end (up to its timeout, 10 minutes by default)."""
     stop = BuildStop()
-    prepared: list[Prepared] = []
+    done: list[T] = []
 
     async def stop_on_cancel() -> None:
         try:
@@ -370,7 +368,7 @@ async def _prepare_stoppable(
             stop.stop()
 
     async def in_thread(nursery: trio.Nursery) -> None:
-        prepared.append(await trio.to_thread.run_sync(prepare, config, say, built))
+        done.append(await trio.to_thread.run_sync(build_all, *args))
         nursery.cancel_scope.cancel()
 
     # The wait for the thread is a child task's: Ctrl-C's KeyboardInterrupt goes to the
@@ -383,7 +381,7 @@ async def _prepare_stoppable(
             nursery.start_soon(in_thread, nursery)
     finally:
         BUILD_STOP.reset(reset)
-    return prepared[0]
+    return done[0]
 
 
 def prepare(
@@ -491,7 +489,7 @@ async def run_league(
     built = None
     if isinstance(runner, BuildsBots):  # the bots are built where the games run
         built = await runner.build_bots(discover_bots(config.bots)[0], config)
-    bots = await _prepare_stoppable(config, progress.message, built)
+    bots = await run_builds(prepare, config, progress.message, built)
     specs = bots.ready
     _out_of_reach(config, store.path, specs)
     # The settings are checked before anything is stored: a refused resume changes

@@ -25,7 +25,7 @@ import trio
 import protocol
 from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
-from arena.league import BUILT_DIGESTS, build_and_check
+from arena.league import BUILT_DIGESTS, build_and_check, run_builds
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
@@ -230,7 +230,7 @@ async def run_sprt(
             "warning: NEW and OLD are identical submissions (the same files): the test can"
             " only find them equal"
         )
-    _prepare(config, specs, progress.message)
+    await run_builds(_prepare, config, specs, progress.message)
     built = {}  # as the builds leave the folders (a C bot's ./bot is there now)
     for spec in specs:
         with contextlib.suppress(BotError):

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from arena.cli import main
 
 from ..referee.botscripts import alive
+from ..sandbox.helpers import gone_sync
 from .helpers import ROOT, example_bot
 
 pytestmark = pytest.mark.subprocess
@@ -200,6 +201,35 @@ def test_ctrl_c_stops_kills_the_bots_and_the_same_command_resumes(tmp_path: Path
     assert (result["games"], result["games_stored"]) == (12, 12)
     assert result["games_played_now"] == 12 - len(before)
     assert set(before) <= set(_stored(store))  # nothing lost, nothing played again
+
+
+def test_sigterm_during_a_build_kills_it_and_stops_the_test_at_once(tmp_path: Path) -> None:
+    """SIGTERM waited for a bot's build to end, up to its timeout (10 minutes)."""
+    token = f"arena-build-{os.getpid()}-sprt"
+    new, old = logger_bots(tmp_path, ["new", "old"], 0.01)
+    manifest = new / "bot.toml"
+    build = f"sh -c 'touch started; sleep 60; : {token}'"
+    manifest.write_text(manifest.read_text() + f'build = "{build}"\n')
+    command = [
+        sys.executable, "-m", "arena.cli", "sprt", str(new), str(old), "--max-games", "12",
+        "--store", str(tmp_path / "t.sqlite"), "--sandbox", "none", "-j", "1",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not (new / "started").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the build did not start"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # fail here, leaving no process to a later test
+        proc.kill()
+        proc.communicate()
+        pytest.fail("the SPRT did not stop within 30 s of SIGTERM")
+    assert proc.returncode == 143, err
+    assert b"Traceback" not in err
+    assert gone_sync(token)
 
 
 def test_pinned_workers_run_the_tests_bots_on_a_cpu_of_their_own(tmp_path: Path) -> None:
