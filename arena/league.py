@@ -388,13 +388,15 @@ def prepare(
     config: LeagueConfig,
     say: Callable[[str], None],
     built: Callable[[BotSpec], None] | None = None,
+    found: tuple[list[BotSpec], list[str]] | None = None,
 ) -> Prepared:
     """Find and build the bots; nothing is stored (`register` does that, once the
     store's league is known to be this one).
 
     `built`, if given, replaces the build here: the bots were built elsewhere, and it
-    raises BotError for a bot whose build failed there."""
-    specs, problems = discover_bots(config.bots)
+    raises BotError for a bot whose build failed there. `found`: what
+    `discover_bots(config.bots)` found, if the caller has it already."""
+    specs, problems = found if found is not None else discover_bots(config.bots)
     for problem in problems:
         say(f"left out: {problem}")
     out = Prepared([], [p.split(":")[0] for p in problems], reasons=list(problems))
@@ -489,7 +491,11 @@ async def run_league(
     built = None
     if isinstance(runner, BuildsBots):  # the bots are built where the games run
         built = await runner.build_bots(discover_bots(config.bots)[0], config)
-    bots = await run_builds(prepare, config, progress.message, built)
+    found = discover_bots(config.bots)
+    if built is None and any(spec.build is not None for spec in found[0]):
+        bots = await run_builds(prepare, config, progress.message, built, found)
+    else:  # nothing to build: no thread (nor, under a test's virtual clock, a race)
+        bots = prepare(config, progress.message, built, found)
     specs = bots.ready
     _out_of_reach(config, store.path, specs)
     # The settings are checked before anything is stored: a refused resume changes
