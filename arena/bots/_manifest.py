@@ -449,8 +449,9 @@ def run_build(
         preexec_fn=preexec_fn,
     ) as proc:
         try:
-            if stop is not None and not stop.started(proc.pid):
-                os.killpg(proc.pid, signal.SIGKILL)  # stopped as it started
+            if stop is not None and not stop.started(proc.pid):  # stopped as it started
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
             data, _ = proc.communicate(timeout=timeout)
             if stop is not None and stop.stopped:
                 raise BuildError("the builds were stopped")

@@ -230,10 +230,7 @@ async def run_sprt(
             "warning: NEW and OLD are identical submissions (the same files): the test can"
             " only find them equal"
         )
-    if any(spec.build is not None for spec in specs):
-        await run_builds(_prepare, config, specs, progress.message)
-    else:  # nothing to build: no thread (nor, under a test's virtual clock, a race)
-        _prepare(config, specs, progress.message)
+    await run_builds(specs, _prepare, config, specs, progress.message)
     built = {}  # as the builds leave the folders (a C bot's ./bot is there now)
     for spec in specs:
         with contextlib.suppress(BotError):
