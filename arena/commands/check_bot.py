@@ -23,6 +23,7 @@ from arena.commands._options import (
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
+from arena.league import run_builds
 
 BARE_COMMAND_NOTE = """\
 note: in the sandbox a bare command line sees only the files its words name: a bot
@@ -100,25 +101,31 @@ def check_bot_command(
     check_log_dir(opts.get("log_dir"))
     if len(command) == 1 and Path(command[0]).is_dir():
         spec = load_manifest(Path(command[0]))
-        build_bot(spec, opts, sandbox_mode(opts))  # as match and league do
     else:
         spec = BotSpec(name="bot-under-test", command=command, folder=None)
-    resolve_command(spec.command, spec.folder)  # a missing program is a usage error
+
     wrap = build_wrap(opts)
     clocks = build_clocks({}, opts)
     limits = build_limits({}, opts)
-    checks = run_stoppable(
-        lambda: check_bot(
+
+    def prepare() -> None:
+        build_bot(spec, opts, sandbox_mode(opts))  # a folder's build, as match and league do
+        resolve_command(spec.command, spec.folder)  # a missing program is a usage error
+
+    async def run() -> list[Check]:
+        # The build runs inside the stoppable run, as a league's do: a stop kills it,
+        # and a sandboxed build gives its folder back to its owner.
+        await run_builds([spec], prepare)
+        return await check_bot(
             spec,
             clocks=clocks,
             limits=limits,
             rounds=rounds,
             wrap=wrap,
             hello_wait_ms=hello_wait_ms,
-        ),
-        lambda: " before the checks were done",
-        resumable=False,
-    )
+        )
+
+    checks = run_stoppable(run, lambda: " before the checks were done", resumable=False)
     missing_files = bool(checks) and _missing_files(checks[0])
     if shell := shell_words(spec.command[1:]):
         checks = [_shell_warning(shell), *checks]

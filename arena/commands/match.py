@@ -31,6 +31,7 @@ from arena.commands._options import (
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
 from arena.errors import ConfigError
+from arena.league import run_builds
 from arena.match import BotSummary, result_to_json, run_match, summarize
 from arena.referee import GameResult, RunSettings
 from arena.rules import FAULT_ORDER, GameConfig
@@ -78,12 +79,6 @@ def match(
     check_log_dir(opts["log_dir"])
     check_log_dir(replays, "replay folder")
     wrap = build_wrap(opts)
-    for spec in specs:
-        if spec.build is not None and spec.folder is not None:
-            click.echo(printable(f"building {spec.name}: {' '.join(spec.build)}"), err=True)
-        build_bot(spec, opts, sandbox_mode(opts))
-        resolve_command(spec.command, spec.folder)  # fails early on a missing program
-        check_sandboxed(spec, wrap)
     config = build_config(len(specs), {}, opts)
     drawn = seed is None
     seed = seed_key(seed) if seed is not None else new_secret()
@@ -112,14 +107,25 @@ def match(
             kept += f" (their replays are in {replays})"
         return kept
 
-    results, started = run_stoppable(
-        lambda: run_match(
+    def prepare() -> None:
+        """Build the bots, and check that each program is there and seen in the sandbox."""
+        for spec in specs:
+            if spec.build is not None and spec.folder is not None:
+                click.echo(printable(f"building {spec.name}: {' '.join(spec.build)}"), err=True)
+            build_bot(spec, opts, sandbox_mode(opts))
+            resolve_command(spec.command, spec.folder)  # fails early on a missing program
+            check_sandboxed(spec, wrap)
+
+    async def play() -> tuple[list[GameResult], dict[str, int]]:
+        # The builds run inside the stoppable run, as a league's do: a stop kills the
+        # build in progress, and a sandboxed build gives its folder back to its owner.
+        await run_builds(specs, prepare)
+        return await run_match(
             specs, config, games=games, seed=seed, settings=settings, replay_dir=replays,
             on_result=on_result,
-        ),
-        stopped,
-        resumable=False,
-    )  # fmt: skip
+        )  # fmt: skip
+
+    results, started = run_stoppable(play, stopped, resumable=False)
     rows = summarize([s.name for s in specs], results)
     _point_at_logs(rows, opts["log_dir"])
     if as_json:
