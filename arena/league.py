@@ -31,6 +31,7 @@ import itertools
 import json
 import math
 import os
+import stat
 import tempfile
 import time
 import tomllib
@@ -48,7 +49,9 @@ from arena.bots import (
     BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
+    MAX_DEPTH,
     BotSpec,
+    BuildsStopped,
     BuildStop,
     Limits,
     build,
@@ -56,6 +59,7 @@ from arena.bots import (
     load_manifest,
     real_path,
     resolve_command,
+    walk_tree,
 )
 from arena.errors import BotError, ConfigError, InputError, StoreError, shown
 from arena.messages import Play, Played, Setup, WorkerSettings
@@ -204,10 +208,14 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
     problems: list[str] = []
     seen: set[Path] = set()  # every folder is searched once, links to it or not
 
-    def walk(path: Path) -> None:
+    # Depth first in name order, with a stack of its own: a recursion of Python's would
+    # end in a RecursionError on a folder nested a thousand deep.
+    stack = [(folder, 0)]
+    while stack:
+        path, depth = stack.pop()
         real = real_path(path)
         if real in seen:  # a link back up the tree would be followed forever
-            return
+            continue
         seen.add(real)
         try:
             if os.path.lexists(path / MANIFEST):
@@ -215,7 +223,7 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
                     specs.append(load_manifest(path))
                 except BotError as err:
                     problems.append(str(err))
-                return
+                continue
             children = sorted(path.iterdir())
             folders = [
                 child for child in children
@@ -225,11 +233,13 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
             ]  # fmt: skip
         except OSError as err:  # an unreadable folder (its owner's, /proc's): left out
             problems.append(f"{path}: cannot read the folder: {err.strerror}")
-            return
-        for child in folders:
-            walk(child)
-
-    walk(folder)
+            continue
+        if folders and depth >= MAX_DEPTH:
+            problems.append(
+                f"{path}: not searched further, {MAX_DEPTH} folders deep without a {MANIFEST}"
+            )
+            continue
+        stack.extend((child, depth + 1) for child in reversed(folders))
     # A name is a bot's identity in the store: two submissions that claim one are
     # refused, not settled by whose folder sorts first (a stranger's "aaa-" folder
     # would take a rival's place, and its games the rival's record).
@@ -329,6 +339,29 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
     wrap = _wrap(settings.sandbox)
     if wrap is not None:  # fails if the sandbox would hide the program
         wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
+        if os.geteuid() == 0 and spec.folder is not None:
+            _warn_unreadable(spec.name, spec.folder, say)
+
+
+def _warn_unreadable(name: str, folder: Path, say: Callable[[str], None]) -> None:
+    """Warn of files and folders of the submission that the sandbox's anonymous user,
+    which runs the bot when arena is root, cannot read: a bot.py of mode 600 was charged
+    a crash in every game (the folder itself is refused, by the sandbox's wrap)."""
+    hidden = [
+        rel
+        for rel, _, info, ignored in walk_tree(name, folder)
+        if not ignored
+        and (
+            (stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IROTH)
+            or (stat.S_ISDIR(info.st_mode) and info.st_mode & 0o005 != 0o005)
+        )
+    ]
+    if hidden:
+        more = f" and {len(hidden) - 3} more" if len(hidden) > 3 else ""
+        say(
+            f"warning: {name}: {', '.join(hidden[:3])}{more} cannot be read by the sandbox's"
+            f" anonymous user, which runs the bot (chmod -R a+rX {folder})"
+        )
 
 
 @dataclasses.dataclass
@@ -371,7 +404,11 @@ async def run_builds(specs: Sequence[BotSpec], build_all: Callable[..., T], *arg
             stop.stop()
 
     async def in_thread(nursery: trio.Nursery) -> None:
-        done.append(await trio.to_thread.run_sync(build_all, *args))
+        try:
+            done.append(await trio.to_thread.run_sync(build_all, *args))
+        except BuildsStopped:  # by the cancellation that this raises
+            await trio.lowlevel.checkpoint()
+            raise
         nursery.cancel_scope.cancel()
 
     # The wait for the thread is a child task's: Ctrl-C's KeyboardInterrupt goes to the
@@ -640,11 +677,27 @@ def _schedule(
         differ = sorted(k for k in identity if stored.get(k) != identity[k])
         if "bots" in differ:  # name them: a bot left out now is no setting changed
             differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
+        stored_game = stored.get("game")
+        if "points_rules" in differ and not (
+            isinstance(stored_game, dict) and stored_game.get("format") == Format.POINTS.value
+        ):  # not a points league before: "game" says what changed
+            differ.remove("points_rules")
         if "points_rules" in differ:
             differ[differ.index("points_rules")] = (
                 "points_rules: the store's league was played under earlier rules of the"
                 " points format, without busting on purpose (R4.2)"
             )
+        if "game" in differ:  # name the rules that differ, as stored and as given now
+            was = stored.get("game")
+            was = was if isinstance(was, dict) else {}
+            now = identity["game"]
+            assert isinstance(now, dict)
+            rules = [
+                f"{k} {was.get(k)!r} in the store, {now.get(k)!r} now"
+                for k in sorted(set(was) | set(now))
+                if was.get(k) != now.get(k)
+            ]
+            differ[differ.index("game")] = f"game: {'; '.join(rules)}"
         if "duplicate" in differ:  # its default changed (a store made before has them)
             flag = "--duplicate" if stored.get("duplicate") else "--no-duplicate"
             had = "has duplicate deals" if stored.get("duplicate") else "has none"
@@ -728,9 +781,9 @@ def _bots_differ(stored: Any, names: list[str]) -> str:
     gone = sorted(before - set(names))
     if gone:
         parts.append(
-            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} not playable now (left"
-            " out: a bot.toml that cannot be read, or a failed build; without -q arena says"
-            " why)"
+            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} not playable now (no"
+            " longer in the bots folder, or left out: a bot.toml that cannot be read, a"
+            " failed build; without -q arena says why)"
         )
     new = sorted(set(names) - before)
     if new:

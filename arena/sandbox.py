@@ -41,7 +41,6 @@ whatever is left (a child that left the group too) when bwrap goes.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import resource
@@ -476,7 +475,7 @@ its time is bounded by the build timeout."""
 
 
 def sandboxed_build(
-    command: list[str], folder: Path, *, network: bool, timeout: float
+    command: list[str], folder: Path, *, network: bool, timeout: float, disk_mb: int | None = None
 ) -> tuple[int | None, bytes]:
     """Run a bot's build command under bubblewrap; (exit status or None on timeout, output).
 
@@ -485,7 +484,8 @@ def sandboxed_build(
     it runs as a uid of its own: the folder is handed to that uid for the build and
     given back to its owner afterwards (links are never followed), so a build can
     read nothing of the host that the bot could not, /etc/shadow and other bots
-    included.
+    included. With `disk_mb`, a build that adds more than that to its folder is killed
+    (BuildError).
     """
     from arena.bots._manifest import run_build
 
@@ -508,16 +508,30 @@ def sandboxed_build(
                 if deny_userns is not None:
                     deny_userns()
 
-            return run_build(wrapped, folder, timeout=timeout, env=env, preexec_fn=limits)
+            # Its HOME and TMPDIR are the sandbox's /tmp, in memory and bounded: only the
+            # folder is on the disk.
+            disk = ([folder], disk_mb) if disk_mb is not None else None
+            return run_build(
+                wrapped, folder, timeout=timeout, env=env, preexec_fn=limits, disk=disk
+            )
         finally:
             if uid is not None:
                 _chown_tree(folder, owner.st_uid, owner.st_gid)
 
 
 def _chown_tree(folder: Path, uid: int, gid: int) -> None:
-    """Give `folder` and everything in it to uid:gid, never following a link."""
-    os.chown(folder, uid, gid, follow_symlinks=False)
-    for top, dirs, files in os.walk(folder):
-        for name in [*dirs, *files]:
-            with contextlib.suppress(FileNotFoundError):
-                os.chown(os.path.join(top, name), uid, gid, follow_symlinks=False)
+    """Give `folder` and everything in it to uid:gid, never following a link: GNU
+    chown, whose walk takes a tree of any depth (Python's recursed once per level, and a
+    build could nest its folder past that). Raises OSError if it fails."""
+    done = subprocess.run(
+        ["chown", "-R", "-P", "-h", f"{uid}:{gid}", "--", str(folder)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    if done.returncode != 0:
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        raise OSError(
+            f"cannot give {folder} to {uid}:{gid}: {lines[-1] if lines else done.returncode}"
+        )

@@ -6,8 +6,10 @@ from arena.bots._manifest import (
     BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
+    MAX_DEPTH,
     MAX_SUBMISSION_MB,
     BotSpec,
+    BuildsStopped,
     BuildStop,
     build,
     check_name,
@@ -18,6 +20,7 @@ from arena.bots._manifest import (
     resolve_command,
     shell_words,
     unique_names,
+    walk_tree,
 )
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
 
@@ -25,10 +28,12 @@ __all__ = [
     "BUILD_STOP",
     "BUILD_TIMEOUT",
     "MANIFEST",
+    "MAX_DEPTH",
     "MAX_SUBMISSION_MB",
     "BotProcess",
     "BotSpec",
     "BuildStop",
+    "BuildsStopped",
     "Limits",
     "build",
     "check_log_dir",
@@ -42,4 +47,5 @@ __all__ = [
     "shell_words",
     "start_process",
     "unique_names",
+    "walk_tree",
 ]

@@ -16,8 +16,10 @@ import contextlib
 import contextvars
 import dataclasses
 import hashlib
+import math
 import os
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -25,8 +27,9 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from arena.errors import BuildError, ConfigError, ManifestError, shown
@@ -97,41 +100,84 @@ def _unreadable(name: str, rel: object, err: OSError) -> ManifestError:
     return ManifestError(f"{name}: cannot read {rel}: {err.strerror}")
 
 
-def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
-    """(relative path, path, size) of every file and link to hash, sorted; raises
-    ManifestError for special files and for links that lead out of the folder."""
-    out = []
-    root = os.path.realpath(folder)
+MAX_DEPTH = 64
+"""The deepest a submission's folders may nest (before and after its build): a deeper
+tree is refused, not walked (Python's own walk recursed once per level, and a tree some
+thousand levels deep crashed the league that met it)."""
 
-    def unreadable(err: OSError) -> None:  # os.walk would skip the folder unhashed
-        where = Path(err.filename or folder)
-        rel = where.relative_to(folder) if where.is_relative_to(folder) else where
-        raise _unreadable(name, rel, err)
 
-    for top, dirs, files in os.walk(folder, onerror=unreadable):  # links: listed, not walked
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED)
-        for entry in [*dirs, *files]:
-            path = Path(top) / entry
-            rel = str(path.relative_to(folder))
+def walk_tree(name: str, folder: Path) -> Iterator[tuple[str, Path, os.stat_result, bool]]:
+    """(relative path, path, lstat, inside an `IGNORED` folder) of everything in
+    `folder`, folders before their contents, names sorted; links are listed, never
+    followed. Iterative: raises ManifestError, naming the bot, for a folder nested more
+    than `MAX_DEPTH` deep and for anything it cannot read."""
+    stack: list[tuple[Path, str, int, bool]] = [(folder, "", 0, False)]
+    while stack:
+        top, prefix, depth, ignored = stack.pop()
+        try:
+            names = sorted(os.listdir(top))
+        except OSError as err:  # a walk that skipped it would leave it unchecked
+            raise _unreadable(name, prefix or ".", err) from None
+        below: list[tuple[Path, str, int, bool]] = []
+        for entry in names:
+            path = top / entry
+            rel = prefix + entry
             try:
                 info = path.lstat()
             except OSError as err:
                 raise _unreadable(name, rel, err) from None
-            if stat.S_ISLNK(info.st_mode):
-                target = os.path.realpath(path)
-                if target != root and not target.startswith(root + os.sep):
+            inside = ignored or (stat.S_ISDIR(info.st_mode) and entry in IGNORED)
+            yield rel, path, info, inside
+            if stat.S_ISDIR(info.st_mode):
+                if depth + 1 > MAX_DEPTH:
                     raise ManifestError(
-                        f"{name}: {rel} is a link out of the submission (to {os.readlink(path)})"
+                        f"{name}: {rel} is nested more than {MAX_DEPTH} folders deep, more"
+                        " than a submission may be"
                     )
-                out.append((rel, path, 0))
-            elif stat.S_ISREG(info.st_mode):
-                if not entry.endswith(".log"):
-                    out.append((rel, path, info.st_size))
-            elif not stat.S_ISDIR(info.st_mode):
+                below.append((path, rel + os.sep, depth + 1, inside))
+        stack.extend(reversed(below))
+
+
+def _special(name: str, rel: str) -> ManifestError:
+    return ManifestError(
+        f"{name}: {rel} is a special file (FIFO, socket or device), which a submission may"
+        " not hold (nor its build make: a FIFO outlives the process that wrote to it, and"
+        " would carry what one process of a bot saw to the next)"
+    )
+
+
+def check_tree(name: str, folder: Path) -> None:
+    """Raise ManifestError if anything in `folder`, build outputs and caches included,
+    is a special file, or if it nests more than `MAX_DEPTH` deep."""
+    for rel, _, info, _ in walk_tree(name, folder):
+        mode = info.st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            raise _special(name, rel)
+
+
+def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
+    """(relative path, path, size) of every file and link to hash, sorted; raises
+    ManifestError for special files anywhere in the folder (`IGNORED` folders too) and
+    for links that lead out of the folder (outside `IGNORED` folders)."""
+    out = []
+    root = os.path.realpath(folder)
+    for rel, path, info, ignored in walk_tree(name, folder):
+        mode = info.st_mode
+        if stat.S_ISDIR(mode):
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise _special(name, rel)
+        if ignored:
+            continue
+        if stat.S_ISLNK(mode):
+            target = os.path.realpath(path)
+            if target != root and not target.startswith(root + os.sep):
                 raise ManifestError(
-                    f"{name}: {rel} is a special file (FIFO, socket or device), which a"
-                    " submission may not hold"
+                    f"{name}: {rel} is a link out of the submission (to {os.readlink(path)})"
                 )
+            out.append((rel, path, 0))
+        elif not path.name.endswith(".log"):
+            out.append((rel, path, info.st_size))
     return sorted(out)
 
 
@@ -367,11 +413,16 @@ def build(
         if sandbox == "bwrap":
             from arena.sandbox import sandboxed_build
 
-            code, data = sandboxed_build(command, spec.folder, network=network, timeout=timeout)
+            code, data = sandboxed_build(
+                command, spec.folder, network=network, timeout=timeout, disk_mb=BUILD_DISK_MB
+            )
         else:
-            code, data = run_build(command, spec.folder, timeout=timeout)
+            disk = ([spec.folder], BUILD_DISK_MB)
+            code, data = run_build(command, spec.folder, timeout=timeout, disk=disk)
     except OSError as err:
         raise BuildError(f"{spec.name}: build failed: {err}") from None
+    except BuildError as err:  # killed for its disk use
+        raise BuildError(f"{spec.name}: {err}") from None
     output: str = data.decode(errors="replace")
     if log_path is not None:
         _log_build(log_path, log_kb, command, code, data)
@@ -380,6 +431,10 @@ def build(
     if code != 0:
         tail = "\n".join(output.strip().splitlines()[-5:])
         raise BuildError(f"{spec.name}: build exited with status {code}: {tail}")
+    try:
+        check_tree(spec.name, spec.folder)  # what the build made, build outputs included
+    except ManifestError as err:
+        raise BuildError(f"{err} (after its build)") from None
     return output
 
 
@@ -421,6 +476,78 @@ BUILD_STOP: contextvars.ContextVar[BuildStop | None] = contextvars.ContextVar(
 """The `BuildStop` of the builds run in this context, if any."""
 
 
+class BuildsStopped(Exception):
+    """The builds were stopped (`BuildStop.stop`). No `BotError`: it is no bot's fault,
+    and whoever builds the bots one after another goes no further."""
+
+
+BUILD_DISK_MB = 4096
+"""The most a build may add to its folder, in MiB: past it the build is killed (the
+sandbox lets a build write files of up to 1 GiB each, and nothing else bounds their sum;
+its /tmp and HOME are in memory, and bounded)."""
+
+OUTPUT_HEAD = 1 << 20
+"""A build's first output kept, in bytes (with its last `OUTPUT_TAIL`): a build that
+writes without end does not fill arena's memory."""
+OUTPUT_TAIL = 64 << 10
+
+_SLICE = 0.2
+"""Seconds between looks at a build's stop, clock and disk use."""
+EOF_GRACE = 2.0
+"""Seconds a build's output is read on after the build has exited: a process it left
+behind (out of its process group) may hold the pipe open, and is not waited for."""
+
+
+def disk_use(paths: Iterable[Path]) -> int:
+    """Bytes the files under `paths` take on the disk (links not followed; what cannot
+    be read, or is gone by the time it is looked at, counts nothing). Iterative, as deep
+    as the tree goes."""
+    total = 0
+    stack = [str(p) for p in paths]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += info.st_blocks * 512
+                    if stat.S_ISDIR(info.st_mode):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return total
+
+
+class _Output:
+    """A build's output: its first `OUTPUT_HEAD` bytes and its last `OUTPUT_TAIL`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = OUTPUT_HEAD - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            over = len(self.tail) - OUTPUT_TAIL
+            if over > 0:
+                del self.tail[:over]
+                self.dropped += over
+
+    def data(self) -> bytes:
+        if not self.dropped:
+            return bytes(self.head + self.tail)
+        cut = f"\n[arena: {self.dropped} bytes of the build's output left out]\n".encode()
+        return bytes(self.head) + cut + bytes(self.tail)
+
+
 def run_build(
     command: Sequence[str],
     cwd: Path,
@@ -428,16 +555,23 @@ def run_build(
     timeout: float,
     env: dict[str, str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
+    disk: tuple[Sequence[Path], int] | None = None,
 ) -> tuple[int | None, bytes]:
     """Run a build command in its own process group; (exit status or None if it timed
-    out and was killed with its whole group, output and errors together). Stopped
-    (Ctrl-C raises KeyboardInterrupt in the wait), it kills the group before it goes:
-    in a session of its own, the build would not get the terminal's Ctrl-C, and
-    Python's `Popen` leaves a process it was waiting for running on KeyboardInterrupt.
-    Where `BUILD_STOP` holds a stopped `BuildStop`, raises BuildError."""
+    out and was killed with its whole group, its output and errors together, as far as
+    kept: `_Output`).
+
+    With `disk` (paths, MiB), the build is killed with its group, and BuildError raised,
+    once the files under those paths take more than that many MiB more than at its
+    start. Where `BUILD_STOP` holds a stopped `BuildStop`, the build is killed and
+    BuildsStopped raised. Stopped (Ctrl-C raises KeyboardInterrupt in the wait), it
+    kills the group before it goes: in a session of its own, the build would not get the
+    terminal's Ctrl-C. None of these waits for the end of the build's output: a process
+    that left the group may hold it open."""
     stop = BUILD_STOP.get()
     if stop is not None and stop.stopped:
-        raise BuildError("the builds were stopped")
+        raise BuildsStopped
+    base = disk_use(disk[0]) if disk is not None else 0
     with subprocess.Popen(
         list(command),
         cwd=cwd,
@@ -450,25 +584,82 @@ def run_build(
     ) as proc:
         try:
             if stop is not None and not stop.started(proc.pid):  # stopped as it started
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            data, _ = proc.communicate(timeout=timeout)
-            if stop is not None and stop.stopped:
-                raise BuildError("the builds were stopped")
-            return proc.returncode, data
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            data, _ = proc.communicate()
-            return None, data
+                raise BuildsStopped
+            watch = None
+            if disk is not None:
+                paths, mb = disk
+
+                def watch() -> str | None:
+                    if disk_use(paths) - base > mb * 1024 * 1024:
+                        return f"the build wrote more than {mb} MiB to the disk"
+                    return None
+
+            return _await_build(proc, timeout, stop, watch)
         except BaseException:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            proc.wait()  # the build's own process: killed, it ends at once
             raise
         finally:
             if stop is not None:
                 stop.ended(proc.pid)
+
+
+def _await_build(
+    proc: subprocess.Popen[bytes],
+    timeout: float,
+    stop: BuildStop | None,
+    watch: Callable[[], str | None] | None,
+) -> tuple[int | None, bytes]:
+    """Read the build's output until it has exited and its output ended (or
+    `EOF_GRACE` after it exited); looks at `stop`, the clock and `watch` every
+    `_SLICE` seconds. The caller kills the group on any exception."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    out = _Output()
+    now = time.monotonic()
+    deadline = now + timeout
+    next_watch = now + 1.0
+    exited_at: float | None = None
+    eof = False
+    while True:
+        if stop is not None and stop.stopped:
+            raise BuildsStopped
+        now = time.monotonic()
+        if now >= deadline:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return None, out.data()
+        if watch is not None and now >= next_watch:
+            if (why := watch()) is not None:
+                raise BuildError(why)
+            # At most a tenth of the build's time goes to measuring it.
+            next_watch = time.monotonic() + max(1.0, 10 * (time.monotonic() - now))
+        if proc.poll() is not None:
+            if eof:
+                return proc.returncode, out.data()
+            if exited_at is None:
+                exited_at = now
+            elif now - exited_at >= EOF_GRACE:
+                return proc.returncode, out.data()
+        if eof:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=min(_SLICE, deadline - now))
+            continue
+        if poller.poll(math.ceil(min(_SLICE, deadline - now) * 1000)):
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if chunk:
+                out.add(chunk)
+            else:
+                eof = True
+                poller.unregister(fd)
 
 
 def _log_build(path: Path, kb: int, command: Sequence[str], code: int | None, data: bytes) -> None:

@@ -27,6 +27,24 @@ from arena.errors import ConfigError, MachineError
 MiB = 1024 * 1024
 
 
+def remove_tree(path: Path) -> None:
+    """Remove `path` and everything in it, as far as it can (never raises): with
+    Python's walk, which recurses once per level, and for a tree too deep for that (a
+    bot without the sandbox could nest its private folder thousands deep) with rm."""
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:
+        import subprocess
+
+        subprocess.run(
+            ["rm", "-rf", "--", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Limits:
     """Resource limits applied to every bot process (None: no limit). A limit above the
@@ -201,7 +219,7 @@ class BotProcess:
             with trio.CancelScope(shield=True):
                 await self.process.wait()
         await self.stream.aclose()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        remove_tree(self.workdir)
         if self.group is not None:
             # Read first: a fault is written once the process is gone (a start-up crash
             # is), and the group may go with it.
@@ -375,7 +393,7 @@ async def start_process(
         )
     except BaseException:
         log.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
         if group is not None:
             with contextlib.suppress(OSError):
                 group.rmdir()

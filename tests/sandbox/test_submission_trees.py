@@ -1,0 +1,310 @@
+"""What a submission's folder may hold, before and after its build, and how its build is
+bounded: special files anywhere (a FIFO carried a bot's hand from one of its processes
+to the next in a duplicate group), folders nested past any walk (a crash of the whole
+league), a build's disk and output, a build whose leftover process holds its output.
+
+Found by attacking the sandbox as a bot author would (SPEC §14, README "Fair play").
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.bots import MAX_DEPTH, build, load_manifest
+from arena.bots._manifest import (
+    BUILD_STOP,
+    OUTPUT_HEAD,
+    OUTPUT_TAIL,
+    BuildsStopped,
+    BuildStop,
+    check_tree,
+    run_build,
+)
+from arena.errors import BuildError, ManifestError
+from arena.league import discover_bots
+
+from .helpers import BOTH, gone_sync, needs_bwrap
+
+pytestmark = pytest.mark.subprocess
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bot_folder(root: Path, name: str = "fifo", build: str | None = None) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text("print('a bot')\n")
+    line = f'build = "{build}"\n' if build else ""
+    (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n{line}')
+    return folder
+
+
+def nest(folder: Path, levels: int) -> Path:
+    """`folder`/d/d/... `levels` deep, made with paths relative to each parent (a full
+    path would pass PATH_MAX long before)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(levels):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+    return folder / "d"
+
+
+def remove(path: Path) -> None:
+    subprocess.run(["rm", "-rf", "--", str(path)], check=True)
+
+
+@pytest.mark.parametrize("where", ["chan", ".cache/chan", "target/deep/chan", "node_modules/chan"])
+def test_a_fifo_anywhere_in_a_submission_is_refused(tmp_path: Path, where: str) -> None:
+    """A FIFO shipped in a folder the digest skips (.cache, target, node_modules) was
+    never looked at: each process of the bot kept it open, wrote its hand into it, and
+    the next process of the bot in a duplicate group read the deal it was about to play
+    (the pipe's data lives while any process holds it, on a read-only mount too)."""
+    folder = bot_folder(tmp_path)
+    fifo = folder / where
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fifo, 0o666)
+    spec = load_manifest(folder)
+    with pytest.raises(ManifestError, match=f"fifo: {where} is a special file"):
+        spec.digest()
+    with pytest.raises(ManifestError, match=f"fifo: {where} is a special file"):
+        check_tree("fifo", folder)
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_a_build_that_makes_a_fifo_fails(tmp_path: Path, sandboxed: bool) -> None:
+    """The special-file check looked at the submission before its build only, and the
+    digest after it (which does see one) was not allowed to leave a bot out: a FIFO
+    made by `mkfifo` in the build carried what one process saw to the next."""
+    folder = bot_folder(tmp_path, build="sh -c 'mkdir -p .cache && mkfifo -m 666 .cache/chan'")
+    os.chmod(tmp_path, 0o755)
+    spec = load_manifest(folder)
+    spec.digest()  # the submission as given is fine
+    with pytest.raises(BuildError, match=r"\.cache/chan is a special file .* \(after its build\)"):
+        build(spec, sandbox="bwrap" if sandboxed else "none")
+
+
+def test_a_league_leaves_out_a_bot_whose_build_makes_a_fifo(tmp_path: Path) -> None:
+    """The same through `arena league`: the bot is left out with the reason, the other
+    bots play."""
+    bots = tmp_path / "bots"
+    bot_folder(bots, "sneaky", build="mkfifo -m 666 chan")
+    for name in ("ann", "bob"):
+        folder = bots / name
+        folder.mkdir()
+        (folder / "bot.toml").write_text(
+            f'name = "{name}"\nrun = "python3 {ROOT / "example_bots" / "random" / "bot.py"}"\n'
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
+         str(tmp_path / "l.sqlite"), "--table-size", "2", "--games-per-table", "1",
+         "--sandbox", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = done.stdout + done.stderr
+    assert "left out: sneaky: chan is a special file" in said
+    assert "(after its build)" in said
+    assert "Traceback" not in said
+    assert "sneaky" not in done.stdout.split("left out")[-1].split("\n", 1)[1]  # not rated
+
+
+def test_a_submission_nested_past_the_limit_is_refused_not_crashed_on(tmp_path: Path) -> None:
+    """A tree some 1,200 folders deep made Python's recursive walk raise RecursionError,
+    which no one caught: the league ended with a traceback before any game, for as long
+    as the submission was in its folder. Now the digest refuses it by name, in an
+    ignored folder too."""
+    for where in ("", "target"):
+        folder = bot_folder(tmp_path / (where or "plain"), "deep")
+        top = folder / where if where else folder
+        top.mkdir(exist_ok=True)
+        nest(top, 1200)
+        with pytest.raises(ManifestError, match=f"deep: .* nested more than {MAX_DEPTH} folders"):
+            load_manifest(folder).digest()
+        remove(folder)
+    ok = bot_folder(tmp_path / "ok", "fine")
+    nest(ok, MAX_DEPTH - 1)
+    load_manifest(ok).digest()  # as deep as allowed
+
+
+def test_a_bots_folder_nested_deep_without_manifests_is_searched_without_a_crash(
+    tmp_path: Path,
+) -> None:
+    """The search for submissions recursed once per level too."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    bot_folder(bots, "ann")
+    nest(bots / "ann", 0)
+    os.mkdir(bots / "zz")
+    nest(bots / "zz", 1200)
+    specs, problems = discover_bots(bots)
+    assert [s.name for s in specs] == ["ann"]
+    assert len(problems) == 1
+    assert "not searched further" in problems[0]
+    remove(bots / "zz")
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_a_build_that_nests_its_folder_past_any_walk_fails_and_gives_the_folder_back(
+    tmp_path: Path, sandboxed: bool
+) -> None:
+    """As root the sandboxed build runs as a uid of its own and the folder is given back
+    afterwards; that walk recursed too (a RecursionError, the folder left to the
+    sandbox's uid). Now GNU chown gives it all back, and the bot is refused."""
+    script = tmp_path / "nest.py"
+    script.write_text(
+        "import os\n"
+        "fd = os.open('target', os.O_RDONLY)\n"
+        "for _ in range(3000):\n"
+        "    os.mkdir('d', dir_fd=fd)\n"
+        "    fd = os.open('d', os.O_RDONLY, dir_fd=fd)\n"
+    )
+    folder = bot_folder(tmp_path, "nester", build="python3 nest.py")
+    os.rename(script, folder / "nest.py")
+    (folder / "target").mkdir()
+    os.chmod(tmp_path, 0o755)
+    owner = folder.stat().st_uid
+    with pytest.raises(BuildError, match=r"nester: target/d/.* nested more than"):
+        build(load_manifest(folder), sandbox="bwrap" if sandboxed else "none")
+    found = subprocess.run(
+        ["find", str(folder), "!", "-uid", str(owner)], capture_output=True, check=True
+    )
+    assert found.stdout == b""  # every level given back
+    remove(folder)
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_a_build_that_fills_the_disk_is_killed(
+    tmp_path: Path, sandboxed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sandbox bounded each file a build writes (1 GiB), not their sum: a build
+    wrote 3 x 700 MiB into its folder, and could have filled the disk under the store.
+    Now a build that adds more than the limit to its folder is killed."""
+    monkeypatch.setattr("arena.bots._manifest.BUILD_DISK_MB", 8)
+    token = f"arena-fill-{uuid.uuid4().hex}"
+    folder = bot_folder(
+        tmp_path,
+        "filler",
+        build=f"sh -c 'for i in 1 2 3 4 5 6 7 8 9; do head -c 4000000 /dev/zero > f$i; done;"
+        f" sleep 60; : {token}'",
+    )
+    os.chmod(tmp_path, 0o755)
+    started = time.monotonic()
+    with pytest.raises(BuildError, match="filler: the build wrote more than 8 MiB to the disk"):
+        build(load_manifest(folder), sandbox="bwrap" if sandboxed else "none", timeout=60)
+    assert time.monotonic() - started < 30
+    assert gone_sync(token)
+
+
+def test_a_build_that_writes_without_end_keeps_its_output_bounded(tmp_path: Path) -> None:
+    """A build's whole output was kept in memory: one that wrote for ten minutes could
+    fill arena's. Now its first MiB and its last 64 KiB are kept, with the count of the
+    bytes between."""
+    code, data = run_build(
+        ["sh", "-c", "echo first; head -c 20000000 /dev/zero | tr '\\0' x; echo; echo last"],
+        tmp_path,
+        timeout=60,
+    )
+    assert code == 0
+    assert data.startswith(b"first\n")
+    assert data.endswith(b"last\n")
+    assert len(data) < OUTPUT_HEAD + OUTPUT_TAIL + 200
+    assert b"bytes of the build's output left out]" in data
+
+
+def test_a_build_whose_leftover_process_holds_its_output_ends_with_the_build(
+    tmp_path: Path,
+) -> None:
+    """A process that left the build's process group (setsid) kept its output pipe open,
+    and the build was waited for until that process ended: up to the build's timeout,
+    after which it was waited for without one."""
+    token = f"arena-left-{uuid.uuid4().hex}"
+    started = time.monotonic()
+    code, data = run_build(
+        ["sh", "-c", f"echo built; setsid sh -c 'sleep 30; : {token}' & exit 0"],
+        tmp_path,
+        timeout=60,
+    )
+    assert code == 0
+    assert data == b"built\n"
+    assert time.monotonic() - started < 15
+    subprocess.run(["pkill", "-f", token], check=False)
+
+
+def test_a_stop_ends_a_build_whose_leftover_process_holds_its_output(tmp_path: Path) -> None:
+    """A stop (SIGTERM, a hang-up, Ctrl-C during a league's builds) killed the build's
+    group, and the wait went on until the process that had left the group let go of
+    the pipe: with `setsid sleep 1000`, no signal short of SIGKILL stopped arena."""
+    token = f"arena-left-{uuid.uuid4().hex}"
+    stop = BuildStop()
+    (tmp_path / "started").unlink(missing_ok=True)
+    timer = threading.Timer(1.0, stop.stop)
+    reset = BUILD_STOP.set(stop)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(BuildsStopped):
+            run_build(
+                ["sh", "-c", f"setsid sh -c 'sleep 30; : {token}' & sleep 60"],
+                tmp_path,
+                timeout=60,
+            )
+    finally:
+        timer.cancel()
+        BUILD_STOP.reset(reset)
+        subprocess.run(["pkill", "-f", token], check=False)
+    assert time.monotonic() - started < 15
+    reset = BUILD_STOP.set(stop)
+    try:
+        with pytest.raises(BuildsStopped):  # and no later build starts
+            run_build(["true"], tmp_path, timeout=5)
+    finally:
+        BUILD_STOP.reset(reset)
+
+
+def test_a_signal_free_build_reports_its_status(tmp_path: Path) -> None:
+    """The plain case still reads the whole output and the status."""
+    code, data = run_build(["sh", "-c", "echo out; echo err >&2; exit 3"], tmp_path, timeout=30)
+    assert code == 3
+    assert data == b"out\nerr\n"
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox runs bots as another user as root")
+def test_a_league_warns_of_files_the_sandboxed_bot_cannot_read(tmp_path: Path) -> None:
+    """A bot.py of mode 600 (as root, the sandbox runs the bot as an anonymous user)
+    was charged a crash in every game, without a word before them."""
+    bots = tmp_path / "bots"
+    for name in ("ann", "bob"):
+        folder = bots / name
+        shutil.copytree(ROOT / "example_bots" / "python" / "random", folder)
+        toml = folder / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+    (bots / "bob" / "bot.py").chmod(0o600)
+    for path in (tmp_path, bots):
+        os.chmod(path, 0o755)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
+         str(tmp_path / "l.sqlite"), "--table-size", "2", "--games-per-table", "1",
+         "--sandbox", "bwrap"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    said = done.stdout + done.stderr
+    assert (
+        f"warning: bob: bot.py cannot be read by the sandbox's anonymous user, which runs"
+        f" the bot (chmod -R a+rX {bots / 'bob'})"
+    ) in said
+    assert "warning: ann" not in said
