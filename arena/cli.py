@@ -6,7 +6,9 @@ and turns every `ArenaError` into a one-line message and a non-zero exit.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import signal
 import sys
 from typing import Any, TypeVar
@@ -42,16 +44,22 @@ class _Group(click.Group):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
 
     def invoke(self, ctx: click.Context) -> Any:
+        _standard_streams()
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            if sys.stdout is not None:
+                sys.stdout.flush()  # a full disk says so here, not at exit
+            return result
         except ArenaError as err:
             _fail(err)
         except KeyboardInterrupt:  # a command with nothing to keep or say (`arena rate`)
             stop(signal.SIGINT)
-        except OSError as err:  # `arena standings | head`: the rest can reach nobody
-            if (signum := output_lost(err)) is None:
-                raise
-            stop(signum)
+        except OSError as err:
+            if (signum := output_lost(err)) is not None:  # `arena standings | head`
+                stop(signum)  # the rest can reach nobody
+            # Not one of ours (a full disk under stdout, say): said, not a traceback.
+            why = err.strerror or str(err)
+            _fail(ArenaError(f"{why}: {err.filename}" if err.filename else why), status=1)
         except BaseExceptionGroup as group:
             if group.subgroup(KeyboardInterrupt) is not None:
                 stop(signal.SIGINT)
@@ -70,9 +78,40 @@ def _first(group: BaseExceptionGroup[E]) -> E:
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def _fail(err: ArenaError) -> None:
-    click.echo(f"arena: error: {printable(str(err))}", err=True)
-    sys.exit(2)
+def _fail(err: ArenaError, status: int = 2) -> None:
+    with contextlib.suppress(OSError):
+        click.echo(f"arena: error: {printable(str(err))}", err=True)
+    sys.exit(status)
+
+
+def _standard_streams() -> None:
+    """Give a closed stdin or stderr /dev/null, and refuse a closed stdout (or a
+    current folder that was removed).
+
+    A closed standard descriptor is the next one any file or pipe gets: bwrap's
+    seccomp descriptor landed on 1 or 2 and was overwritten in the bot's process, so
+    the sandbox failed, and without --sandbox bwrap arena went on with none at all."""
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        _fail(ArenaError("the current folder no longer exists (cd to one that does)"))
+    if 0 in closed:
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 (for as long as arena runs)
+    if 1 in closed:
+        _fail(
+            ArenaError("standard output is closed (to throw the output away: >/dev/null)"),
+            status=1,
+        )
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -264,6 +264,23 @@ def build_config(players: int, base: dict[str, Any], opts: dict[str, Any]) -> Ga
         if opts.get(key) is not None:
             data[name] = opts[key]
     data["players"] = players
+    # An option of another format would be stored and ignored: refused, as ono_on_tens
+    # is outside the 1980 edition (a league resumed without it said only "game").
+    fmt = data.get("format", Format.SINGLE.value)
+    homes = (
+        ("tokens", "tokens", "R9.2"),
+        ("target", "points", "R9.3"),
+        ("ending", "points", "R9.3"),
+    )
+    stray = [
+        f"{name} (an option of the {home} format, {rule})"
+        for name, home, rule in homes
+        if name in data and fmt != home and fmt in {f.value for f in Format}
+    ]
+    if stray:
+        raise ConfigError(
+            f"the {fmt} format has no {', '.join(stray)}: leave it out, or set the format"
+        )
     return GameConfig.from_dict(data)
 
 

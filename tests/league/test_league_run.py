@@ -662,6 +662,44 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (("--target", "5"), "the single format has no target (an option of the points format"),
+        (("--format", "tokens", "--ending", "lowest"), "the tokens format has no ending"),
+        (("--format", "points", "--tokens", "2"), "the points format has no tokens (an option"),
+    ],
+)
+def test_a_rule_option_of_another_format_is_refused(
+    tmp_path: Path, options: tuple[str, ...], said: str
+) -> None:
+    """An option of another format (R9.2, R9.3) was taken, ignored by the rules and
+    stored: a resume without it was then refused as "other settings (game)". It is
+    refused as ono_on_tens outside the 1980 edition is."""
+    four_bots(tmp_path)
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "-q", *options)
+    assert code == 2
+    assert err.startswith(f"arena: error: {said}"), err
+    assert not (tmp_path / "league.sqlite").exists()
+
+
+def test_a_resume_with_other_rules_names_them(tmp_path: Path) -> None:
+    """It said only "other settings (game)"; and resuming a single-format league in the
+    points format spoke of "earlier rules of the points format", which it never had."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    assert run_cli("league", str(path), "-q", "--format", "points", "--target", "5")[0] == 0
+    code, _, err = run_cli("league", str(path), "-q", "--format", "points")
+    assert code == 2
+    assert "other settings (game: target 5 in the store, 100 now)" in err
+    single = league_file(tmp_path, store="single.sqlite")
+    assert run_cli("league", str(single), "-q")[0] == 0
+    code, _, err = run_cli("league", str(single), "-q", "--format", "points")
+    assert code == 2
+    assert "other settings (game: format 'single' in the store, 'points' now)" in err
+    assert "points_rules" not in err
+
+
 def test_a_resume_with_other_clocks_or_sandbox_says_so(tmp_path: Path) -> None:
     """Found in an audit: a resume with other clocks (or another sandbox) played on
     without a word and overwrote the stored settings, so the report showed the new
