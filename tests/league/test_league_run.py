@@ -518,7 +518,17 @@ def test_a_league_stopped_during_a_build_kills_it_and_stops_at_once(
     token = f"arena-build-{os.getpid()}-{stop.value}-{sandbox}"
     for name in ("ann", "bob"):
         make_bot(tmp_path, name)
-    slow = make_bot(tmp_path, "slow", build=f"sh -c 'touch started; sleep 60; : {token}'")
+    # A process that leaves the build's group holds its output open: the stop went on
+    # waiting for it (without the sandbox, whose PID namespace ends it with the build).
+    left = f"arena-left-{os.getpid()}-{stop.value}-{sandbox}"
+    slow = make_bot(
+        tmp_path,
+        "slow",
+        build=f'sh -c \'touch started; setsid sh -c \\"sleep 30; : {left}\\" &'
+        f" sleep 60; : {token}'",
+    )
+    for name in ("x1", "x2"):  # after the stop, these are neither built nor left out
+        make_bot(tmp_path, name, build="true")
     os.chmod(tmp_path, 0o755)
     owner = slow.stat().st_uid
     path = league_file(tmp_path, table_size=2)
@@ -539,8 +549,11 @@ def test_a_league_stopped_during_a_build_kills_it_and_stops_at_once(
     assert proc.returncode == code, err
     assert time.monotonic() - started < 10
     assert b"Traceback" not in err
+    assert b"building x1" not in err
+    assert b"left out" not in err
     assert gone_sync(token)
     assert {p.stat().st_uid for p in [slow, *slow.rglob("*")]} == {owner}
+    subprocess.run(["pkill", "-f", left], check=False)
 
 
 def test_a_league_whose_output_is_closed_stops_cleanly_and_resumes(tmp_path: Path) -> None:
