@@ -39,26 +39,24 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 import trio
 
 import protocol
 from arena.bots import (
-    BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
     MAX_DEPTH,
     BotSpec,
-    BuildsStopped,
-    BuildStop,
     Limits,
     build,
     check_out_of_reach,
     load_manifest,
     real_path,
     resolve_command,
+    run_builds,
     walk_tree,
 )
 from arena.errors import BotError, ConfigError, InputError, StoreError, shown
@@ -69,8 +67,6 @@ from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.schedule import MAX_GAMES, Schedule, ScheduledGame, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
 from arena.store import Store, inflate
-
-T = TypeVar("T")
 
 FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
 """The causes of a bot's faults, by name."""
@@ -383,45 +379,6 @@ class Prepared:
     build that writes into its folder (a C bot's ./bot) changes the digest, and the
     next run finds its folder so (`register`). A bot whose folder cannot be read
     again after its build is not in it."""
-
-
-async def run_builds(specs: Sequence[BotSpec], build_all: Callable[..., T], *args: Any) -> T:
-    """`build_all(*args)`, which builds `specs`, in a worker thread. A stop (Ctrl-C,
-    SIGTERM, a hang-up) kills the build in progress and starts no other, then waits
-    for the thread: a sandboxed build gives the submission folder back to its owner on
-    its way out. Run in the trio thread, SIGTERM and a hang-up waited for the build to
-    end (up to its timeout, 10 minutes by default). With nothing to build it runs here:
-    no thread (nor, under a test's virtual clock, its real time racing the test's)."""
-    if all(spec.build is None for spec in specs):
-        return build_all(*args)
-    stop = BuildStop()
-    done: list[T] = []
-
-    async def stop_on_cancel() -> None:
-        try:
-            await trio.sleep_forever()
-        finally:
-            stop.stop()
-
-    async def in_thread(nursery: trio.Nursery) -> None:
-        try:
-            done.append(await trio.to_thread.run_sync(build_all, *args))
-        except BuildsStopped:  # by the cancellation that this raises
-            await trio.lowlevel.checkpoint()
-            raise
-        nursery.cancel_scope.cancel()
-
-    # The wait for the thread is a child task's: Ctrl-C's KeyboardInterrupt goes to the
-    # main task, which a thread's wait does not let go (it waited for the build), and
-    # which the nursery's wait does.
-    reset = BUILD_STOP.set(stop)  # the tasks, and the thread, run in copies of this context
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(stop_on_cancel)
-            nursery.start_soon(in_thread, nursery)
-    finally:
-        BUILD_STOP.reset(reset)
-    return done[0]
 
 
 def prepare(

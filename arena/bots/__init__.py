@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena.bots._builds import run_builds
 from arena.bots._manifest import (
     BUILD_STOP,
     BUILD_TIMEOUT,
@@ -44,6 +45,7 @@ __all__ = [
     "load_manifest",
     "real_path",
     "resolve_command",
+    "run_builds",
     "shell_words",
     "start_process",
     "unique_names",

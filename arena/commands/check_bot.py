@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from arena.bots import BotSpec, check_log_dir, load_manifest, resolve_command, shell_words
+from arena.bots import (
+    BotSpec,
+    check_log_dir,
+    load_manifest,
+    resolve_command,
+    run_builds,
+    shell_words,
+)
 from arena.checker import HELLO_WAIT_MS, Check, check_bot, conforms, report
 from arena.commands._options import (
     build_bot,
@@ -23,7 +30,6 @@ from arena.commands._options import (
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
-from arena.league import run_builds
 
 BARE_COMMAND_NOTE = """\
 note: in the sandbox a bare command line sees only the files its words name: a bot

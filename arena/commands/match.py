@@ -15,6 +15,7 @@ from arena.bots import (
     check_out_of_reach,
     load_bot,
     resolve_command,
+    run_builds,
     unique_names,
 )
 from arena.commands._options import (
@@ -31,7 +32,6 @@ from arena.commands._options import (
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
 from arena.errors import ConfigError
-from arena.league import run_builds
 from arena.match import BotSummary, result_to_json, run_match, summarize
 from arena.referee import GameResult, RunSettings
 from arena.rules import FAULT_ORDER, GameConfig

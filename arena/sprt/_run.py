@@ -23,9 +23,9 @@ from typing import Any
 import trio
 
 import protocol
-from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path
+from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path, run_builds
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
-from arena.league import BUILT_DIGESTS, build_and_check, run_builds
+from arena.league import BUILT_DIGESTS, build_and_check
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
