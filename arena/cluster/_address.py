@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 
 from arena.errors import ConfigError
 
@@ -55,3 +56,23 @@ def _split_host_port(given: str, rest: str) -> tuple[str, str | None]:
     if not _HOST.match(host) or host.endswith("-"):
         raise ConfigError(f"{given!r}: {host!r} is not a host name or address")
     return host, port if colon else None
+
+
+def probe(address: str, seconds: float = 5.0) -> None:
+    """Raise ConfigError at once if nothing takes a connection at `address` (a parsed
+    one): refused, a host that does not resolve, no route. Before the store is made:
+    Dask's own connection retried a refused one for 30 s, and the store it left behind
+    held no game. What answers is checked later (`arena.cluster` handshakes)."""
+    _, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=seconds):
+            pass
+    except TimeoutError:
+        return  # a slow network: the handshake, with Dask's timeouts, says more
+    except OSError as err:
+        why = err.strerror or str(err)
+        if isinstance(err, ConnectionRefusedError):
+            why += f": start `dask scheduler --port {port}` there, or check the address"
+        raise ConfigError(f"cannot reach the Dask scheduler at {address}: {why}") from None

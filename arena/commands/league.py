@@ -230,6 +230,10 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
     if quiet:
         mode = "quiet"
     check_before_store(config)
+    if config.cluster is not None:  # nothing there: said before any store is made
+        from arena.cluster._address import probe
+
+        probe(config.cluster)
     check_log_dir(config.log_dir)
     with Store.open(config.store) as store:
         progress = make_progress(mode, every, store)

@@ -5,9 +5,9 @@ what a local league stores."""
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 
-import dask
 import pytest
 from click.testing import CliRunner
 
@@ -91,17 +91,24 @@ def test_a_bad_cluster_address_is_refused_before_anything_runs(
     assert not (tmp_path / "league.sqlite").exists()
 
 
-def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+def test_an_unreachable_scheduler_is_a_clear_error_at_once_and_makes_no_store(
+    tmp_path: Path,
+) -> None:
+    """With Dask's default connection timeout, a refused connection was retried for 30
+    s, and the error came after an empty store had been made (the README says: an
+    error before anything runs)."""
     four_bots(tmp_path)
     port = free_port()  # nothing listens there
     args = ["league", str(league_file(tmp_path)), "--cluster", f"127.0.0.1:{port}"]
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        result = CliRunner().invoke(main, args)
+    started = time.monotonic()
+    result = CliRunner().invoke(main, args)
+    assert time.monotonic() - started < 10
     assert result.exit_code == 2
-    assert result.stderr.startswith(
-        f"arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: "
+    assert result.stderr == (
+        f"arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: Connection"
+        f" refused: start `dask scheduler --port {port}` there, or check the address\n"
     )
-    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "league.sqlite").exists()
 
 
 @pytest.mark.parametrize(
