@@ -76,7 +76,9 @@ def read_replay(path: Path) -> list[Record]:
         try:
             record = json.loads(line)
         except ValueError as err:  # JSONDecodeError, or an int of over 4,300 digits
-            why = err.msg if isinstance(err, json.JSONDecodeError) else str(err)
+            why = str(err)
+            if isinstance(err, json.JSONDecodeError):  # its msg ends "starting at"
+                why = f"{err.msg} (column {err.colno})"
             if number == 1:
                 raise InputError(
                     f"{path}: not a replay file (line 1 is not JSON: {why}; replays are"

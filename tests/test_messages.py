@@ -60,6 +60,16 @@ def test_replay_of_a_file_that_is_not_a_replay(tmp_path: Path) -> None:
     text = tmp_path / "notes.txt"
     text.write_text("hello\n")
     assert "not a replay file (line 1 is not JSON" in invoke("replay", text).output
+
+
+def test_a_replay_cut_in_a_string_says_where(tmp_path: Path) -> None:
+    """The decoder's own words end "Unterminated string starting at": the message
+    stopped there, saying nothing of where."""
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"type": "game"}\n{"type": "ev\n')
+    result = invoke("replay", cut)
+    assert result.exit_code == 2
+    assert f"{cut}:2: not JSON: Unterminated string starting at (column 10)" in result.output
     result = invoke("replay", tmp_path / "missing.jsonl")
     assert "missing.jsonl: no such file" in result.output
     assert "Errno" not in result.output
