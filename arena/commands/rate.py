@@ -56,7 +56,7 @@ _RATING_OPTIONS = [
     ),
     click.option(
         "--mean",
-        type=float,
+        type=click.FloatRange(-1e6, 1e6),  # past it an Elo difference is lost in rounding
         default=1500.0,
         show_default=True,
         callback=_check_finite,

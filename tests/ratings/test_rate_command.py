@@ -172,6 +172,8 @@ def test_matrix(games: Path) -> None:
         (["--bootstrap", "3", "--seed", "-1"], "--seed"),
         (["--sequential", "--k-factor", "1e308"], "--k-factor"),
         (["--prior", "1e308"], "--prior"),
+        # Every Elo the same number, and the bot that won every game ranked last.
+        (["--mean", "1e308"], "1e+308 is not in the range -1000000.0<=x<=1000000.0"),
     ],
 )
 def test_usage_errors(games: Path, args: list[str], message: str) -> None:
