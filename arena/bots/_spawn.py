@@ -103,7 +103,9 @@ async def spawn(
     Either way signals Python ignores (SIGPIPE) are back to their defaults in it.
 
     Raises OSError when the program cannot be started. Not cancellable while the fork
-    is under way (a fork takes milliseconds), so a started process is never lost.
+    is under way (a fork takes milliseconds), so a started process is never lost: a
+    KeyboardInterrupt that trio raises in the wait anyway (it does so in its main task)
+    waits for the fork, then kills and reaps what it started before propagating.
     """
     pipes = [os.pipe() for _ in range(3)]  # (read, write) for stdin, stdout, stderr
     ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
@@ -124,13 +126,22 @@ async def spawn(
 
     done = trio.Event()
     token = trio.lowlevel.current_trio_token()
+
+    def wake(_: object) -> None:
+        # The fork can end after trio.run did (a Ctrl-C below): then there is no one to wake.
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(done.set)
+
     future = _spawner().submit(start)
-    future.add_done_callback(lambda _: token.run_sync_soon(done.set))
+    future.add_done_callback(wake)
     try:
         with trio.CancelScope(shield=True):
             await done.wait()
         popen = future.result()
     except BaseException:
+        # In trio's main task (`arena check-bot` spawns there) a pending Ctrl-C is raised
+        # at this wait, KI protection and shield or not: the fork may still be under way.
+        _end_started(future)
         for fd in ours:
             os.close(fd)
         raise
@@ -138,3 +149,15 @@ async def spawn(
         for fd in theirs:
             os.close(fd)
     return Child(popen, *(trio.lowlevel.FdStream(fd) for fd in ours))
+
+
+def _end_started(future: concurrent.futures.Future[subprocess.Popen[bytes]]) -> None:
+    """Wait for the fork (milliseconds), then kill the process it started, with its
+    whole process group (its session: it leads both), and reap it: nobody else would."""
+    try:
+        popen = future.result()
+    except BaseException:  # nothing was started (the error is the caller's, or Popen's)
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    popen.wait()  # killed, it ends at once

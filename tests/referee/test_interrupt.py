@@ -8,8 +8,16 @@ calls are, so Ctrl-C reaches them as a cancellation at their next checkpoint."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
+import os
 import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -67,3 +75,119 @@ def test_a_games_thread_and_a_bots_spawn_are_protected_from_keyboard_interrupt(
     assert all(threads)
     assert len(spawns) == 2
     assert all(spawns)
+
+
+@pytest.mark.subprocess
+def test_ctrl_c_in_the_main_task_during_a_spawn_kills_and_reaps_what_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`arena check-bot` spawns its bot from trio's main task, where trio raises a
+    pending KeyboardInterrupt at the next blocking wait whatever the KI protection and
+    shields: in spawn's wait for the fork. The started process was lost there (its pipes
+    closed, never killed or reaped, running on in its own session), and the fork's
+    wake-up, after trio.run had ended, logged a RunFinishedError traceback.
+
+    Real process, real SIGINT, nothing left to timing: the fork (a shell that starts a `sleep` in
+    its group) sends SIGINT to this process and ends only once that interrupt has been
+    raised in spawn's wait; the fork's wake-up waits for trio.run to have ended. Proves:
+    the interrupt still reaches the caller; spawn waited for the fork and killed and
+    reaped the process it started (its returncode is set: nobody else reaps it), and its
+    whole process group (the `sleep` too); and the late wake-up logs nothing."""
+    pidfile = tmp_path / "grandchild.pid"
+    started: list[subprocess.Popen[bytes]] = []
+    interrupted = threading.Event()  # the KeyboardInterrupt was raised in spawn's wait
+    run_over = threading.Event()  # trio.run has ended
+    real_event = trio.Event
+
+    class InterruptedFork(subprocess.Popen[bytes]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+            deadline = time.monotonic() + 60
+            while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
+                assert time.monotonic() < deadline, "the shell never started its sleep"
+                time.sleep(0.01)
+            os.kill(os.getpid(), signal.SIGINT)
+            interrupted.wait(timeout=60)
+
+    class WatchedEvent:
+        def __init__(self) -> None:
+            self._event = real_event()
+
+        def set(self) -> None:
+            self._event.set()
+
+        async def wait(self) -> None:
+            try:
+                await self._event.wait()
+            except BaseException:
+                interrupted.set()
+                raise
+
+    class TrioInSpawn:  # trio as _spawn sees it: its Event is watched
+        Event = WatchedEvent
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(trio, name)
+
+    class Future:  # the fork's future, whose wake-up comes once trio.run has ended
+        def __init__(self, future: concurrent.futures.Future[object]) -> None:
+            self._future = future
+
+        def result(self, timeout: float | None = None) -> object:
+            return self._future.result(timeout)
+
+        def add_done_callback(self, fn: Callable[[object], None]) -> None:
+            def late(future: object) -> None:
+                run_over.wait(timeout=60)
+                fn(future)
+
+            self._future.add_done_callback(late)
+
+    class Spawner:
+        def submit(self, fn: Callable[[], object]) -> Future:
+            return Future(spawner.submit(fn))
+
+    spawner = spawn_module._spawner()
+    monkeypatch.setattr(subprocess, "Popen", InterruptedFork)
+    monkeypatch.setattr(spawn_module, "trio", TrioInSpawn())
+    monkeypatch.setattr(spawn_module, "_spawner", Spawner)
+    command = ["/bin/sh", "-c", f"sleep 600 & echo $! > {pidfile}; wait"]
+
+    async def main() -> None:
+        await spawn_module.spawn(
+            command, cwd=str(tmp_path), env={"PATH": "/usr/bin:/bin"}, preexec_fn=None
+        )
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            trio.run(main)
+        run_over.set()
+        spawner.submit(lambda: None).result(timeout=60)  # the fork and its wake-up done
+        assert interrupted.is_set(), "the interrupt did not land in spawn's wait"
+        assert len(started) == 1
+        grandchild = int(pidfile.read_text())
+        assert started[0].returncode == -signal.SIGKILL, "the started process was lost"
+        deadline = time.monotonic() + 60
+        while _running(grandchild):
+            assert time.monotonic() < deadline, "the process's group was not killed"
+            time.sleep(0.01)
+        assert not [r for r in caplog.records if r.name == "concurrent.futures"]
+    finally:
+        run_over.set()
+        for process in started:  # whatever the outcome, nothing is left running
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        if pidfile.exists() and pidfile.read_text().endswith("\n"):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its reaper does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
