@@ -48,6 +48,25 @@ def bot_folder(root: Path, name: str = "fifo", build: str | None = None) -> Path
     return folder
 
 
+def random_bots(bots: Path, *names: str) -> None:
+    """Copies of the random example bot, named `names`, in `bots`."""
+    for name in names:
+        folder = bots / name
+        shutil.copytree(ROOT / "example_bots" / "python" / "random", folder)
+        toml = folder / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+
+
+def league(bots: Path, store: Path, sandbox: str) -> tuple[int, str]:
+    """`arena league` of tables of 2, a game each: (exit status, all it said)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
+         str(store), "--table-size", "2", "--games-per-table", "1", "--sandbox", sandbox],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
 def nest(folder: Path, levels: int) -> Path:
     """`folder`/d/d/... `levels` deep, made with paths relative to each parent (a full
     path would pass PATH_MAX long before)."""
@@ -102,24 +121,18 @@ def test_a_league_leaves_out_a_bot_whose_build_makes_a_fifo(tmp_path: Path) -> N
     bots play."""
     bots = tmp_path / "bots"
     bot_folder(bots, "sneaky", build="mkfifo -m 666 chan")
-    for name in ("ann", "bob"):
-        folder = bots / name
-        folder.mkdir()
-        (folder / "bot.toml").write_text(
-            f'name = "{name}"\nrun = "python3 {ROOT / "example_bots" / "random" / "bot.py"}"\n'
-        )
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
-         str(tmp_path / "l.sqlite"), "--table-size", "2", "--games-per-table", "1",
-         "--sandbox", "none"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    said = done.stdout + done.stderr
+    random_bots(bots, "ann", "bob")
+    code, said = league(bots, tmp_path / "l.sqlite", "none")
+    assert code == 0, said
     assert "left out: sneaky: chan is a special file" in said
     assert "(after its build)" in said
     assert "Traceback" not in said
-    assert "sneaky" not in done.stdout.split("left out")[-1].split("\n", 1)[1]  # not rated
+    table = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "standings", str(tmp_path / "l.sqlite"), "-f", "csv"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert "ann" in table
+    assert "sneaky" not in table
 
 
 def test_a_submission_nested_past_the_limit_is_refused_not_crashed_on(tmp_path: Path) -> None:
@@ -288,21 +301,11 @@ def test_a_league_warns_of_files_the_sandboxed_bot_cannot_read(tmp_path: Path) -
     """A bot.py of mode 600 (as root, the sandbox runs the bot as an anonymous user)
     was charged a crash in every game, without a word before them."""
     bots = tmp_path / "bots"
-    for name in ("ann", "bob"):
-        folder = bots / name
-        shutil.copytree(ROOT / "example_bots" / "python" / "random", folder)
-        toml = folder / "bot.toml"
-        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+    random_bots(bots, "ann", "bob")
     (bots / "bob" / "bot.py").chmod(0o600)
     for path in (tmp_path, bots):
         os.chmod(path, 0o755)
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
-         str(tmp_path / "l.sqlite"), "--table-size", "2", "--games-per-table", "1",
-         "--sandbox", "bwrap"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    said = done.stdout + done.stderr
+    _, said = league(bots, tmp_path / "l.sqlite", "bwrap")
     assert (
         f"warning: bob: bot.py cannot be read by the sandbox's anonymous user, which runs"
         f" the bot (chmod -R a+rX {bots / 'bob'})"
