@@ -35,7 +35,7 @@ from pathlib import Path
 from arena.errors import BuildError, ConfigError, ManifestError, shown
 
 MANIFEST = "bot.toml"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 
 
 MAX_SUBMISSION_MB = 512
@@ -202,7 +202,7 @@ def real_path(path: Path) -> Path:
 
 def check_name(name: str, where: str) -> str:
     """Return `name` if it is a valid bot name; raise ManifestError otherwise."""
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):  # (match and $ took a final newline)
         raise ManifestError(
             f"{where}: bot name {shown(name)} must be 1 to 64 letters, digits or - _ . +"
             " and start with a letter or digit"
@@ -292,10 +292,10 @@ def _name_from(words: Sequence[str]) -> str:
         p = Path(word)
         if p.suffix and not word.startswith("-"):
             stem = p.parent.name if p.stem in {"bot", "main", "index"} and p.parent.name else p.stem
-            if _NAME.match(stem):
+            if _NAME.fullmatch(stem):
                 return stem
     base = Path(words[0]).name
-    return base if _NAME.match(base) else "bot"
+    return base if _NAME.fullmatch(base) else "bot"
 
 
 def check_out_of_reach(specs: Iterable[BotSpec], places: Iterable[tuple[str, Path | None]]) -> None:

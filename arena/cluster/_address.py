@@ -13,7 +13,7 @@ SCHEMES = ("tcp", "tls")
 DEFAULT_PORT = 8786
 """The port `dask scheduler` listens on unless told otherwise."""
 
-_HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$")
+_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,252}")
 
 
 def parse_address(text: str) -> str:
@@ -53,7 +53,7 @@ def _split_host_port(given: str, rest: str) -> tuple[str, str | None]:
             raise ConfigError(f"{given!r}: expected :PORT after the IPv6 address")
         return f"[{inside}]", after[1:] if after else None
     host, colon, port = rest.partition(":")
-    if not _HOST.match(host) or host.endswith("-"):
+    if not _HOST.fullmatch(host) or host.endswith("-"):
         raise ConfigError(f"{given!r}: {host!r} is not a host name or address")
     return host, port if colon else None
 

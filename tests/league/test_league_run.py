@@ -892,6 +892,8 @@ def test_a_resume_that_lost_a_bot_says_which(tmp_path: Path) -> None:
         (f'name = "eve"\nrun = "python3 bot.py"\nversion = {"9" * 5000}\n', "not valid TOML"),
         (f'name = "eve"\nrun = "python3 bot.py"\n# {"x" * 70_000}\n', "larger than 64 KiB"),
         (f'name = "{"e" * 60_000}"\nrun = "python3 bot.py"\n', "bot name 'eeee"),
+        # `match` with `$` took a final newline: "ann\n" stood in the report as "ann".
+        ('name = "ann\\n"\nrun = "python3 bot.py"\n', "bot name 'ann\\n' must be"),
     ],
 )
 def test_a_strangers_bot_toml_is_left_out_in_one_line(
