@@ -1,5 +1,5 @@
 """`python -m arena` is the `arena` command."""
 
-from arena.cli import main
+from arena._entry import run
 
-main()
+run()

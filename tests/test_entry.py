@@ -1,0 +1,49 @@
+"""Ctrl-C while the `arena` command loads (found by interrupting it at random moments:
+111 tracebacks in 120 tries within its first 50 ms, and once a Ctrl-C "ignored" inside
+the import machinery, after which the league played to its end)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+INTERRUPT_DURING_IMPORT = """
+import importlib.abc, os, signal, sys
+
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "click":  # the first thing arena.cli imports of its own
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["arena", "--version"]
+from arena._entry import run
+run()
+print("ran on")
+"""
+
+
+def test_ctrl_c_while_the_command_loads_stops_it_without_a_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_DURING_IMPORT],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 130
+    assert done.stderr == "\ninterrupted\n"
+    assert done.stdout == ""
+
+
+def test_the_arena_command_and_python_m_arena_load_through_the_entry() -> None:
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "arena"]
+    assert script.value == "arena._entry:run"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "--version"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert done.stdout.startswith("arena, version ")
