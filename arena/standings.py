@@ -957,6 +957,12 @@ _LARGEST = 2**63 - 1
 """The largest place or points (they are counted in 64-bit integers, as SQLite does)."""
 
 
+def _shown_cell(cell: str) -> str:
+    """A header cell as a message shows it: quoted, with any control character or
+    oddity escaped ("place\\x00"), and cut short."""
+    return clipped(repr(cell)[1:-1] if not cell.isprintable() else cell)
+
+
 def _header(reader: Any, name: str) -> dict[str, int]:
     """Read the header (after any blank lines): the index of each known column."""
     header = next(reader, None)
@@ -971,6 +977,8 @@ def _header(reader: Any, name: str) -> dict[str, int]:
         raise InputError(
             f"{where}: missing column{'s' if len(missing) > 1 else ''} "
             f"{', '.join(missing)}; the header must name game, player and place"
+            f" (it names {', '.join(_shown_cell(c) for c in columns[:8])}"
+            f"{', ...' if len(columns) > 8 else ''})"
         )
     twice = sorted({c for c in columns if c and columns.count(c) > 1})
     if twice:

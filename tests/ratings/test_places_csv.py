@@ -70,6 +70,12 @@ def test_load_reads_a_file_with_a_byte_order_mark(tmp_path: Path) -> None:
         ("game,player,place\n", "results.csv: no results, only a header"),
         ("game,player\n1,a\n", "results.csv, line 1: missing column place"),
         ("name,rank\n", "line 1: missing columns game, player, place"),
+        # A NUL in a header cell said only "missing column place".
+        (
+            "game,player,place\0\n",
+            "place; the header must name game, player and place (it"
+            " names game, player, place\\x00)",
+        ),
         ("game,player,place,Place\n", "line 1: column place appears twice"),
         ("game,player,place\n1,a\n", "line 2: expected 3 fields like the header, found 2"),
         ("game,player,place\n1,a,1,x\n", "line 2: expected 3 fields like the header, found 4"),
