@@ -62,7 +62,7 @@ from arena.bots import (
 from arena.errors import BotError, ConfigError, InputError, StoreError, shown
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, GameResult, RunSettings, Wrap
-from arena.rules import FAULT_ORDER, POINTS_RULES, Format, GameConfig
+from arena.rules import FAULT_ORDER, POINTS_RULES, Format, GameConfig, rules_in_play
 from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.schedule import MAX_GAMES, Schedule, ScheduledGame, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
@@ -630,7 +630,10 @@ def _schedule(
     }
     if config.game.format is Format.POINTS:  # the only format whose legal actions changed
         identity["points_rules"] = POINTS_RULES
+    if stored is not None and settings_in_play(stored) == settings_in_play(identity):
+        identity = stored  # the same rules (an option its format ignores kept as stored)
     if stored is not None and stored != identity:
+        stored, identity = settings_in_play(stored), settings_in_play(identity)
         differ = sorted(k for k in identity if stored.get(k) != identity[k])
         if "bots" in differ:  # name them: a bot left out now is no setting changed
             differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
@@ -651,7 +654,7 @@ def _schedule(
             assert isinstance(now, dict)
             rules = [
                 f"{k} {was.get(k)!r} in the store, {now.get(k)!r} now"
-                for k in sorted(set(was) | set(now))
+                for k in sorted(set(was) & set(now))  # (one format's own: its format says)
                 if was.get(k) != now.get(k)
             ]
             differ[differ.index("game")] = f"game: {'; '.join(rules)}"
@@ -729,6 +732,12 @@ def _settings_changed(before: dict[str, Any], now: dict[str, Any]) -> str:
         f" ({', '.join(changes) or 'settings'}); they count with the games played now, and"
         " the report shows the new settings"
     )
+
+
+def settings_in_play(identity: dict[str, Any]) -> dict[str, Any]:
+    """A stored league's (or SPRT's) settings with only the rules its format plays by
+    (`arena.rules.rules_in_play`)."""
+    return identity | {"game": rules_in_play(identity.get("game"))}
 
 
 def _bots_differ(stored: Any, names: list[str]) -> str:

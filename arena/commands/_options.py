@@ -13,7 +13,7 @@ import click
 from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, build, resolve_command
 from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
-from arena.rules import Edition, Ending, Format, GameConfig
+from arena.rules import FORMAT_OPTIONS, Edition, Ending, Format, GameConfig
 from arena.sandbox import SANDBOXES, Wrap, bwrap_wrap, resolve_sandbox
 from arena.seeds import seed_key
 from protocol import MAX_FRAME_LIMIT
@@ -267,14 +267,10 @@ def build_config(players: int, base: dict[str, Any], opts: dict[str, Any]) -> Ga
     # An option of another format would be stored and ignored: refused, as ono_on_tens
     # is outside the 1980 edition (a league resumed without it said only "game").
     fmt = data.get("format", Format.SINGLE.value)
-    homes = (
-        ("tokens", "tokens", "R9.2"),
-        ("target", "points", "R9.3"),
-        ("ending", "points", "R9.3"),
-    )
+    rule = {"tokens": "R9.2", "points": "R9.3"}
     stray = [
-        f"{name} (an option of the {home} format, {rule})"
-        for name, home, rule in homes
+        f"{name} (an option of the {home} format, {rule[home]})"
+        for name, home in FORMAT_OPTIONS.items()
         if name in data and fmt != home and fmt in {f.value for f in Format}
     ]
     if stray:

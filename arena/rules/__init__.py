@@ -7,7 +7,7 @@ rule ids (R4.2, R7.4, ...). Nothing in this package imports trio, msgpack or cli
 from __future__ import annotations
 
 from arena.rules._cards import CODES, DECK_COUNTS, NAMES, Card, Edition, deck
-from arena.rules._config import Ending, Format, GameConfig
+from arena.rules._config import FORMAT_OPTIONS, Ending, Format, GameConfig, rules_in_play
 from arena.rules._events import (
     EVENT_TYPES,
     FAULT_ORDER,
@@ -50,6 +50,7 @@ __all__ = [
     "EVENT_TYPES",
     "FAULTS",
     "FAULT_ORDER",
+    "FORMAT_OPTIONS",
     "HAND_SIZE",
     "MAX_TOTAL",
     "NAMES",
@@ -87,4 +88,5 @@ __all__ = [
     "event_from_dict",
     "event_to_dict",
     "keyed_seed",
+    "rules_in_play",
 ]

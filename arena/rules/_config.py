@@ -105,3 +105,19 @@ class GameConfig:
         if "ono_on_tens" in kwargs and not isinstance(kwargs["ono_on_tens"], bool):
             raise ConfigError(f"ono_on_tens must be true or false, not {kwargs['ono_on_tens']!r}")
         return cls(**kwargs)
+
+
+FORMAT_OPTIONS = {"tokens": "tokens", "target": "points", "ending": "points"}
+"""The options of one format only, and that format: the others play without them."""
+
+
+def rules_in_play(data: Any) -> Any:
+    """A `GameConfig.to_dict()` without the options its format does not play by (the
+    tokens of a single or points game, say), for telling whether two games are played
+    by the same rules: arena once stored such an option as given (`--tokens 5` with the
+    single format), and a store made then resumes under the same rules. Anything but a
+    dict is returned as it is."""
+    if not isinstance(data, dict):
+        return data
+    fmt = data.get("format", Format.SINGLE.value)
+    return {k: v for k, v in data.items() if FORMAT_OPTIONS.get(k, fmt) == fmt}

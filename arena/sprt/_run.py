@@ -25,7 +25,7 @@ import trio
 import protocol
 from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path, run_builds
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
-from arena.league import BUILT_DIGESTS, build_and_check
+from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
@@ -337,8 +337,10 @@ def _identity(
     }
     if config.game.format is Format.POINTS:  # as a league's: its legal actions changed
         identity["points_rules"] = POINTS_RULES
-    if stored is not None and stored != identity:
-        raise ConfigError(_difference(store.path, stored, identity))
+    if stored is not None and settings_in_play(stored) != settings_in_play(identity):
+        raise ConfigError(
+            _difference(store.path, settings_in_play(stored), settings_in_play(identity))
+        )
     if stored is None:
         store.set_meta("test", identity)
     store.set_meta(BUILT_DIGESTS, (before if isinstance(before, dict) else {}) | built)

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.store import Store
 
 from ..referee.botscripts import alive, pids, script
 from ..sandbox.helpers import gone_sync, needs_bwrap
@@ -694,6 +695,29 @@ def test_a_rule_option_of_another_format_is_refused(
     assert code == 2
     assert err.startswith(f"arena: error: {said}"), err
     assert not (tmp_path / "league.sqlite").exists()
+
+
+def test_a_store_that_kept_an_option_of_another_format_resumes(tmp_path: Path) -> None:
+    """arena once took `--tokens 5` with the single format and stored it in the
+    league's settings; refusing that option now must not strand such a store: its
+    rules in play are the same as a resume's without the option."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    stored = results(store)
+    with Store.open(store) as opened:
+        settings = opened.get_setting("league")
+        assert settings is not None
+        settings["game"] |= {"tokens": 5, "target": 7}
+        opened.set_meta("league", settings)
+    _forget_last_games(store, 2)
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none")
+    assert code == 0, err
+    assert results(store).keys() == stored.keys()
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", "--format", "tokens")
+    assert code == 2
+    assert "(game: format 'single' in the store, 'tokens' now)" in err
 
 
 def test_a_resume_with_other_rules_names_them(tmp_path: Path) -> None:
