@@ -107,6 +107,8 @@ def _standard_streams() -> None:
         _fail(ArenaError("the current folder no longer exists (cd to one that does)"))
     if 0 in closed:
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 (for as long as arena runs)
+    if 2 in closed:  # Python left sys.stderr None: a league's progress asked it isatty()
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
     if 1 in closed:
         _fail(
             ArenaError("standard output is closed (to throw the output away: >/dev/null)"),

@@ -336,22 +336,26 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
     if wrap is not None:  # fails if the sandbox would hide the program
         wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
         if os.geteuid() == 0 and spec.folder is not None:
-            _warn_unreadable(spec.name, spec.folder, say)
+            _warn_unreadable(spec.name, spec.folder, command, say)
 
 
-def _warn_unreadable(name: str, folder: Path, say: Callable[[str], None]) -> None:
+def _warn_unreadable(
+    name: str, folder: Path, command: Sequence[str], say: Callable[[str], None]
+) -> None:
     """Warn of files and folders of the submission that the sandbox's anonymous user,
     which runs the bot when arena is root, cannot read: a bot.py of mode 600 was charged
-    a crash in every game (the folder itself is refused, by the sandbox's wrap)."""
-    hidden = [
-        rel
-        for rel, _, info, ignored in walk_tree(name, folder)
-        if not ignored
-        and (
-            (stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IROTH)
-            or (stat.S_ISDIR(info.st_mode) and info.st_mode & 0o005 != 0o005)
-        )
-    ]
+    a crash in every game (the folder itself is refused, by the sandbox's wrap). Build
+    outputs are looked at where the command names them (target/release/bot)."""
+    named = {os.path.realpath(folder / word) for word in command}
+    hidden = []
+    for rel, path, entry, ignored in walk_tree(name, folder):
+        if ignored and os.path.realpath(path) not in named:
+            continue
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if (stat.S_ISREG(mode) and not mode & stat.S_IROTH) or (
+            stat.S_ISDIR(mode) and mode & 0o005 != 0o005 and not ignored
+        ):
+            hidden.append(rel)
     if hidden:
         more = f" and {len(hidden) - 3} more" if len(hidden) > 3 else ""
         say(

@@ -522,16 +522,19 @@ def sandboxed_build(
 def _chown_tree(folder: Path, uid: int, gid: int) -> None:
     """Give `folder` and everything in it to uid:gid, never following a link: GNU
     chown, whose walk takes a tree of any depth (Python's recursed once per level, and a
-    build could nest its folder past that). Raises OSError if it fails."""
+    build could nest its folder past that), in a session of its own (the terminal's
+    Ctrl-C would cut the hand-back short). Raises OSError if it fails."""
     done = subprocess.run(
         ["chown", "-R", "-P", "-h", f"{uid}:{gid}", "--", str(folder)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         check=False,
+        start_new_session=True,
     )
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines()
-        raise OSError(
-            f"cannot give {folder} to {uid}:{gid}: {lines[-1] if lines else done.returncode}"
-        )
+        status = done.returncode
+        ended = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        why = lines[-1] if lines else f"chown {ended}"
+        raise OSError(f"cannot give {folder} to {uid}:{gid}: {why}")

@@ -106,36 +106,62 @@ tree is refused, not walked (Python's own walk recursed once per level, and a tr
 thousand levels deep crashed the league that met it)."""
 
 
-def walk_tree(name: str, folder: Path) -> Iterator[tuple[str, Path, os.stat_result, bool]]:
-    """(relative path, path, lstat, inside an `IGNORED` folder) of everything in
-    `folder`, folders before their contents, names sorted; links are listed, never
-    followed. Iterative: raises ManifestError, naming the bot, for a folder nested more
-    than `MAX_DEPTH` deep and for anything it cannot read."""
+def walk_tree(name: str, folder: Path) -> Iterator[tuple[str, Path, os.DirEntry[str], bool]]:
+    """(relative path, path, its directory entry, inside an `IGNORED` folder) of
+    everything in `folder`, folders before their contents, names sorted; links are
+    listed, never followed (a link named as an `IGNORED` folder, to a folder, is left
+    out whole: a shared `target` or `node_modules`). Iterative, and reads each folder
+    once, with the types its entries carry (a lstat only where asked for). Raises
+    ManifestError, naming the bot, for a folder nested more than `MAX_DEPTH` deep and
+    for anything it cannot read (caches included: a special file could hide there)."""
     stack: list[tuple[Path, str, int, bool]] = [(folder, "", 0, False)]
     while stack:
         top, prefix, depth, ignored = stack.pop()
         try:
-            names = sorted(os.listdir(top))
-        except OSError as err:  # a walk that skipped it would leave it unchecked
+            with os.scandir(top) as found:
+                entries = sorted(found, key=lambda e: e.name)
+        except OSError as err:
             raise _unreadable(name, prefix or ".", err) from None
         below: list[tuple[Path, str, int, bool]] = []
-        for entry in names:
-            path = top / entry
-            rel = prefix + entry
+        for entry in entries:
+            rel = prefix + entry.name
             try:
-                info = path.lstat()
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if entry.name in IGNORED and entry.is_symlink() and entry.is_dir():
+                    continue
             except OSError as err:
                 raise _unreadable(name, rel, err) from None
-            inside = ignored or (stat.S_ISDIR(info.st_mode) and entry in IGNORED)
-            yield rel, path, info, inside
-            if stat.S_ISDIR(info.st_mode):
+            inside = ignored or (is_dir and entry.name in IGNORED)
+            yield rel, Path(entry.path), entry, inside
+            if is_dir:
                 if depth + 1 > MAX_DEPTH:
                     raise ManifestError(
                         f"{name}: {rel} is nested more than {MAX_DEPTH} folders deep, more"
                         " than a submission may be"
                     )
-                below.append((path, rel + os.sep, depth + 1, inside))
+                below.append((Path(entry.path), rel + os.sep, depth + 1, inside))
         stack.extend(reversed(below))
+
+
+def _kind(name: str, rel: str, entry: os.DirEntry[str]) -> str:
+    """ "dir", "file", "link" or "special" (a FIFO, a socket, a device)."""
+    try:
+        if entry.is_symlink():
+            return "link"
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if entry.is_file(follow_symlinks=False):
+            return "file"
+    except OSError as err:
+        raise _unreadable(name, rel, err) from None
+    return "special"
+
+
+def _lstat(name: str, rel: str, entry: os.DirEntry[str]) -> os.stat_result:
+    try:
+        return entry.stat(follow_symlinks=False)
+    except OSError as err:
+        raise _unreadable(name, rel, err) from None
 
 
 def _special(name: str, rel: str) -> ManifestError:
@@ -149,9 +175,8 @@ def _special(name: str, rel: str) -> ManifestError:
 def check_tree(name: str, folder: Path) -> None:
     """Raise ManifestError if anything in `folder`, build outputs and caches included,
     is a special file, or if it nests more than `MAX_DEPTH` deep."""
-    for rel, _, info, _ in walk_tree(name, folder):
-        mode = info.st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+    for rel, _, entry, _ in walk_tree(name, folder):
+        if _kind(name, rel, entry) == "special":
             raise _special(name, rel)
 
 
@@ -161,23 +186,21 @@ def _submission_files(name: str, folder: Path) -> list[tuple[str, Path, int]]:
     for links that lead out of the folder (outside `IGNORED` folders)."""
     out = []
     root = os.path.realpath(folder)
-    for rel, path, info, ignored in walk_tree(name, folder):
-        mode = info.st_mode
-        if stat.S_ISDIR(mode):
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+    for rel, path, entry, ignored in walk_tree(name, folder):
+        kind = _kind(name, rel, entry)
+        if kind == "special":
             raise _special(name, rel)
-        if ignored:
+        if ignored or kind == "dir":
             continue
-        if stat.S_ISLNK(mode):
+        if kind == "link":
             target = os.path.realpath(path)
             if target != root and not target.startswith(root + os.sep):
                 raise ManifestError(
                     f"{name}: {rel} is a link out of the submission (to {os.readlink(path)})"
                 )
             out.append((rel, path, 0))
-        elif not path.name.endswith(".log"):
-            out.append((rel, path, info.st_size))
+        elif not entry.name.endswith(".log"):
+            out.append((rel, path, _lstat(name, rel, entry).st_size))
     return sorted(out)
 
 
@@ -605,15 +628,30 @@ def run_build(
                 stop.ended(proc.pid)
 
 
+def _group_alive(group: int) -> bool:
+    """Whether any process is left in the process group `group`."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _await_build(
     proc: subprocess.Popen[bytes],
     timeout: float,
     stop: BuildStop | None,
     watch: Callable[[], str | None] | None,
 ) -> tuple[int | None, bytes]:
-    """Read the build's output until it has exited and its output ended (or
-    `EOF_GRACE` after it exited); looks at `stop`, the clock and `watch` every
-    `_SLICE` seconds. The caller kills the group on any exception."""
+    """Read the build's output until its command has exited and the output ended (a
+    job of its own group still writing is waited for, as the build it is part of); a
+    process out of the group that holds the output is given `EOF_GRACE` seconds once
+    the group is empty. Then whatever is left of the group is killed (nothing of a
+    finished build goes on writing into its folder), and `watch` has a last look.
+    Looks at `stop`, the clock and `watch` every `_SLICE` seconds meanwhile. The
+    caller kills the group on any exception."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
@@ -623,7 +661,7 @@ def _await_build(
     now = time.monotonic()
     deadline = now + timeout
     next_watch = now + 1.0
-    exited_at: float | None = None
+    emptied_at: float | None = None
     eof = False
     while True:
         if stop is not None and stop.stopped:
@@ -640,11 +678,13 @@ def _await_build(
             # At most a tenth of the build's time goes to measuring it.
             next_watch = time.monotonic() + max(1.0, 10 * (time.monotonic() - now))
         if proc.poll() is not None:
-            if eof:
-                return proc.returncode, out.data()
-            if exited_at is None:
-                exited_at = now
-            elif now - exited_at >= EOF_GRACE:
+            if not eof and not _group_alive(proc.pid):
+                emptied_at = emptied_at if emptied_at is not None else now
+            if eof or (emptied_at is not None and now - emptied_at >= EOF_GRACE):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # what it left running
+                if watch is not None and (why := watch()) is not None:
+                    raise BuildError(why)
                 return proc.returncode, out.data()
         if eof:
             with contextlib.suppress(subprocess.TimeoutExpired):

@@ -42,6 +42,7 @@ def remove_tree(path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             check=False,
+            start_new_session=True,  # out of reach of the terminal's Ctrl-C
         )
 
 

@@ -111,3 +111,22 @@ def test_a_current_folder_that_is_gone_is_said_in_one_line(tmp_path: Path) -> No
     assert done.stderr == (
         "arena: error: the current folder no longer exists (cd to one that does)\n"
     )
+
+
+def test_a_league_with_stderr_closed_plays(tmp_path: Path) -> None:
+    """Descriptor 2 had /dev/null, but Python's sys.stderr stayed None, and a league's
+    progress asked it isatty(): exit 1, no game, nothing said (found in review)."""
+    bots = tmp_path / "bots"
+    for name in ("ann", "bob"):
+        shutil.copytree(RANDOM, bots / name)
+        toml = bots / name / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
+         str(tmp_path / "l.sqlite"), "--table-size", "2", "--games-per-table", "1",
+         "--sandbox", "none"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        timeout=120, preexec_fn=lambda: os.close(2),
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert "ann" in done.stdout

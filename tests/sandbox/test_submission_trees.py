@@ -244,10 +244,10 @@ def test_a_build_whose_leftover_process_holds_its_output_ends_with_the_build(
     """A process that left the build's process group (setsid) kept its output pipe open,
     and the build was waited for until that process ended: up to the build's timeout,
     after which it was waited for without one."""
-    token = f"arena-left-{uuid.uuid4().hex}"
+    token = f"sleep 30.{uuid.uuid4().int % 10**9:09d}"  # its own command line, for pkill
     started = time.monotonic()
     code, data = run_build(
-        ["sh", "-c", f"echo built; setsid sh -c 'sleep 30; : {token}' & exit 0"],
+        ["sh", "-c", f"echo built; setsid {token} & exit 0"],
         tmp_path,
         timeout=60,
     )
@@ -261,7 +261,7 @@ def test_a_stop_ends_a_build_whose_leftover_process_holds_its_output(tmp_path: P
     """A stop (SIGTERM, a hang-up, Ctrl-C during a league's builds) killed the build's
     group, and the wait went on until the process that had left the group let go of
     the pipe: with `setsid sleep 1000`, no signal short of SIGKILL stopped arena."""
-    token = f"arena-left-{uuid.uuid4().hex}"
+    token = f"sleep 30.{uuid.uuid4().int % 10**9:09d}"  # its own command line, for pkill
     stop = BuildStop()
     (tmp_path / "started").unlink(missing_ok=True)
     timer = threading.Timer(1.0, stop.stop)
@@ -271,7 +271,7 @@ def test_a_stop_ends_a_build_whose_leftover_process_holds_its_output(tmp_path: P
     try:
         with pytest.raises(BuildsStopped):
             run_build(
-                ["sh", "-c", f"setsid sh -c 'sleep 30; : {token}' & sleep 60"],
+                ["sh", "-c", f"setsid {token} & sleep 60"],
                 tmp_path,
                 timeout=60,
             )
@@ -311,3 +311,73 @@ def test_a_league_warns_of_files_the_sandboxed_bot_cannot_read(tmp_path: Path) -
         f" the bot (chmod -R a+rX {bots / 'bob'})"
     ) in said
     assert "warning: ann" not in said
+
+
+def test_a_build_waits_for_a_job_of_its_own_group_and_kills_what_it_left(
+    tmp_path: Path,
+) -> None:
+    """A job the build left in its own group, still writing its output, is part of the
+    build: it was declared done 2 s after its command exited, and the job wrote into
+    the folder after the checks. A job that closed its output and runs on is killed
+    when the build ends (found in review)."""
+    token = f"sleep 60.{uuid.uuid4().int % 10**9:09d}"
+    code, data = run_build(
+        ["sh", "-c", f"(sleep 3; echo late > made.txt; echo done) & ({token} >/dev/null 2>&1 &);"
+         " echo started"],
+        tmp_path,
+        timeout=30,
+    )  # fmt: skip
+    assert code == 0
+    assert (tmp_path / "made.txt").exists()
+    assert data == b"started\ndone\n"
+    assert gone_sync(token)
+
+
+@pytest.mark.parametrize("write", ["head -c 30000000 /dev/zero > big", "fallocate -l 30M big"])
+def test_the_disk_limit_holds_for_a_build_that_writes_fast(tmp_path: Path, write: str) -> None:
+    """The disk was first measured a second into the build and never after it: a build
+    that wrote its excess at once passed (found in review)."""
+    with pytest.raises(BuildError, match="the build wrote more than 10 MiB to the disk"):
+        run_build(["sh", "-c", write], tmp_path, timeout=30, disk=([tmp_path], 10))
+
+
+def test_a_link_named_as_a_cache_folder_is_left_out_of_the_digest(tmp_path: Path) -> None:
+    """A node_modules or target that is a link to a folder (shared between
+    submissions) was left out, as Python's walk lists it among the folders; the walk
+    that replaced it hashed it, or refused it as a link out (found in review)."""
+    folder = bot_folder(tmp_path, "linked")
+    (folder / "inside").mkdir()
+    (folder / "inside" / "x").write_text("x")
+    before = load_manifest(folder).digest()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.symlink(shared, folder / "node_modules")  # out of the folder
+    os.symlink(folder / "inside", folder / "target")  # within it
+    assert load_manifest(folder).digest() == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="handing a folder to another uid needs root")
+def test_ctrl_c_does_not_cut_the_hand_back_of_a_folder_short(tmp_path: Path) -> None:
+    """The sandbox gives a built folder back to its owner with chown, which ran in
+    arena's process group: the terminal's Ctrl-C killed it, and the folder stayed the
+    sandbox uid's (found in review)."""
+    tree = tmp_path / "tree"
+    for i in range(200):
+        (tree / f"p{i}").mkdir(parents=True)
+        for j in range(100):
+            (tree / f"p{i}" / f"f{j}").write_text("")
+    subprocess.run(["chown", "-R", "4321:4321", str(tree)], check=True)
+    script = (
+        "import os, signal, sys, threading, time\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from pathlib import Path\n"
+        "from arena.sandbox import _chown_tree\n"
+        "os.setpgid(0, 0)\n"
+        "signal.signal(signal.SIGINT, lambda *a: None)\n"
+        f"t = threading.Thread(target=_chown_tree, args=(Path({str(tree)!r}), 0, 0))\n"
+        "t.start(); time.sleep(0.02); os.killpg(0, signal.SIGINT); t.join()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert "Error" not in done.stderr, done.stderr
+    left = subprocess.run(["find", str(tree), "-uid", "4321"], capture_output=True, text=True)
+    assert left.stdout == ""
