@@ -46,6 +46,7 @@ import trio
 
 import protocol
 from arena.bots import (
+    BUILD_DISK_MB,
     BUILD_TIMEOUT,
     MANIFEST,
     MAX_DEPTH,
@@ -111,6 +112,8 @@ class LeagueConfig:
     build_timeout: float = BUILD_TIMEOUT
     """Seconds a bot's build may take."""
     build_network: bool = False
+    build_disk_mb: int = BUILD_DISK_MB
+    """MiB a bot's build may add to its folder (`arena.bots.build`)."""
     """Builds may use the network (in the sandbox they have none otherwise)."""
     cluster: str | None = None
     """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
@@ -311,6 +314,8 @@ class BuildSettings(Protocol):
     @property
     def build_network(self) -> bool: ...
     @property
+    def build_disk_mb(self) -> int: ...
+    @property
     def build_timeout(self) -> float: ...
     @property
     def log_dir(self) -> Path | None: ...
@@ -327,6 +332,7 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
         spec,
         sandbox=settings.sandbox,
         network=settings.build_network,
+        disk_mb=settings.build_disk_mb,
         timeout=settings.build_timeout,
         log_path=settings.log_dir / f"{spec.name}.log" if settings.log_dir else None,
         log_kb=settings.limits.stderr_kb,

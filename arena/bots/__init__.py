@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.bots._builds import run_builds
 from arena.bots._manifest import (
+    BUILD_DISK_MB,
     BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
@@ -26,6 +27,7 @@ from arena.bots._manifest import (
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
 
 __all__ = [
+    "BUILD_DISK_MB",
     "BUILD_STOP",
     "BUILD_TIMEOUT",
     "MANIFEST",

@@ -411,6 +411,11 @@ def _not_found(words: Sequence[str], folder: Path | None) -> str:
 BUILD_TIMEOUT = 600.0
 """Seconds a build may take by default."""
 
+BUILD_DISK_MB = 4096
+"""The most a build may add to its folder, in MiB: past it the build is killed (the
+sandbox lets a build write files of up to 1 GiB each, and nothing else bounds their sum;
+its /tmp and HOME are in memory, and bounded)."""
+
 
 def build(
     spec: BotSpec,
@@ -420,13 +425,15 @@ def build(
     timeout: float = BUILD_TIMEOUT,
     log_path: Path | None = None,
     log_kb: int = 1024,
+    disk_mb: int = BUILD_DISK_MB,
 ) -> str:
     """Run the bot's build command in its folder; returns its output, raises BuildError.
 
     With `sandbox` "bwrap" the build runs under bubblewrap as the bot will (see
     `arena.sandbox.sandboxed_build`): its own folder writable, the toolchains visible
-    read-only, no network unless `network`. It is killed after `timeout` seconds. Its
-    output goes to the bot's log at `log_path` too (within the log's cap of `log_kb`);
+    read-only, no network unless `network`. It is killed after `timeout` seconds, or
+    once it has added more than `disk_mb` MiB to its folder. Its output goes to the
+    bot's log at `log_path` too (within the log's cap of `log_kb`);
     `MachineError` if that log cannot be written.
     """
     if spec.build is None or spec.folder is None:
@@ -437,10 +444,10 @@ def build(
             from arena.sandbox import sandboxed_build
 
             code, data = sandboxed_build(
-                command, spec.folder, network=network, timeout=timeout, disk_mb=BUILD_DISK_MB
+                command, spec.folder, network=network, timeout=timeout, disk_mb=disk_mb
             )
         else:
-            disk = ([spec.folder], BUILD_DISK_MB)
+            disk = ([spec.folder], disk_mb)
             code, data = run_build(command, spec.folder, timeout=timeout, disk=disk)
     except OSError as err:
         raise BuildError(f"{spec.name}: build failed: {err}") from None
@@ -503,11 +510,6 @@ class BuildsStopped(Exception):
     """The builds were stopped (`BuildStop.stop`). No `BotError`: it is no bot's fault,
     and whoever builds the bots one after another goes no further."""
 
-
-BUILD_DISK_MB = 4096
-"""The most a build may add to its folder, in MiB: past it the build is killed (the
-sandbox lets a build write files of up to 1 GiB each, and nothing else bounds their sum;
-its /tmp and HOME are in memory, and bounded)."""
 
 OUTPUT_HEAD = 1 << 20
 """A build's first output kept, in bytes (with its last `OUTPUT_TAIL`): a build that

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from arena.bots import BotSpec, build
+from arena.bots import BUILD_DISK_MB, BotSpec, build
 from arena.bots._manifest import _submission_files
 from arena.errors import ArenaError
 
@@ -46,6 +46,8 @@ class BuildSettings:
     log_dir: Path | None
     """Where build output goes as well (NAME.log, a path on the worker), or None."""
     log_kb: int
+    disk_mb: int = BUILD_DISK_MB
+    """MiB a build may add to its folder."""
 
 
 def pack(spec: BotSpec) -> bytes:
@@ -117,6 +119,7 @@ def ensure_built(spec: BotSpec, digest: str, bundle: bytes, settings: BuildSetti
             sandbox=settings.sandbox,
             network=settings.network,
             timeout=settings.timeout,
+            disk_mb=settings.disk_mb,
             log_path=log,
             log_kb=settings.log_kb,
         )

@@ -151,6 +151,7 @@ class DaskRunner:
             sandbox=config.sandbox,
             network=config.build_network,
             timeout=config.build_timeout,
+            disk_mb=config.build_disk_mb,
             log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
             log_kb=config.limits.stderr_kb,
         )

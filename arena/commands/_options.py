@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, build, resolve_command
+from arena.bots import BUILD_DISK_MB, BUILD_TIMEOUT, BotSpec, Limits, build, resolve_command
 from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
 from arena.rules import FORMAT_OPTIONS, Edition, Ending, Format, GameConfig
@@ -158,6 +158,12 @@ build_options = [
         type=_Seconds(),
         default=None,
         help="Seconds a bot's build may take. [default: 600]",
+    ),
+    click.option(
+        "--build-disk-mb",
+        type=click.IntRange(1, 1 << 20),
+        default=None,
+        help="MiB a bot's build may add to its folder before it is killed. [default: 4096]",
     ),
     click.option(
         "--build-network/--no-build-network",
@@ -335,6 +341,7 @@ def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> None:
         network=bool(opts.get("build_network")),
         timeout=opts.get("build_timeout") or BUILD_TIMEOUT,
         log_path=log_dir / f"{spec.name}.log" if log_dir is not None else None,
+        disk_mb=opts.get("build_disk_mb") or BUILD_DISK_MB,
     )
 
 

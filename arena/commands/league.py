@@ -59,7 +59,8 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     league = dict(data.get("league", {}))
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
-        "concurrency", "fault_limit", "build_timeout", "build_network", "cluster",
+        "concurrency", "fault_limit", "build_timeout", "build_network", "build_disk_mb",
+        "cluster",
         "max_processes", "pin_cpus",
     ):  # fmt: skip
         if opts.get(key) is not None:

@@ -225,6 +225,8 @@ def _extra(opts: dict[str, Any]) -> dict[str, Any]:
         extra["build_timeout"] = opts["build_timeout"]
     if opts.get("build_network") is not None:
         extra["build_network"] = opts["build_network"]
+    if opts.get("build_disk_mb") is not None:
+        extra["build_disk_mb"] = opts["build_disk_mb"]
     return extra
 
 

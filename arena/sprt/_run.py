@@ -23,7 +23,15 @@ from typing import Any
 import trio
 
 import protocol
-from arena.bots import BUILD_TIMEOUT, BotSpec, Limits, check_name, real_path, run_builds
+from arena.bots import (
+    BUILD_DISK_MB,
+    BUILD_TIMEOUT,
+    BotSpec,
+    Limits,
+    check_name,
+    real_path,
+    run_builds,
+)
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
 from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
 from arena.messages import Play, Played, Setup, WorkerSettings
@@ -68,6 +76,8 @@ class SprtConfig:
     sandbox: str = "none"
     build_timeout: float = BUILD_TIMEOUT
     build_network: bool = False
+    build_disk_mb: int = BUILD_DISK_MB
+    """MiB a bot's build may add to its folder (`arena.bots.build`)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_games, bool) or not isinstance(self.max_games, int):

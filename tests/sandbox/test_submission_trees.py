@@ -200,13 +200,10 @@ def test_a_build_that_nests_its_folder_past_any_walk_fails_and_gives_the_folder_
 
 
 @pytest.mark.parametrize("sandboxed", BOTH)
-def test_a_build_that_fills_the_disk_is_killed(
-    tmp_path: Path, sandboxed: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_build_that_fills_the_disk_is_killed(tmp_path: Path, sandboxed: bool) -> None:
     """The sandbox bounded each file a build writes (1 GiB), not their sum: a build
     wrote 3 x 700 MiB into its folder, and could have filled the disk under the store.
     Now a build that adds more than the limit to its folder is killed."""
-    monkeypatch.setattr("arena.bots._manifest.BUILD_DISK_MB", 8)
     token = f"arena-fill-{uuid.uuid4().hex}"
     folder = bot_folder(
         tmp_path,
@@ -217,7 +214,9 @@ def test_a_build_that_fills_the_disk_is_killed(
     os.chmod(tmp_path, 0o755)
     started = time.monotonic()
     with pytest.raises(BuildError, match="filler: the build wrote more than 8 MiB to the disk"):
-        build(load_manifest(folder), sandbox="bwrap" if sandboxed else "none", timeout=60)
+        build(
+            load_manifest(folder), sandbox="bwrap" if sandboxed else "none", timeout=60, disk_mb=8
+        )
     assert time.monotonic() - started < 30
     assert gone_sync(token)
 
@@ -381,3 +380,38 @@ def test_ctrl_c_does_not_cut_the_hand_back_of_a_folder_short(tmp_path: Path) -> 
     assert "Error" not in done.stderr, done.stderr
     left = subprocess.run(["find", str(tree), "-uid", "4321"], capture_output=True, text=True)
     assert left.stdout == ""
+
+
+def test_the_build_disk_limit_is_an_option_of_every_command_that_builds(tmp_path: Path) -> None:
+    """`--build-disk-mb` (and `build_disk_mb =` in a league file) sets the limit that
+    a build which fills its folder meets."""
+    bots = tmp_path / "bots"
+    filler = bot_folder(bots, "filler", build="fallocate -l 30M big")
+    random_bots(bots, "ann")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", "-n", "1", str(filler), str(bots / "ann"),
+         "--sandbox", "none", "--build-disk-mb", "8"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "filler: the build wrote more than 8 MiB to the disk" in done.stderr
+    (filler / "big").unlink()
+    league_toml = tmp_path / "league.toml"
+    league_toml.write_text(
+        f'[league]\nbots = "{bots}"\nstore = "{tmp_path / "l.sqlite"}"\ntable_size = 2\n'
+        "games_per_table = 1\nbuild_disk_mb = 8\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", str(league_toml), "--sandbox", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "left out: filler: the build wrote more than 8 MiB to the disk" in (
+        done.stdout + done.stderr
+    )
+    league_toml.write_text(league_toml.read_text().replace("= 8", "= 0"))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "league", str(league_toml), "--sandbox", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "build_disk_mb" in done.stderr
