@@ -230,6 +230,26 @@ async def test_a_points_test_stored_under_the_earlier_points_rules_is_not_resume
         assert store.count() == 6  # untouched
 
 
+async def test_a_test_stored_with_an_option_of_another_format_resumes(
+    tmp_path: Path,
+) -> None:
+    """arena once stored `--tokens 5` with the single format, unused by its rules, and
+    now refuses that option: such a store resumes, as its rules in play are the
+    same (`settings_in_play`); a change of the rules in play is still refused."""
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    with sqlite3.connect(config.store) as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'test'").fetchone()
+        stored = json.loads(text)
+        stored["game"] |= {"tokens": 5, "target": 7, "ending": "lowest"}
+        db.execute("UPDATE meta SET value = ? WHERE key = 'test'", (json.dumps(stored),))
+    result = await run(dataclasses.replace(config, max_games=8), ScriptedRunner(by_strength({})))
+    assert result.stored == 8
+    points = dataclasses.replace(config.game, format=Format.POINTS)
+    with pytest.raises(ConfigError, match="it differs in: game"):
+        await run(dataclasses.replace(config, game=points), ScriptedRunner(by_strength({})))
+
+
 def test_a_league_store_or_a_stray_file_is_not_an_sprt_store(tmp_path: Path) -> None:
     league = tmp_path / "league.sqlite"
     Store.open(league).close()
