@@ -32,6 +32,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from arena.bots._spawn import signal_group
 from arena.errors import BuildError, ConfigError, ManifestError, shown
 
 MANIFEST = "bot.toml"
@@ -484,8 +485,7 @@ class BuildStop:
             self.stopped = True
             running = list(self._running)
         for group in running:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
+            signal_group(group, signal.SIGKILL)
 
     def started(self, pid: int) -> bool:
         """Count a build's process group; False if the builds were stopped already."""
@@ -621,8 +621,7 @@ def run_build(
 
             return _await_build(proc, timeout, stop, watch)
         except BaseException:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            signal_group(proc.pid, signal.SIGKILL)
             proc.wait()  # the build's own process: killed, it ends at once
             raise
         finally:
@@ -670,8 +669,7 @@ def _await_build(
             raise BuildsStopped
         now = time.monotonic()
         if now >= deadline:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
             return None, out.data()
         if watch is not None and now >= next_watch:
@@ -683,8 +681,7 @@ def _await_build(
             if not eof and not _group_alive(proc.pid):
                 emptied_at = emptied_at if emptied_at is not None else now
             if eof or (emptied_at is not None and now - emptied_at >= EOF_GRACE):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)  # what it left running
+                signal_group(proc.pid, signal.SIGKILL)  # what it left running
                 if watch is not None and (why := watch()) is not None:
                     raise BuildError(why)
                 return proc.returncode, out.data()

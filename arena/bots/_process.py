@@ -21,7 +21,7 @@ import trio
 
 from arena._memgroups import joined, new_group, release_group
 from arena.bots._manifest import BotSpec, resolve_command
-from arena.bots._spawn import Child, spawn
+from arena.bots._spawn import Child, signal_group, spawn
 from arena.errors import ConfigError, MachineError
 
 MiB = 1024 * 1024
@@ -188,13 +188,13 @@ class BotProcess:
         it: arena.sandbox)."""
         if self.pausable and not self.paused:
             self.paused = True
-            _signal_group(self.pid, signal.SIGSTOP)
+            signal_group(self.pid, signal.SIGSTOP)
 
     def resume(self) -> None:
         """Let the bot's processes run again (SIGCONT to the group)."""
         if self.paused:
             self.paused = False
-            _signal_group(self.pid, signal.SIGCONT)
+            signal_group(self.pid, signal.SIGCONT)
 
     async def wait_exit(self, seconds: float) -> bool:
         """Wait up to `seconds` for the process to exit; True if it did."""
@@ -205,16 +205,16 @@ class BotProcess:
 
     async def kill(self, grace: float = 0.5) -> None:
         """SIGTERM the whole process group, then SIGKILL it after `grace` seconds."""
-        _signal_group(self.pid, signal.SIGTERM)
-        _signal_group(self.pid, signal.SIGCONT)  # a stopped process takes it once it runs
+        signal_group(self.pid, signal.SIGTERM)
+        signal_group(self.pid, signal.SIGCONT)  # a stopped process takes it once it runs
         self.paused = False
         if not await self.wait_exit(grace):
-            _signal_group(self.pid, signal.SIGKILL)
+            signal_group(self.pid, signal.SIGKILL)
         with trio.CancelScope(shield=True):
             with trio.move_on_after(grace):
                 await self.process.wait()
         # Children that outlived their leader (or ignored SIGTERM) go too.
-        _signal_group(self.pid, signal.SIGKILL)
+        signal_group(self.pid, signal.SIGKILL)
         if self.process.returncode is None:
             self.process.kill()
             with trio.CancelScope(shield=True):
@@ -234,11 +234,6 @@ def _signal_name(number: int) -> str | None:
         return signal.Signals(number).name
     except ValueError:
         return None
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 TRUNCATED = b"\n[arena: stderr log truncated]\n"

@@ -151,6 +151,12 @@ async def spawn(
     return Child(popen, *(trio.lowlevel.FdStream(fd) for fd in ours))
 
 
+def signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Send `sig` to the process group `pgid`, if it is still there (and ours)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
 def _end_started(future: concurrent.futures.Future[subprocess.Popen[bytes]]) -> None:
     """Wait for the fork (milliseconds), then kill the process it started, with its
     whole process group (its session: it leads both), and reap it: nobody else would."""
@@ -158,6 +164,5 @@ def _end_started(future: concurrent.futures.Future[subprocess.Popen[bytes]]) -> 
         popen = future.result()
     except BaseException:  # nothing was started (the error is the caller's, or Popen's)
         return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(popen.pid, signal.SIGKILL)
+    signal_group(popen.pid, signal.SIGKILL)
     popen.wait()  # killed, it ends at once
