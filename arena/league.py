@@ -112,9 +112,9 @@ class LeagueConfig:
     build_timeout: float = BUILD_TIMEOUT
     """Seconds a bot's build may take."""
     build_network: bool = False
+    """Builds may use the network (in the sandbox they have none otherwise)."""
     build_disk_mb: int = BUILD_DISK_MB
     """MiB a bot's build may add to its folder (`arena.bots.build`)."""
-    """Builds may use the network (in the sandbox they have none otherwise)."""
     cluster: str | None = None
     """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
     workers (`arena.cluster`); there a `concurrency` of 0 means a game per worker thread
@@ -640,42 +640,11 @@ def _schedule(
     }
     if config.game.format is Format.POINTS:  # the only format whose legal actions changed
         identity["points_rules"] = POINTS_RULES
-    if stored is not None and settings_in_play(stored) == settings_in_play(identity):
+    if stored is not None:
+        was, now = settings_in_play(stored), settings_in_play(identity)
+        if was != now:
+            raise _other_settings(store.path, was, now, names)
         identity = stored  # the same rules (an option its format ignores kept as stored)
-    if stored is not None and stored != identity:
-        stored, identity = settings_in_play(stored), settings_in_play(identity)
-        differ = sorted(k for k in identity if stored.get(k) != identity[k])
-        if "bots" in differ:  # name them: a bot left out now is no setting changed
-            differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
-        stored_game = stored.get("game")
-        if "points_rules" in differ and not (
-            isinstance(stored_game, dict) and stored_game.get("format") == Format.POINTS.value
-        ):  # not a points league before: "game" says what changed
-            differ.remove("points_rules")
-        if "points_rules" in differ:
-            differ[differ.index("points_rules")] = (
-                "points_rules: the store's league was played under earlier rules of the"
-                " points format, without busting on purpose (R4.2)"
-            )
-        if "game" in differ:  # name the rules that differ, as stored and as given now
-            was = stored.get("game")
-            was = was if isinstance(was, dict) else {}
-            now = identity["game"]
-            assert isinstance(now, dict)
-            rules = [
-                f"{k} {was.get(k)!r} in the store, {now.get(k)!r} now"
-                for k in sorted(set(was) & set(now))  # (one format's own: its format says)
-                if was.get(k) != now.get(k)
-            ]
-            differ[differ.index("game")] = f"game: {'; '.join(rules)}"
-        if "duplicate" in differ:  # its default changed (a store made before has them)
-            flag = "--duplicate" if stored.get("duplicate") else "--no-duplicate"
-            had = "has duplicate deals" if stored.get("duplicate") else "has none"
-            differ[differ.index("duplicate")] = f"duplicate: the store's league {had}, {flag}"
-        raise ConfigError(
-            f"{store.path} holds a league with other settings ({', '.join(differ)});"
-            " resume it with the same settings, or give another --store"
-        )
     # The schedule is kept in the store: a resume reads it instead of computing it again
     # (a balanced sample of thousands of tables takes seconds to find).
     key = json.dumps(identity, sort_keys=True)
@@ -741,6 +710,44 @@ def _settings_changed(before: dict[str, Any], now: dict[str, Any]) -> str:
         f"warning: the games stored so far were played with other settings than these"
         f" ({', '.join(changes) or 'settings'}); they count with the games played now, and"
         " the report shows the new settings"
+    )
+
+
+def _other_settings(
+    path: Path, stored: dict[str, Any], identity: dict[str, Any], names: list[str]
+) -> ConfigError:
+    """The refusal of a resume whose settings, as played (`settings_in_play`), are not
+    the stored league's: what differs, in words."""
+    differ = sorted(k for k in identity if stored.get(k) != identity[k])
+    if "bots" in differ:  # name them: a bot left out now is no setting changed
+        differ[differ.index("bots")] = _bots_differ(stored.get("bots"), names)
+    stored_game = stored.get("game")
+    if "points_rules" in differ and not (
+        isinstance(stored_game, dict) and stored_game.get("format") == Format.POINTS.value
+    ):  # not a points league before: "game" says what changed
+        differ.remove("points_rules")
+    if "points_rules" in differ:
+        differ[differ.index("points_rules")] = (
+            "points_rules: the store's league was played under earlier rules of the"
+            " points format, without busting on purpose (R4.2)"
+        )
+    if "game" in differ:  # name the rules that differ, as stored and as given now
+        was = stored_game if isinstance(stored_game, dict) else {}
+        now = identity["game"]
+        assert isinstance(now, dict)
+        rules = [
+            f"{k} {was.get(k)!r} in the store, {now.get(k)!r} now"
+            for k in sorted(set(was) & set(now))  # (one format's own: its format says)
+            if was.get(k) != now.get(k)
+        ]
+        differ[differ.index("game")] = f"game: {'; '.join(rules)}"
+    if "duplicate" in differ:  # its default changed (a store made before has them)
+        flag = "--duplicate" if stored.get("duplicate") else "--no-duplicate"
+        had = "has duplicate deals" if stored.get("duplicate") else "has none"
+        differ[differ.index("duplicate")] = f"duplicate: the store's league {had}, {flag}"
+    return ConfigError(
+        f"{path} holds a league with other settings ({', '.join(differ)});"
+        " resume it with the same settings, or give another --store"
     )
 
 
