@@ -16,6 +16,8 @@ from arena.bots import BotSpec, Limits, load_manifest, start_process
 from arena.sandbox import Wrap, bwrap_problem
 
 HOSTILE = Path(__file__).with_name("hostile_bot.py")
+RANDOM = Path(__file__).resolve().parents[2] / "example_bots" / "python" / "random"
+"""The random example bot."""
 
 needs_bwrap = pytest.mark.skipif(
     bwrap_problem() is not None, reason=f"no working bubblewrap: {bwrap_problem()}"
@@ -133,3 +135,12 @@ async def one_after_another(
                 await process.kill(1.0)
         nursery.cancel_scope.cancel()
     return found
+
+
+def random_bots(bots: Path, *names: str) -> None:
+    """Copies of the random example bot, named `names`, in `bots`."""
+    for name in names:
+        folder = bots / name
+        shutil.copytree(RANDOM, folder)
+        toml = folder / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import needs_bwrap
+from .helpers import RANDOM, needs_bwrap, random_bots
 
 pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "example_bots" / "python" / "random"
 
 
 def peeker(root: Path, secret: Path) -> Path:
@@ -117,10 +116,7 @@ def test_a_league_with_stderr_closed_plays(tmp_path: Path) -> None:
     """Descriptor 2 had /dev/null, but Python's sys.stderr stayed None, and a league's
     progress asked it isatty(): exit 1, no game, nothing said (found in review)."""
     bots = tmp_path / "bots"
-    for name in ("ann", "bob"):
-        shutil.copytree(RANDOM, bots / name)
-        toml = bots / name / "bot.toml"
-        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+    random_bots(bots, "ann", "bob")
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "league", "--bots", str(bots), "--store",
          str(tmp_path / "l.sqlite"), "--table-size", "2", "--games-per-table", "1",

@@ -9,7 +9,6 @@ Found by attacking the sandbox as a bot author would (SPEC §14, README "Fair pl
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -32,7 +31,7 @@ from arena.bots._manifest import (
 from arena.errors import BuildError, ManifestError
 from arena.league import discover_bots
 
-from .helpers import BOTH, gone_sync, needs_bwrap
+from .helpers import BOTH, gone_sync, needs_bwrap, random_bots
 
 pytestmark = pytest.mark.subprocess
 
@@ -46,15 +45,6 @@ def bot_folder(root: Path, name: str = "fifo", build: str | None = None) -> Path
     line = f'build = "{build}"\n' if build else ""
     (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n{line}')
     return folder
-
-
-def random_bots(bots: Path, *names: str) -> None:
-    """Copies of the random example bot, named `names`, in `bots`."""
-    for name in names:
-        folder = bots / name
-        shutil.copytree(ROOT / "example_bots" / "python" / "random", folder)
-        toml = folder / "bot.toml"
-        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
 
 
 def league(bots: Path, store: Path, sandbox: str) -> tuple[int, str]:
