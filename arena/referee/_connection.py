@@ -12,8 +12,8 @@ import math
 import os
 import select
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, TypeVar
 
 import trio
 
@@ -23,6 +23,18 @@ from arena.errors import BotCrashed, BotFault, BotIllegal, BotMalformed, BotTime
 _READ = 65536
 _IN = select.POLLIN | select.POLLPRI
 _OUT = select.POLLOUT
+
+T = TypeVar("T")
+
+Wait = tuple[int, int, float, float | None, Callable[[], None] | None]
+"""What steps wait for: a descriptor, the poll events (in or out), the deadline, and
+optionally a time and a function for the driver to call once at that time if the wait
+still goes on (all times `time.perf_counter()` times)."""
+
+Steps = Generator[Wait, float | None, T]
+"""A blocking exchange with bots as a generator: it yields each `Wait`, and is sent the
+time the descriptor was found ready, or None once the deadline has passed; it returns
+its result. A driver can so run many games' steps in one thread."""
 
 
 class Stopped(Exception):
@@ -66,9 +78,11 @@ class Connection:
         self._stream = stream
         self._decoder = protocol.FrameDecoder(max_frame)
         self._eof = False
-        self._poller = select.poll()
-        self._poller_key: tuple[int, int] | None = None
-        """The (read, stop) descriptors `_poller` waits on in `exchange_blocking`."""
+        self._look: select.poll | None = None
+        self._look_fd = -1
+        """A poll of the bot's output alone, for the look before each act."""
+        self.received_at = 0.0
+        """When the last bytes of the latest answer of `exchange_steps` were seen."""
         self.last_bytes = b""
         """The last bytes received (up to 64), for fault reports."""
 
@@ -100,7 +114,7 @@ class Connection:
         """Send `message` and receive the answer, under the caller's cancel scope.
 
         Raises BotMalformed, before sending, if the bot has sent anything since its
-        last answer (SPEC §4.1), as `exchange_blocking` does."""
+        last answer (SPEC §4.1), as `exchange_steps` does."""
         fds = self.pipe_fds()
         if fds is not None:
             self._read_waiting(fds[1], what)  # no trio task reads it now: it is ours
@@ -154,99 +168,78 @@ class Connection:
         except trio.ClosedResourceError:
             return None
 
-    def send_blocking(self, message: dict[str, Any], deadline: float, stop_fd: int) -> None:
-        """`send`, from a thread, with blocking waits (see `exchange_blocking`)."""
+    def send_steps(self, message: dict[str, Any], deadline: float) -> Steps[None]:
+        """`send` as steps for a driver (see `Steps`): by `deadline`, a
+        `time.perf_counter()` time, or BotTimeout; BotCrashed if the pipe is closed."""
         fds = self.pipe_fds()
         assert fds is not None
         late = f"did not read its {message.get('type')} message in time"
-        self._write(protocol.encode_frame(message), fds[0], deadline, stop_fd, late, message)
+        yield from _write_steps(protocol.encode_frame(message), fds[0], deadline, late, message)
 
-    def exchange_blocking(
+    def exchange_steps(
         self,
         message: dict[str, Any],
         what: str,
         deadline: float,
-        stop_fd: int,
         slow: tuple[float, Callable[[], None]] | None = None,
-    ) -> dict[str, Any]:
-        """`exchange`, from a thread, with blocking waits: send `message` and receive the
-        answer by `deadline` (a `time.perf_counter()` time). Only for a connection with
-        `pipe_fds()`, while no trio task uses it.
+    ) -> Steps[dict[str, Any]]:
+        """`exchange` as steps for a driver (see `Steps`): send `message` and receive
+        the answer by `deadline` (a `time.perf_counter()` time). Only for a connection
+        with `pipe_fds()`, while no trio task uses it.
 
         Raises the same faults, with the same messages, as `exchange` under a cancel
-        scope with that deadline (BotTimeout "no {what} in time"), and `Stopped` as soon
-        as `stop_fd` becomes readable. With `slow` (seconds, then a function), the
-        function is called once if no answer has come after that many seconds.
+        scope with that deadline (BotTimeout "no {what} in time"). With `slow` (a
+        `perf_counter` time, then a function), the driver calls the function once if
+        no answer has come by then. `received_at` is then the time the answer's last
+        bytes were seen.
         """
         fds = self.pipe_fds()
         assert fds is not None
         write_fd, read_fd = fds
-        # One poller serves every exchange of a game (the same pipe and stop_fd).
-        key = (read_fd, stop_fd)
-        if self._poller_key != key:
-            self._poller = select.poll()
-            self._poller.register(read_fd, _IN)
-            self._poller.register(stop_fd, _IN)
-            self._poller_key = key
-        poll = self._poller.poll
         decoder = self._decoder
         frame = protocol.encode_frame(message)
         # Nothing may have come since the last answer (SPEC §4.1): a bot that wrote its
         # answer before it was asked (its request_id is easy to foresee) would have it
         # taken in no time at all. The frame is made first, so that no more than the
-        # call to write comes between this look and the act.
-        if decoder.pending or decoder.partial or poll(0):
-            self._refuse_unasked(read_fd, stop_fd, what)
+        # call to write comes between this look (one poll that finds nothing) and the act.
+        look = self._look
+        if look is None or self._look_fd != read_fd:
+            look = self._look = select.poll()
+            look.register(read_fd, _IN)
+            self._look_fd = read_fd
+        if look.poll(0):
+            self._read_waiting(read_fd, what)
+        self._refuse_buffered(what)
         late = f"no {what} in time"
-        self._write(frame, write_fd, deadline, stop_fd, late, message)
-        if (reply := self._take(what)) is not None:
-            return reply
-        then = None
+        try:
+            written = os.write(write_fd, frame)
+        except BlockingIOError:
+            written = 0
+        except OSError as err:
+            raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+        if written < len(frame):  # nearly never: a frame fits in the pipe
+            yield from _write_steps(frame[written:], write_fd, deadline, late, message)
+        wait: Wait = (read_fd, _IN, deadline, None, None)
         if slow is not None:
-            after, then = slow
-            wake = time.perf_counter() + after
-        else:
-            wake = deadline
-        # The common case, a quick answer, costs one poll and one read. Each wait lasts
-        # until `wake` (the slow mark, then the deadline), rounded up to a whole ms.
-        while True:
-            now = time.perf_counter()
-            if now >= deadline:
+            wait = (read_fd, _IN, deadline, *slow)
+        # The common case, a quick answer, costs one wait and one read.
+        while (reply := self._take(what)) is None:
+            seen = yield wait
+            if seen is None:
                 raise BotTimeout(late)
-            if now >= wake:
-                assert then is not None
-                then()
-                then = None
-                wake = deadline
-            events = poll(math.ceil((min(wake, deadline) - now) * 1000))
-            if not events:
-                continue
-            for fd, _ in events:
-                if fd == stop_fd:
-                    raise Stopped
             try:
                 data = os.read(read_fd, _READ)
             except BlockingIOError:
                 continue
             except OSError as err:
                 raise BotCrashed(f"pipe broken while waiting for {what}") from err
+            self.received_at = seen
             if not data:
                 self._eof = True
             else:
                 self.last_bytes = data[:64]
                 decoder.feed(data)
-            if (reply := self._take(what)) is not None:
-                return reply
-
-    def _refuse_unasked(self, read_fd: int, stop_fd: int, what: str) -> None:
-        """Raise BotMalformed if the bot has sent bytes since its last answer (or
-        Stopped); a closed output is only noted, to be reported as the crash it is."""
-        events = self._poller.poll(0)
-        if any(fd == stop_fd for fd, _ in events):
-            raise Stopped
-        if events:
-            self._read_waiting(read_fd, what)
-        self._refuse_buffered(what)
+        return reply
 
     def _read_waiting(self, read_fd: int, what: str) -> None:
         """Take what the bot's output holds now, without waiting for more (EOF is only
@@ -281,35 +274,6 @@ class Connection:
                 detail=self.last_bytes,
             )
 
-    @staticmethod
-    def _write(
-        frame: bytes,
-        write_fd: int,
-        deadline: float,
-        stop_fd: int,
-        late: str,
-        message: dict[str, Any],
-    ) -> None:
-        """Write all of `frame`, waiting while the pipe is full (see `_wait`)."""
-        view = memoryview(frame)
-        poller = None
-        while True:
-            try:
-                written = os.write(write_fd, view)
-            except BlockingIOError:
-                pass
-            except OSError as err:
-                raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
-            else:
-                if written == len(view):
-                    return  # nearly always at the first write: a frame fits in the pipe
-                view = view[written:]
-            if poller is None:
-                poller = select.poll()
-                poller.register(write_fd, _OUT)
-                poller.register(stop_fd, _IN)
-            _wait(poller, deadline, stop_fd, late)
-
     def held(self) -> bytes:
         """The bytes received from the bot but not taken as a message, as far as they
         were kept (the last read's first bytes), or b"": what a bot wrote after its last
@@ -327,16 +291,56 @@ class Connection:
             await self._stream.aclose()
 
 
-def _wait(poller: select.poll, deadline: float, stop_fd: int, late: str) -> None:
-    """Block until `poller` has an event (not only on `stop_fd`); at `deadline` raise
-    BotTimeout(late); raise Stopped if `stop_fd` is readable."""
+def _write_steps(
+    frame: bytes, write_fd: int, deadline: float, late: str, message: dict[str, Any]
+) -> Steps[None]:
+    """Write all of `frame`, waiting while the pipe is full; BotTimeout(late) at
+    `deadline`, BotCrashed if the reader has gone."""
+    view = memoryview(frame)
     while True:
-        left = deadline - time.perf_counter()
-        if left <= 0:
+        try:
+            written = os.write(write_fd, view)
+        except BlockingIOError:
+            pass
+        except OSError as err:
+            raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+        else:
+            if written == len(view):
+                return  # nearly always at the first write: a frame fits in the pipe
+            view = view[written:]
+        if (yield (write_fd, _OUT, deadline, None, None)) is None:
             raise BotTimeout(late)
-        events = poller.poll(math.ceil(left * 1000))
-        for fd, _ in events:
-            if fd == stop_fd:
-                raise Stopped
-        if events:
-            return
+
+
+def drive(steps: Steps[T], stop_fd: int) -> T:
+    """Run `steps` alone in this thread, with blocking waits; raise `Stopped` as soon as
+    `stop_fd` becomes readable. (The referee drives many games' steps at once in one
+    thread, `arena.referee._driver`; this is the same for one, as tests use it.)"""
+    try:
+        wait = next(steps)
+        while True:
+            fd, events, deadline, slow_at, slow = wait
+            poller = select.poll()
+            poller.register(fd, events)
+            poller.register(stop_fd, _IN)
+            while True:
+                now = time.perf_counter()
+                if now >= deadline:
+                    seen = None
+                    break
+                if slow_at is not None and now >= slow_at:
+                    assert slow is not None
+                    slow()
+                    slow_at = None
+                wake = deadline if slow_at is None else min(slow_at, deadline)
+                ready = poller.poll(math.ceil((wake - now) * 1000))
+                if any(fd == stop_fd for fd, _ in ready):
+                    raise Stopped
+                if ready:
+                    seen = time.perf_counter()
+                    break
+            wait = steps.send(seen)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    finally:
+        steps.close()

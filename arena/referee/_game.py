@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
-import os
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
 import protocol
 from arena import __version__
 from arena.errors import BotCrashed, BotFault, BotTimeout
-from arena.referee import _wire
+from arena.referee import _driver, _wire
 from arena.referee._clocks import BANK_CAP_MS, Clocks
-from arena.referee._connection import Stopped, fault_from_protocol
+from arena.referee._connection import Steps, fault_from_protocol
 from arena.referee._session import BotSession
 from arena.rules import Cause, Game, GameConfig, Outcome
-
-if TYPE_CHECKING:
-    import outcome  # trio's own
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,9 +64,6 @@ a quick answer costs no signals (a stop and a go cost the referee some 11 us, a 
 of a decision), and no bot computes more than this on another's time. Not less: a
 wait shorter than the kernel's tick costs the referee more (measured with
 bench/referee.py: 1 ms added 13 us a decision, 3 ms 3 us, 5 ms nothing)."""
-
-_STOPPED = object()
-"""What the blocking driver returns when the trio side stopped it."""
 
 
 def _system_clock() -> bool:
@@ -124,9 +116,9 @@ class _Runner:
         self.decisions = 0
         self.waiting_for: int | None = None
         self._started = 0
-        """Seats sent their game_start (or left at once), in the blocking driver."""
+        """Seats sent their game_start (or left at once), in the driver's steps."""
         self._ended = 0
-        """Seats sent their game_over (or skipped), in the blocking driver."""
+        """Seats sent their game_over (or skipped), in the driver's steps."""
         self.event_dicts: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = [
             {
@@ -191,7 +183,7 @@ class _Runner:
 
     async def run(self) -> None:
         if self._blocking_ok():
-            while (fault := await self._in_thread()) is not None:
+            while (fault := await _driver.run(self._steps())) is not None:
                 await self._fault(*fault)
         else:
             await self._run_trio()
@@ -351,13 +343,9 @@ class _Runner:
         scope.deadline = math.inf
         self.waiting_for = None
 
-    # A game between bot processes is played in a worker thread with blocking pipe I/O:
-    # a decision then costs little more than the bare round trip, where trio's run loop,
-    # cancel scopes and stream wrappers cost several times that. trio keeps running
-    # meanwhile (stderr drains, the other games of this process, signals). The thread
-    # hands every fault back to trio (which kills the bot) and goes on where it stopped.
-    # Cancelling the game wakes the thread through a pipe and waits for it, so no
-    # thread ever touches a bot's pipes after the game has let go of them.
+    # A game between bot processes is played by the driver's thread with blocking
+    # waits on their pipes (arena.referee._driver), as steps that hand every fault back
+    # here (the bot is killed from trio) and go on where they stopped.
 
     def _blocking_ok(self) -> bool:
         """True if every seat still in play is a bot process and time is real."""
@@ -367,93 +355,54 @@ class _Runner:
             session.broken or session.connection.pipe_fds() is not None for session in self.seats
         )
 
-    @trio.lowlevel.enable_ki_protection
-    async def _in_thread(self) -> tuple[int, BotFault] | None:
-        """Go on with the game in a thread until it is over (None) or a bot faults.
-
-        The thread comes from trio's thread cache and hands its result back through the
-        trio token; a cancel wakes it through a pipe and waits for it. (The same as
-        `trio.to_thread.run_sync` with a wake-up on cancel, at a third of the cost per
-        game: no nursery, no task to write the pipe.)
-
-        Protected from KeyboardInterrupt, as trio's own thread calls are: raised between
-        the thread's start and the wait for it, it left the thread to reschedule a task
-        that had moved on (trio's internal error, or a hang). Ctrl-C reaches this task
-        as a cancellation instead.
-        """
-        stop_read, stop_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            task = trio.lowlevel.current_task()
-            token = trio.lowlevel.current_trio_token()
-
-            def deliver(result: outcome.Outcome[object]) -> None:
-                token.run_sync_soon(trio.lowlevel.reschedule, task, result)
-
-            def abort(_: object) -> trio.lowlevel.Abort:
-                os.write(stop_write, b"x")  # the thread stops and delivers _STOPPED
-                return trio.lowlevel.Abort.FAILED
-
-            trio.lowlevel.start_thread_soon(
-                functools.partial(self._play_blocking, stop_read), deliver, name="arena game"
-            )
-            result = await trio.lowlevel.wait_task_rescheduled(abort)
-        finally:
-            os.close(stop_read)
-            os.close(stop_write)
-        if result is _STOPPED:
-            await trio.lowlevel.checkpoint()  # raises the Cancelled that stopped it
-            raise AssertionError("the game's thread stopped, but nothing cancelled it")
-        return result  # type: ignore[no-any-return]
-
-    def _play_blocking(self, stop_fd: int) -> tuple[int, BotFault] | object | None:
-        """The game from where it stands, with blocking I/O (in a worker thread): returns
-        None when it is over, the first fault for the trio side to handle, or _STOPPED."""
+    def _steps(self) -> Steps[tuple[int, BotFault] | None]:
+        """The game from where it stands, as steps for the driver: returns None when it
+        is over, or the first fault for the trio side to handle."""
         clocks = self.clocks
         game = self.game
         seats = self.seats
         limit = (clocks.decision_ms + clocks.grace_ms) / 1000
-        try:
-            while self._started < len(seats):
-                seat = self._started
-                self._started += 1
-                session = seats[seat]
-                if session.broken:
-                    assert session.fault is not None
-                    return seat, session.fault
-                session.games += 1
-                deadline = time.perf_counter() + limit
-                try:
-                    session.connection.send_blocking(self._game_start(seat), deadline, stop_fd)
-                except BotFault as fault:
-                    return seat, fault
-            grace = clocks.grace_ms
-            while (mover := game.to_move) is not None:
-                request = self._request(mover)
-                session = seats[mover]
-                session.resume()
-                start = time.perf_counter()
-                deadline = start + (request["clock"]["decision_ms"] + grace) / 1000
-                try:
-                    reply = session.connection.exchange_blocking(
-                        request, "action", deadline, stop_fd, slow=(SLOW_S, self._pause_others)
-                    )
-                    self._accept(mover, request, reply, (time.perf_counter() - start) * 1000)
-                except BotFault as fault:
-                    return mover, fault
-            while self._ended < len(seats):
-                seat = self._ended
-                self._ended += 1
-                session = seats[seat]
-                if session.broken:
-                    continue
-                session.resume()  # stopped since another seat's decision: it must read this
-                deadline = time.perf_counter() + limit
-                try:
-                    session.connection.send_blocking(self._game_over(seat), deadline, stop_fd)
-                except BotFault as fault:
-                    return seat, fault
-        except Stopped:
-            return _STOPPED
+        while self._started < len(seats):
+            seat = self._started
+            self._started += 1
+            session = seats[seat]
+            if session.broken:
+                assert session.fault is not None
+                return seat, session.fault
+            session.games += 1
+            deadline = time.perf_counter() + limit
+            try:
+                yield from session.connection.send_steps(self._game_start(seat), deadline)
+            except BotFault as fault:
+                return seat, fault
+        grace = clocks.grace_ms
+        pause_others = self._pause_others
+        while (mover := game.to_move) is not None:
+            request = self._request(mover)
+            session = seats[mover]
+            session.resume()
+            connection = session.connection
+            start = time.perf_counter()
+            deadline = start + (request["clock"]["decision_ms"] + grace) / 1000
+            try:
+                reply = yield from connection.exchange_steps(
+                    request, "action", deadline, (start + SLOW_S, pause_others)
+                )
+                self._accept(mover, request, reply, (connection.received_at - start) * 1000)
+            except BotFault as fault:
+                return mover, fault
+        while self._ended < len(seats):
+            seat = self._ended
+            self._ended += 1
+            session = seats[seat]
+            if session.broken:
+                continue
+            session.resume()  # stopped since another seat's decision: it must read this
+            deadline = time.perf_counter() + limit
+            try:
+                yield from session.connection.send_steps(self._game_over(seat), deadline)
+            except BotFault as fault:
+                return seat, fault
         return None
 
     def result(self) -> GameResult:

@@ -1,5 +1,6 @@
-"""`Connection`'s blocking exchange (the referee's path for bot processes) over real
-pipes: the same faults, with the same messages, as the trio path; stopping at once."""
+"""`Connection`'s exchange steps (the referee's path for bot processes), driven alone
+over real pipes: the same faults, with the same messages, as the trio path; stopping
+at once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import trio.testing
 
 import protocol
 from arena.errors import BotCrashed, BotMalformed, BotTimeout
-from arena.referee._connection import Connection, Stopped
+from arena.referee._connection import Connection, Stopped, drive
 
 
 class Pipes:
@@ -94,7 +95,7 @@ def soon(seconds: float = 0.2) -> float:
 async def test_an_answer_comes_back(pipes: Pipes) -> None:
     assert pipes.connection.pipe_fds() is not None
     with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0})) as read:
-        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        reply = drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     assert reply == {"type": "action", "request_id": 1, "choice": 0}
     assert read == [ACT]
 
@@ -102,7 +103,7 @@ async def test_an_answer_comes_back(pipes: Pipes) -> None:
 async def test_an_answer_in_pieces_is_put_together(pipes: Pipes) -> None:
     data = frame({"type": "action", "request_id": 1, "choice": 2})
     with pipes.bot(data[:3], data[3:7], data[7:], delay=0.02):
-        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        reply = drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     assert reply["choice"] == 2
 
 
@@ -112,26 +113,26 @@ async def test_half_an_answer_by_the_deadline_is_a_timeout(pipes: Pipes) -> None
         pipes.bot(data[:3], data[3:7]),
         pytest.raises(BotTimeout, match=r"^no action in time$"),
     ):
-        pipes.connection.exchange_blocking(ACT, "action", soon(0.2), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(0.2)), pipes.stop_read)
 
 
 async def test_no_answer_by_the_deadline_is_a_timeout(pipes: Pipes) -> None:
     with pytest.raises(BotTimeout, match=r"^no action in time$"):
-        pipes.connection.exchange_blocking(ACT, "action", soon(0.1), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(0.1)), pipes.stop_read)
 
 
 async def test_a_bot_that_stops_reading_times_out_while_sending(pipes: Pipes) -> None:
     big = {"type": "game_over", "events": ["x" * 1000] * 300}  # more than a pipe holds
     with pytest.raises(BotTimeout, match=r"^did not read its game_over message in time$"):
-        pipes.connection.send_blocking(big, soon(0.1), pipes.stop_read)
+        drive(pipes.connection.send_steps(big, soon(0.1)), pipes.stop_read)
     with pytest.raises(BotTimeout, match=r"^no action in time$"):
-        pipes.connection.exchange_blocking(big, "action", soon(0.1), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(big, "action", soon(0.1)), pipes.stop_read)
 
 
 async def test_a_closed_input_is_a_crash(pipes: Pipes) -> None:
     os.close(pipes.to_bot_read)
     with pytest.raises(BotCrashed, match=r"^pipe closed while sending act$"):
-        pipes.connection.exchange_blocking(ACT, "action", soon(), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon()), pipes.stop_read)
 
 
 async def test_a_closed_output_is_a_crash(pipes: Pipes) -> None:
@@ -142,7 +143,7 @@ async def test_a_closed_output_is_a_crash(pipes: Pipes) -> None:
             match=r"^closed its output while the referee waited for action \(in the middle",
         ),
     ):
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
 
 
 async def test_an_output_closed_before_the_act_is_a_crash_not_an_early_answer(
@@ -150,12 +151,12 @@ async def test_an_output_closed_before_the_act_is_a_crash_not_an_early_answer(
 ) -> None:
     os.close(pipes.from_bot_write)
     with pytest.raises(BotCrashed, match=r"^closed its output while the referee waited"):
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
 
 
 async def test_bad_bytes_are_malformed_with_the_bytes(pipes: Pipes) -> None:
     with pipes.bot(b"\x00\x00\x00\x02\xc1\xc1"), pytest.raises(BotMalformed) as caught:
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     assert str(caught.value).startswith("action: ")
     assert caught.value.detail == b"\x00\x00\x00\x02\xc1\xc1"
 
@@ -167,7 +168,7 @@ async def test_bad_bytes_are_malformed_with_the_bytes(pipes: Pipes) -> None:
 
 async def test_text_printed_as_the_answer_is_named_as_text_on_stdout(pipes: Pipes) -> None:
     with pipes.bot(b"thinking 42\n"), pytest.raises(BotMalformed) as caught:
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     message = str(caught.value)
     assert message.startswith("action: frame of 1952999790 bytes exceeds the limit")
     assert "the text 'thin': the bot wrote text to stdout" in message
@@ -177,7 +178,7 @@ async def test_text_printed_as_the_answer_is_named_as_text_on_stdout(pipes: Pipe
 async def test_text_printed_before_the_act_is_named_as_text_on_stdout(pipes: Pipes) -> None:
     pipes.answer(b"new game\n")
     with pytest.raises(BotMalformed) as caught:
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     message = str(caught.value)
     assert "the text 'new ': the bot wrote text to stdout" in message
     assert "a frame sent" not in message
@@ -185,7 +186,7 @@ async def test_text_printed_before_the_act_is_named_as_text_on_stdout(pipes: Pip
 
 async def test_a_huge_length_that_is_no_text_is_not_called_text(pipes: Pipes) -> None:
     with pipes.bot(b"\xff\xff\xff\xf0" + b"x" * 10), pytest.raises(BotMalformed) as caught:
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     assert "exceeds the limit" in str(caught.value)
     assert "text" not in str(caught.value)
 
@@ -201,7 +202,7 @@ async def test_an_answer_written_before_the_act_is_malformed(pipes: Pipes) -> No
     with pytest.raises(
         BotMalformed, match=r"^action: a frame sent before it was asked for"
     ) as caught:
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     assert caught.value.detail == early
     os.set_blocking(pipes.to_bot_read, False)
     with pytest.raises(BlockingIOError):  # the act was never sent
@@ -215,11 +216,12 @@ async def test_a_second_answer_sent_with_the_first_is_malformed_at_the_next_act(
         {"type": "action", "request_id": 2, "choice": 0}
     )
     with pipes.bot(both):
-        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        reply = drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     assert reply["request_id"] == 1
     with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
-        pipes.connection.exchange_blocking(
-            {"type": "act", "request_id": 2}, "action", soon(5), pipes.stop_read
+        drive(
+            pipes.connection.exchange_steps({"type": "act", "request_id": 2}, "action", soon(5)),
+            pipes.stop_read,
         )
 
 
@@ -228,10 +230,11 @@ async def test_part_of_a_frame_left_after_an_answer_is_malformed_at_the_next_act
 ) -> None:
     extra = frame({"type": "action", "request_id": 2, "choice": 0})[:5]
     with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0}) + extra):
-        pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
     with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
-        pipes.connection.exchange_blocking(
-            {"type": "act", "request_id": 2}, "action", soon(5), pipes.stop_read
+        drive(
+            pipes.connection.exchange_steps({"type": "act", "request_id": 2}, "action", soon(5)),
+            pipes.stop_read,
         )
 
 
@@ -239,10 +242,10 @@ async def test_a_stop_wakes_the_wait_at_once(pipes: Pipes) -> None:
     os.write(pipes.stop_write, b"x")
     start = time.perf_counter()
     with pytest.raises(Stopped):
-        pipes.connection.exchange_blocking(ACT, "action", soon(30), pipes.stop_read)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(30)), pipes.stop_read)
     big = {"type": "game_over", "events": ["x" * 1000] * 300}
     with pytest.raises(Stopped):
-        pipes.connection.send_blocking(big, soon(30), pipes.stop_read)
+        drive(pipes.connection.send_steps(big, soon(30)), pipes.stop_read)
     assert time.perf_counter() - start < 10
 
 
@@ -257,9 +260,11 @@ async def test_other_streams_have_no_pipes() -> None:
 
 async def test_a_quick_answer_never_calls_the_slow_hook(pipes: Pipes) -> None:
     calls: list[float] = []
-    slow = (0.5, lambda: calls.append(time.perf_counter()))
+    slow = (soon(0.5), lambda: calls.append(time.perf_counter()))
     with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0})):
-        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read, slow)
+        reply = drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), slow), pipes.stop_read
+        )
     assert reply["choice"] == 0
     assert calls == []
 
@@ -272,8 +277,10 @@ async def test_a_slow_answer_calls_the_hook_once_and_still_counts(pipes: Pipes) 
     )
     answer.start()
     try:
-        slow = (0.03, lambda: calls.append(time.perf_counter()))
-        reply = pipes.connection.exchange_blocking(ACT, "action", soon(5), pipes.stop_read, slow)
+        slow = (soon(0.03), lambda: calls.append(time.perf_counter()))
+        reply = drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), slow), pipes.stop_read
+        )
     finally:
         answer.join()
     assert reply["choice"] == 3
@@ -284,9 +291,9 @@ async def test_a_slow_answer_calls_the_hook_once_and_still_counts(pipes: Pipes) 
 async def test_a_slow_mark_after_the_deadline_is_still_a_timeout(pipes: Pipes) -> None:
     calls: list[float] = []
     start = time.perf_counter()
-    slow = (10.0, lambda: calls.append(time.perf_counter()))
+    slow = (soon(10.0), lambda: calls.append(time.perf_counter()))
     with pytest.raises(BotTimeout, match=r"^no action in time$"):
-        pipes.connection.exchange_blocking(ACT, "action", soon(0.1), pipes.stop_read, slow)
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(0.1), slow), pipes.stop_read)
     assert time.perf_counter() - start < 5
     assert calls == []
 
@@ -296,9 +303,9 @@ async def test_a_stop_after_the_slow_mark_wakes_the_wait(pipes: Pipes) -> None:
     stop = threading.Timer(0.1, os.write, [pipes.stop_write, b"x"])
     stop.start()
     try:
-        slow = (0.02, lambda: calls.append(time.perf_counter()))
+        slow = (soon(0.02), lambda: calls.append(time.perf_counter()))
         with pytest.raises(Stopped):
-            pipes.connection.exchange_blocking(ACT, "action", soon(30), pipes.stop_read, slow)
+            drive(pipes.connection.exchange_steps(ACT, "action", soon(30), slow), pipes.stop_read)
     finally:
         stop.join()
     assert len(calls) == 1

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -231,23 +233,24 @@ async def test_blocking_and_trio_drivers_judge_alike(
         assert bad_faults(blocking) == ["timeout", "timeout"]
 
 
-async def test_cancelling_a_game_stops_its_thread_at_once(
+async def test_cancelling_a_game_has_the_driver_drop_it_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A game waiting on a bot with a minute to think is cancelled within moments, its
-    thread has returned before the game lets go of the bots, and every process is gone."""
+    """A game waiting on a bot with a minute to think is cancelled within moments, the
+    driver has dropped its steps before the game lets go of the bots, and every process
+    is gone."""
     clocks = Clocks(decision_ms=60_000, exit_grace_ms=300, kill_grace_ms=200)
     threads: list[threading.Event] = []
-    real = _game._Runner._play_blocking
+    real = _game._Runner._steps
 
-    def spy(self: _game._Runner, stop_fd: int) -> object:
+    def spy(self: _game._Runner) -> Generator[Any, Any, Any]:
         threads.append(threading.Event())
         try:
-            return real(self, stop_fd)
+            return (yield from real(self))
         finally:
             threads[-1].set()
 
-    monkeypatch.setattr(_game._Runner, "_play_blocking", spy)
+    monkeypatch.setattr(_game._Runner, "_steps", spy)
     start = trio.current_time()
     with trio.move_on_after(1.0) as scope:
         await play(tmp_path, "hang", clocks=clocks, games=1)

@@ -1,0 +1,211 @@
+"""The driver: one thread that takes many games' steps on (arena.referee._driver), with
+real pipes and real time. Each test's steps stand for a game: they yield what they
+wait for and are sent when it came (or None at the deadline)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import trio
+
+from arena.referee import _driver
+from arena.referee._connection import Steps
+
+IN = select.POLLIN
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read, write = os.pipe2(os.O_NONBLOCK)
+    yield read, write
+    for fd in (read, write):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def reader(fd: int, deadline: float, got: list[float | None]) -> Steps[bytes | None]:
+    """Wait once for `fd`; note what the driver sent, and return what was there."""
+    seen = yield (fd, IN, deadline, None, None)
+    got.append(seen)
+    return None if seen is None else os.read(fd, 100)
+
+
+async def test_an_answer_comes_back_with_the_time_it_was_seen(pipe: tuple[int, int]) -> None:
+    read, write = pipe
+    got: list[float | None] = []
+    threading.Timer(0.05, os.write, [write, b"hi"]).start()
+    before = time.perf_counter()
+    assert await _driver.run(reader(read, before + 5, got)) == b"hi"
+    seen = got[0]
+    assert seen is not None
+    assert before + 0.04 <= seen <= time.perf_counter()
+
+
+async def test_no_answer_by_the_deadline_is_sent_none(pipe: tuple[int, int]) -> None:
+    got: list[float | None] = []
+    start = time.perf_counter()
+    assert await _driver.run(reader(pipe[0], start + 0.1, got)) is None
+    assert got == [None]
+    assert 0.09 <= time.perf_counter() - start < 5
+
+
+async def test_several_games_wait_at_once_and_each_gets_its_own_answer() -> None:
+    pipes = [os.pipe2(os.O_NONBLOCK) for _ in range(4)]
+    results: dict[int, bytes | None] = {}
+    try:
+
+        async def game(i: int) -> None:
+            results[i] = await _driver.run(reader(pipes[i][0], time.perf_counter() + 5, []))
+
+        async with trio.open_nursery() as nursery:
+            for i in range(4):
+                nursery.start_soon(game, i)
+            await trio.sleep(0.05)
+            for i in reversed(range(4)):  # the last to start answers first
+                os.write(pipes[i][1], f"game {i}".encode())
+                await trio.sleep(0.01)
+    finally:
+        for pair in pipes:
+            for fd in pair:
+                os.close(fd)
+    assert results == {i: f"game {i}".encode() for i in range(4)}
+
+
+async def test_an_answer_there_at_the_deadline_is_taken_after_a_busy_step(
+    pipe: tuple[int, int],
+) -> None:
+    """Another game's step holds the thread past this game's deadline; its answer came
+    in time, and the driver hands it over (with the time it saw it: the steps judge
+    lateness) rather than calling the wait over."""
+    read, write = pipe
+    busy_read, busy_write = os.pipe2(os.O_NONBLOCK)
+    got: list[float | None] = []
+
+    def busy() -> Steps[None]:
+        yield (busy_read, IN, time.perf_counter() + 5, None, None)
+        time.sleep(0.4)  # the referee busy with this game
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_driver.run, busy())
+            await trio.sleep(0.05)
+            os.write(busy_write, b"x")  # its step, 0.4 s long, starts now
+            await trio.sleep(0.05)
+            os.write(write, b"on time")
+            answer = await _driver.run(reader(read, time.perf_counter() + 0.1, got))
+    finally:
+        os.close(busy_read)
+        os.close(busy_write)
+    assert answer == b"on time"
+    assert got[0] is not None
+
+
+async def test_the_slow_hook_is_called_once_at_its_mark(pipe: tuple[int, int]) -> None:
+    read, write = pipe
+    calls: list[float] = []
+    start = time.perf_counter()
+
+    def steps() -> Steps[float | None]:
+        return (
+            yield (read, IN, start + 5, start + 0.05, lambda: calls.append(time.perf_counter()))
+        )
+
+    threading.Timer(0.2, os.write, [write, b"x"]).start()
+    assert await _driver.run(steps()) is not None
+    assert len(calls) == 1
+    assert calls[0] - start >= 0.05
+
+
+async def test_a_cancel_closes_the_steps_before_the_game_goes_on(pipe: tuple[int, int]) -> None:
+    closed = threading.Event()
+
+    def steps() -> Steps[None]:
+        try:
+            yield (pipe[0], IN, time.perf_counter() + 60, None, None)
+        finally:
+            closed.set()
+
+    start = time.perf_counter()
+    with trio.move_on_after(0.1) as scope:
+        await _driver.run(steps())
+    assert scope.cancelled_caught
+    assert closed.is_set()
+    assert time.perf_counter() - start < 5
+
+
+async def test_a_defect_in_the_steps_is_raised_in_the_game_and_others_go_on(
+    pipe: tuple[int, int],
+) -> None:
+    read, write = pipe
+
+    def broken() -> Steps[None]:
+        yield (read, IN, time.perf_counter() + 5, None, None)
+        raise ZeroDivisionError("a defect")
+
+    def fine(fd: int) -> Steps[bytes]:
+        yield (fd, IN, time.perf_counter() + 5, None, None)
+        return os.read(fd, 10)
+
+    other_read, other_write = os.pipe2(os.O_NONBLOCK)
+    try:
+        os.write(write, b"x")
+        with pytest.raises(ZeroDivisionError, match="a defect"):
+            await _driver.run(broken())
+        os.write(other_write, b"ok")
+        assert await _driver.run(fine(other_read)) == b"ok"
+    finally:
+        os.close(other_read)
+        os.close(other_write)
+
+
+async def test_a_raising_slow_hook_is_raised_in_the_game(pipe: tuple[int, int]) -> None:
+    def hook() -> None:
+        raise ValueError("hook")
+
+    def steps() -> Steps[None]:
+        now = time.perf_counter()
+        yield (pipe[0], IN, now + 5, now + 0.01, hook)
+
+    with pytest.raises(ValueError, match="hook"):
+        await _driver.run(steps())
+
+
+async def test_steps_that_wait_for_nothing_return_at_once() -> None:
+    def steps() -> Steps[int]:
+        return 7
+        yield  # a generator all the same
+
+    assert await _driver.run(steps()) == 7
+
+
+async def test_a_defect_in_the_driver_fails_the_games_in_hand_and_it_starts_again(
+    pipe: tuple[int, int],
+) -> None:
+    """A wait the driver cannot register (no such descriptor) breaks its loop: the game
+    waiting meanwhile hears of it too, rather than hanging, and the next game is played
+    by a new loop."""
+    read, write = pipe
+    errors: list[BaseException] = []
+
+    async def game(steps: Steps[object]) -> None:
+        try:
+            await _driver.run(steps)
+        except ValueError as err:
+            errors.append(err)
+
+    def bad() -> Steps[None]:
+        yield (-5, IN, time.perf_counter() + 5, None, None)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(game, reader(read, time.perf_counter() + 30, []))
+        await trio.sleep(0.05)
+        nursery.start_soon(game, bad())
+    assert len(errors) == 2
+    os.write(write, b"again")
+    assert await _driver.run(reader(read, time.perf_counter() + 5, [])) == b"again"
