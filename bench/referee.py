@@ -3,7 +3,9 @@
 1. floor: trio writes a recorded `act` frame to a Python bot process over a pipe and
    reads its `action` frame, again and again (no referee, no rules): round trips/s.
 2. referee: 4-seat games between the same instant Python bots, through the whole
-   referee (rules, observations, clocks, validation): decisions/s, and its ratio to 1.
+   referee (rules, observations, clocks, validation): decisions/s, and its ratio to 1;
+   its CPU per decision against a blocking round trip's; and the same with two games
+   at once in one process, as a league worker plays them.
 3. games/s with bot processes reused across games against a fresh process per game.
 
 With --one-cpu the whole run (this process and every bot it starts) is pinned to one
@@ -24,7 +26,7 @@ import trio
 import protocol
 from arena.bots import BotSpec
 from arena.match import run_match
-from arena.referee import Clocks, RunSettings, open_pools, play_game
+from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_game
 from arena.rules import GameConfig
 
 from instant_bot import SOURCE as BOT
@@ -115,25 +117,35 @@ def blocking_floor(
     return count / elapsed, cpu / count
 
 
-async def decisions_per_second(seconds: float) -> tuple[float, float]:
-    """Decisions/s of 4-seat games between 4 instant bots, their start-up excluded."""
+async def decisions_per_second(seconds: float, at_once: int = 1) -> tuple[float, float]:
+    """Decisions/s of 4-seat games between instant bots, their start-up excluded, and
+    this process's CPU seconds per decision; with `at_once` games at a time in this
+    process (each between 4 bots of its own), as a league worker plays them."""
     settings = RunSettings(clocks=Clocks(decision_ms=5000))
-    async with open_pools([bot(f"b{i}") for i in range(4)], settings) as by_name:
+    specs = [bot(f"b{i}") for i in range(4 * at_once)]
+    async with open_pools(specs, settings) as by_name:
         pools = list(by_name.values())
         sessions = [await pool.acquire() for pool in pools]
-        decisions = games = 0
+        counts = [0, 0]  # decisions, games
         start = time.perf_counter()
         cpu = time.process_time()
-        while time.perf_counter() - start < seconds:
-            result = await play_game(sessions, GameConfig(players=4), games, clocks=settings.clocks)
-            assert not result.faults
-            decisions += result.decisions
-            games += 1
+
+        async def table(seats: list[BotSession]) -> None:
+            while time.perf_counter() - start < seconds:
+                seed = counts[1]
+                counts[1] += 1
+                result = await play_game(seats, GameConfig(players=4), seed, clocks=settings.clocks)
+                assert not result.faults
+                counts[0] += result.decisions
+
+        async with trio.open_nursery() as nursery:
+            for i in range(at_once):
+                nursery.start_soon(table, sessions[4 * i : 4 * i + 4])
         elapsed = time.perf_counter() - start
         cpu = time.process_time() - cpu
         for pool, session in zip(pools, sessions, strict=True):
             await pool.release(session)
-    return decisions / elapsed, cpu / decisions
+    return counts[0] / elapsed, cpu / counts[0]
 
 
 async def games_per_second(games: int, fresh: bool) -> float:
@@ -179,19 +191,21 @@ async def recorded_act() -> dict[str, object]:
 async def main(seconds: float) -> None:
     act = await recorded_act()
     size = len(protocol.encode_frame(act))
-    floors, floors4, referees, blocking, blocking4 = [], [], [], [], []
+    floors, floors4, referees, blocking, blocking4, twos = [], [], [], [], [], []
     for _ in range(3):  # interleaved, so that a noisy neighbour hits both alike
         blocking.append(blocking_floor(seconds, act))
         blocking4.append(blocking_floor(seconds, act, processes=4))
         floors.append(await floor(seconds, act))
         floors4.append(await floor(seconds, act, processes=4))
-        dps, cpu = await decisions_per_second(seconds)
-        referees.append((dps, cpu))
+        referees.append(await decisions_per_second(seconds))
+        twos.append(await decisions_per_second(seconds, at_once=2))
     rtt, rtt4 = max(floors), max(floors4)
     dps, cpu = max(referees)
     brtt, bcpu = min(blocking, key=lambda b: b[1])
     brtt4, bcpu4 = min(blocking4, key=lambda b: b[1])
     cpu = min(cpu for _, cpu in referees)
+    dps2 = max(dps for dps, _ in twos)
+    cpu2 = min(cpu for _, cpu in twos)
     reuse = await games_per_second(40, fresh=False)
     fresh = await games_per_second(10, fresh=True)
     print(
@@ -213,6 +227,14 @@ async def main(seconds: float) -> None:
         "  (target: at most 2x)"
     )
     print(f"referee CPU per decision / blocking floor going round 4 processes: {cpu / bcpu4:.1f}x")
+    print(
+        f"referee, 2 games at once in this process: {dps2:,.0f} decisions/s"
+        f" ({dps2 / dps:.2f}x one game), {cpu2 * 1e6:.0f} us CPU per decision"
+    )
+    print(
+        f"referee CPU per decision, 2 games at once / blocking floor: {cpu2 / bcpu:.1f}x"
+        "  (target: at most 2x)"
+    )
     print(f"referee / floor (1 process): {dps / rtt:.0%}  (target: at least 60%)")
     print(f"referee / floor (4 processes): {dps / rtt4:.0%}")
     print(f"games/s with processes reused: {reuse:,.2f} (40 games, start-up included)")
