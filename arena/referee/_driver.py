@@ -218,12 +218,13 @@ async def run(steps: Steps[T]) -> T:
         token.run_sync_soon(trio.lowlevel.reschedule, task, result)
 
     play = Play(steps, deliver)
+    driver = _driver()
 
     def abort(_: object) -> trio.lowlevel.Abort:
-        DRIVER.cancel(play)  # it hands back STOPPED, or the end it had
+        driver.cancel(play)  # it hands back STOPPED, or the end it had
         return trio.lowlevel.Abort.FAILED
 
-    DRIVER.start(play)
+    driver.start(play)
     result = await trio.lowlevel.wait_task_rescheduled(abort)
     if result is STOPPED:
         await trio.lowlevel.checkpoint()  # raises the Cancelled that stopped it
@@ -239,5 +240,14 @@ def _ignore(_: object) -> None:
     """The driver's thread returns nothing and raises nothing."""
 
 
-DRIVER = Driver()
-"""The one driver of this process."""
+_DRIVERS: dict[int, Driver] = {}
+
+
+def _driver() -> Driver:
+    """The one driver of this process, made when first needed (a forked child, which
+    has no thread of its parent's, makes its own)."""
+    pid = os.getpid()
+    if (driver := _DRIVERS.get(pid)) is None:
+        _DRIVERS.clear()
+        driver = _DRIVERS[pid] = Driver()
+    return driver
