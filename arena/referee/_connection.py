@@ -81,6 +81,8 @@ class Connection:
         self._look: select.poll | None = None
         self._look_fd = -1
         """A poll of the bot's output alone, for the look before each act."""
+        self.sent_at = 0.0
+        """When `exchange_steps` had written its latest message whole."""
         self.received_at = 0.0
         """When the last bytes of the latest answer of `exchange_steps` were seen."""
         self.last_bytes = b""
@@ -190,8 +192,8 @@ class Connection:
         Raises the same faults, with the same messages, as `exchange` under a cancel
         scope with that deadline (BotTimeout "no {what} in time"). With `slow` (a
         `perf_counter` time, then a function), the driver calls the function once if
-        no answer has come by then. `received_at` is then the time the answer's last
-        bytes were seen.
+        no answer has come by then. The answer took `received_at - sent_at`: from the
+        message written whole to its answer's last bytes found waiting.
         """
         fds = self.pipe_fds()
         assert fds is not None
@@ -219,6 +221,7 @@ class Connection:
             raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
         if written < len(frame):  # nearly never: a frame fits in the pipe
             yield from _write_steps(frame[written:], write_fd, deadline, late, message)
+        self.sent_at = time.perf_counter()
         wait: Wait = (read_fd, _IN, deadline, None, None)
         if slow is not None:
             wait = (read_fd, _IN, deadline, *slow)

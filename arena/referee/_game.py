@@ -388,7 +388,8 @@ class _Runner:
                 reply = yield from connection.exchange_steps(
                     request, "action", deadline, (start + SLOW_S, pause_others)
                 )
-                self._accept(mover, request, reply, (connection.received_at - start) * 1000)
+                used = connection.received_at - connection.sent_at
+                self._accept(mover, request, reply, used * 1000)
             except BotFault as fault:
                 return mover, fault
         while self._ended < len(seats):

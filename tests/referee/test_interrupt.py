@@ -71,7 +71,7 @@ def test_a_games_thread_and_a_bots_spawn_are_protected_from_keyboard_interrupt(
     )
     assert len(results) == 2
     assert not any(r.faults for r in results)
-    assert len(threads) >= 2  # a thread per game at least
+    assert threads  # the driver's thread, started once or again for the second game
     assert all(threads)
     assert len(spawns) == 2
     assert all(spawns)
