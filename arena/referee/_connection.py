@@ -213,12 +213,7 @@ class Connection:
             self._read_waiting(read_fd, what)
         self._refuse_buffered(what)
         late = f"no {what} in time"
-        try:
-            written = os.write(write_fd, frame)
-        except BlockingIOError:
-            written = 0
-        except OSError as err:
-            raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+        written = _write_some(write_fd, frame, message)
         if written < len(frame):  # nearly never: a frame fits in the pipe
             yield from _write_steps(frame[written:], write_fd, deadline, late, message)
         self.sent_at = time.perf_counter()
@@ -301,18 +296,23 @@ def _write_steps(
     `deadline`, BotCrashed if the reader has gone."""
     view = memoryview(frame)
     while True:
-        try:
-            written = os.write(write_fd, view)
-        except BlockingIOError:
-            pass
-        except OSError as err:
-            raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
-        else:
-            if written == len(view):
-                return  # nearly always at the first write: a frame fits in the pipe
-            view = view[written:]
+        written = _write_some(write_fd, view, message)
+        if written == len(view):
+            return  # nearly always at the first write: a frame fits in the pipe
+        view = view[written:]
         if (yield (write_fd, _OUT, deadline, None, None)) is None:
             raise BotTimeout(late)
+
+
+def _write_some(write_fd: int, data: bytes | memoryview, message: dict[str, Any]) -> int:
+    """Write what the pipe takes of `data` now (0 when it is full); BotCrashed if the
+    reader has gone."""
+    try:
+        return os.write(write_fd, data)
+    except BlockingIOError:
+        return 0
+    except OSError as err:
+        raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
 
 
 def drive(steps: Steps[T], stop_fd: int) -> T:
