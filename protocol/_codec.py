@@ -28,8 +28,16 @@ _local = _thread_local()
 
 
 def describe(value: object) -> str:
-    """Return a short, bounded description of an untrusted value for error messages."""
-    text = repr(value)
+    """Return a short, bounded description of an untrusted value for error messages
+    (a value nested past Python's recursion limit, as msgpack allows, is cut short)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        import reprlib  # only here: bots import this module too
+
+        shallow = reprlib.Repr()
+        shallow.maxlevel = 8
+        text = shallow.repr(value)
     if len(text) > _REPR_LIMIT:
         text = text[: _REPR_LIMIT - 3] + "..."
     return f"{type(value).__name__} {text}"
