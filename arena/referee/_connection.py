@@ -82,7 +82,7 @@ class Connection:
         self._look_fd = -1
         """A poll of the bot's output alone, for the look before each act."""
         self.sent_at = 0.0
-        """When `exchange_steps` had written its latest message whole."""
+        """When `exchange_steps` began to write its latest message."""
         self.received_at = 0.0
         """When the last bytes of the latest answer of `exchange_steps` were seen."""
         self.last_bytes = b""
@@ -193,7 +193,7 @@ class Connection:
         scope with that deadline (BotTimeout "no {what} in time"). With `slow` (a
         `perf_counter` time, then a function), the driver calls the function once if
         no answer has come by then. The answer took `received_at - sent_at`: from the
-        message written whole to its answer's last bytes found waiting.
+        first write of the message to its answer's last bytes found waiting.
         """
         fds = self.pipe_fds()
         assert fds is not None
@@ -213,10 +213,12 @@ class Connection:
             self._read_waiting(read_fd, what)
         self._refuse_buffered(what)
         late = f"no {what} in time"
+        # The time runs from the first write: a bot that leaves no room in its input
+        # (it filled the pipe itself) thinks meanwhile (SPEC §8.2).
+        self.sent_at = time.perf_counter()
         written = _write_some(write_fd, frame, message)
         if written < len(frame):  # nearly never: a frame fits in the pipe
             yield from _write_steps(frame[written:], write_fd, deadline, late, message)
-        self.sent_at = time.perf_counter()
         wait: Wait = (read_fd, _IN, deadline, None, None)
         if slow is not None:
             wait = (read_fd, _IN, deadline, *slow)

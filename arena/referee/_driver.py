@@ -41,6 +41,10 @@ STOPPED = object()
 
 _IN = select.POLLIN | select.POLLPRI
 
+_BUSY_S = 0.001
+"""Steps that take longer than this between two polls are credited to the games that
+waited meanwhile."""
+
 T = TypeVar("T")
 
 
@@ -48,7 +52,7 @@ class Play:
     """One game in the driver: its steps, what it waits for, and how to hand back its
     end (from the driver's thread)."""
 
-    __slots__ = ("deadline", "deliver", "done", "fd", "slow", "slow_at", "steps")
+    __slots__ = ("credit", "deadline", "deliver", "done", "fd", "since", "slow", "slow_at", "steps")
 
     def __init__(self, steps: Steps[Any], deliver: Callable[[outcome.Outcome[Any]], None]):
         self.steps = steps
@@ -59,6 +63,10 @@ class Play:
         self.slow: Callable[[], None] | None = None
         self.done = False
         """Handed back (only the driver's thread reads or writes this)."""
+        self.since = 0.0
+        """The poll after which the present wait began."""
+        self.credit = 0.0
+        """The time this thread spent on other games while the present wait went on."""
 
 
 class Driver:
@@ -88,8 +96,15 @@ class Driver:
         if running:
             with contextlib.suppress(BlockingIOError):  # full: a wake-up is pending
                 os.write(self._wake_write, b"x")
-        else:
+            return
+        try:
             trio.lowlevel.start_thread_soon(self._run, _ignore, name="arena games")
+        except BaseException:  # no thread (the machine is out of them): the next tries
+            with self._lock:
+                self._running = False
+                with contextlib.suppress(ValueError):
+                    self._inbox.remove((play, cancel))
+            raise
 
     def _run(self) -> None:
         live: set[Play] = set()
@@ -120,15 +135,20 @@ class Driver:
             play.deliver(result)
 
         def step(play: Play, seen: float | None) -> None:
-            """Send `seen` into the game's steps and register what it waits for next."""
+            """Send `seen` (less the time the wait was credited) into the game's steps and
+            register what it waits for next."""
             try:
-                fd, events, play.deadline, play.slow_at, play.slow = play.steps.send(seen)
+                fd, events, play.deadline, play.slow_at, play.slow = play.steps.send(
+                    seen if seen is None else seen - play.credit
+                )
             except StopIteration as end:
                 finish(play, outcome.Value(end.value))
             except BaseException as exc:  # a defect: raised in the game's task
                 finish(play, outcome.Error(exc))
             else:
                 play.fd = fd
+                play.since = batch
+                play.credit = 0.0
                 waiting[fd] = play
                 poller.register(fd, events)
 
@@ -138,6 +158,8 @@ class Driver:
 
         wake_read = self._wake_read
         clock = time.perf_counter
+        batch = clock()
+        """When the latest poll returned."""
         while True:
             if self._inbox or not waiting:  # read without the lock: a post also wakes
                 with self._lock:
@@ -156,9 +178,20 @@ class Driver:
                         finish(play, outcome.Value(STOPPED))
                 if not waiting:
                     continue
+            now = clock()
+            # Time spent on steps since the last poll (a long one: an answer slow to
+            # decode) is not charged to the games that waited meanwhile: their answers
+            # may have come at its start. Each has it credited, and its deadline and
+            # slow mark put off by it. (Less than _BUSY_S goes to the grace margin.)
+            if (busy := now - batch) > _BUSY_S:
+                for play in waiting.values():
+                    if play.since < batch:
+                        play.credit += busy
+                        play.deadline += busy
+                        if play.slow_at is not None:
+                            play.slow_at += busy
             # The slow marks that have passed; the poll waits until the nearest mark or
             # deadline (not at all if one has passed).
-            now = clock()
             wake = due = math.inf
             for play in waiting.values():
                 due = min(due, play.deadline)
@@ -178,10 +211,9 @@ class Driver:
             ready = poller.poll(
                 None if wake == math.inf else math.ceil(max(0.0, wake - now) * 1000)
             )
-            seen = clock()
+            seen = batch = clock()
             # What has come is taken before any deadline is judged, as one exchange alone
-            # does; its time is when this poll found it (past the deadline only by the
-            # time the other games' steps took, which the grace is there for).
+            # does; its time is when this poll found it, less its credit.
             for fd, _ in ready:
                 if (mover := waiting.get(fd)) is not None:
                     drop(mover)

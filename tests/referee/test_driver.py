@@ -209,3 +209,35 @@ async def test_a_defect_in_the_driver_fails_the_games_in_hand_and_it_starts_agai
     assert len(errors) == 2
     os.write(write, b"again")
     assert await _driver.run(reader(read, time.perf_counter() + 5, [])) == b"again"
+
+
+async def test_a_game_is_not_charged_the_time_another_games_step_took(
+    pipe: tuple[int, int],
+) -> None:
+    """A game waits (0.3 s left); another game's step then holds the thread for 0.5 s,
+    during which the first game's answer comes. It is handed over, not timed out, and
+    with the time of the step taken off: before its deadline."""
+    read, write = pipe
+    busy_read, busy_write = os.pipe2(os.O_NONBLOCK)
+    got: list[float | None] = []
+
+    def busy() -> Steps[None]:
+        yield (busy_read, IN, time.perf_counter() + 5, None, None)
+        os.write(write, b"meanwhile")  # the first game's answer, in good time
+        time.sleep(0.5)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            deadline = time.perf_counter() + 0.3
+            nursery.start_soon(_driver.run, reader(read, deadline, got))
+            await trio.sleep(0.05)
+            nursery.start_soon(_driver.run, busy())
+            await trio.sleep(0.05)
+            os.write(busy_write, b"x")
+    finally:
+        os.close(busy_read)
+        os.close(busy_write)
+    seen = got[0]
+    assert seen is not None, "timed out for the other game's step"
+    assert seen < deadline
+    assert time.perf_counter() > deadline + 0.1  # the step did hold the thread past it
