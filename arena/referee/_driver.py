@@ -64,7 +64,7 @@ class Play:
         self.done = False
         """Handed back (only the driver's thread reads or writes this)."""
         self.since = 0.0
-        """The poll after which the present wait began."""
+        """When the present wait began."""
         self.credit = 0.0
         """The time this thread spent on other games while the present wait went on."""
 
@@ -124,6 +124,7 @@ class Driver:
 
     def _loop(self, live: set[Play]) -> None:
         """Take the games on until there are none (`live`: those not handed back)."""
+        clock = time.perf_counter
         poller = select.poll()
         poller.register(self._wake_read, _IN)
         waiting: dict[int, Play] = {}
@@ -147,7 +148,7 @@ class Driver:
                 finish(play, outcome.Error(exc))
             else:
                 play.fd = fd
-                play.since = batch
+                play.since = clock()
                 play.credit = 0.0
                 waiting[fd] = play
                 poller.register(fd, events)
@@ -157,7 +158,6 @@ class Driver:
             poller.unregister(play.fd)
 
         wake_read = self._wake_read
-        clock = time.perf_counter
         batch = clock()
         """When the latest poll returned."""
         while True:
@@ -180,12 +180,13 @@ class Driver:
                     continue
             now = clock()
             # Time spent on steps since the last poll (a long one: an answer slow to
-            # decode) is not charged to the games that waited meanwhile: their answers
-            # may have come at its start. Each has it credited, and its deadline and
-            # slow mark put off by it. (Less than _BUSY_S goes to the grace margin.)
-            if (busy := now - batch) > _BUSY_S:
+            # decode) is not charged to the games that waited meanwhile, from the last
+            # poll or from when their wait began if later: their answers may have come
+            # at its start. Each has it credited, and its deadline and slow mark put off
+            # by it. (Less than _BUSY_S goes to the grace margin.)
+            if now - batch > _BUSY_S:
                 for play in waiting.values():
-                    if play.since < batch:
+                    if (busy := now - max(play.since, batch)) > _BUSY_S:
                         play.credit += busy
                         play.deadline += busy
                         if play.slow_at is not None:

@@ -241,3 +241,40 @@ async def test_a_game_is_not_charged_the_time_another_games_step_took(
     assert seen is not None, "timed out for the other game's step"
     assert seen < deadline
     assert time.perf_counter() > deadline + 0.1  # the step did hold the thread past it
+
+
+async def test_a_wait_begun_in_the_same_round_as_a_long_step_is_credited_too() -> None:
+    """Two games' answers are found by one poll. The first game's step begins a new wait
+    (0.3 s); the second's step then holds the thread for 0.5 s, during which the first
+    game's next answer comes. That wait began after the poll, in the same round: it is
+    credited from its own start, and its answer is handed over before its deadline."""
+    a_read, a_write = os.pipe2(os.O_NONBLOCK)
+    a2_read, a2_write = os.pipe2(os.O_NONBLOCK)
+    b_read, b_write = os.pipe2(os.O_NONBLOCK)
+    got: list[float | None] = []
+    deadlines: list[float] = []
+
+    def first() -> Steps[None]:
+        yield (a_read, IN, time.perf_counter() + 5, None, None)
+        deadlines.append(time.perf_counter() + 0.3)
+        got.append((yield (a2_read, IN, deadlines[0], None, None)))
+
+    def second() -> Steps[None]:
+        yield (b_read, IN, time.perf_counter() + 5, None, None)
+        os.write(a2_write, b"meanwhile")  # the first game's next answer, in good time
+        time.sleep(0.5)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_driver.run, first())
+            await trio.sleep(0.05)
+            nursery.start_soon(_driver.run, second())
+            await trio.sleep(0.05)
+            os.write(b_write, b"x")
+            os.write(a_write, b"x")  # both found by one poll, the first game's first
+    finally:
+        for fd in (a_read, a_write, a2_read, a2_write, b_read, b_write):
+            os.close(fd)
+    seen = got[0]
+    assert seen is not None, "timed out for the other game's step"
+    assert seen < deadlines[0]
