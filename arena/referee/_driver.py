@@ -195,11 +195,13 @@ class Driver:
             # deadline (not at all if one has passed).
             wake = due = math.inf
             for play in waiting.values():
-                due = min(due, play.deadline)
-                if play.slow_at is None:
+                if play.deadline < due:
+                    due = play.deadline
+                if (slow_at := play.slow_at) is None:
                     continue
-                if now < play.slow_at:
-                    wake = min(wake, play.slow_at)
+                if now < slow_at:
+                    if slow_at < wake:
+                        wake = slow_at
                     continue
                 play.slow_at = None
                 assert play.slow is not None
@@ -208,7 +210,8 @@ class Driver:
                 except BaseException as exc:  # a defect: raised in the game's task
                     play.slow = functools.partial(_reraise, exc)
                     play.deadline = due = -math.inf
-            wake = min(wake, due)
+            if due < wake:
+                wake = due
             ready = poller.poll(
                 None if wake == math.inf else math.ceil(max(0.0, wake - now) * 1000)
             )
@@ -216,8 +219,8 @@ class Driver:
             # What has come is taken before any deadline is judged, as one exchange alone
             # does; its time is when this poll found it, less its credit.
             for fd, _ in ready:
-                if (mover := waiting.get(fd)) is not None:
-                    drop(mover)
+                if (mover := waiting.pop(fd, None)) is not None:
+                    poller.unregister(fd)
                     step(mover, seen)
                 elif fd == wake_read:
                     with contextlib.suppress(BlockingIOError):
