@@ -42,8 +42,8 @@ STOPPED = object()
 _IN = select.POLLIN | select.POLLPRI
 
 _BUSY_S = 0.001
-"""Steps that take longer than this between two polls are credited to the games that
-waited meanwhile."""
+"""After steps that took longer than this since the last poll, what came meanwhile is
+taken as seen when they began."""
 
 T = TypeVar("T")
 
@@ -52,7 +52,7 @@ class Play:
     """One game in the driver: its steps, what it waits for, and how to hand back its
     end (from the driver's thread)."""
 
-    __slots__ = ("credit", "deadline", "deliver", "done", "fd", "since", "slow", "slow_at", "steps")
+    __slots__ = ("deadline", "deliver", "done", "fd", "since", "slow", "slow_at", "steps")
 
     def __init__(self, steps: Steps[Any], deliver: Callable[[outcome.Outcome[Any]], None]):
         self.steps = steps
@@ -65,8 +65,6 @@ class Play:
         """Handed back (only the driver's thread reads or writes this)."""
         self.since = 0.0
         """When the present wait began."""
-        self.credit = 0.0
-        """The time this thread spent on other games while the present wait went on."""
 
 
 class Driver:
@@ -108,19 +106,24 @@ class Driver:
 
     def _run(self) -> None:
         live: set[Play] = set()
-        try:
-            self._loop(live)
-        except BaseException as exc:  # a defect here: every game in hand hears of it
-            with self._lock:
-                inbox, self._inbox = self._inbox, []
-                self._running = False
-            live.update(play for play, _ in inbox)
-            for play in live:
-                if not play.done:
-                    play.done = True
-                    with contextlib.suppress(BaseException):
-                        play.steps.close()
-                    play.deliver(outcome.Error(exc))
+        while True:
+            try:
+                self._loop(live)
+                return
+            except BaseException as exc:  # a defect here: every game in hand hears of it
+                # Still marked as running meanwhile: a cancel posted now is taken by the
+                # next loop (and finds its game handed back), not by a second thread.
+                with self._lock:
+                    inbox, self._inbox = self._inbox, []
+                live.update(play for play, cancel in inbox if not cancel)
+                for play in live:
+                    if not play.done:
+                        play.done = True
+                        with contextlib.suppress(BaseException):
+                            play.steps.close()
+                        with contextlib.suppress(trio.RunFinishedError):
+                            play.deliver(outcome.Error(exc))
+                live.clear()
 
     def _loop(self, live: set[Play]) -> None:
         """Take the games on until there are none (`live`: those not handed back)."""
@@ -136,12 +139,9 @@ class Driver:
             play.deliver(result)
 
         def step(play: Play, seen: float | None) -> None:
-            """Send `seen` (less the time the wait was credited) into the game's steps and
-            register what it waits for next."""
+            """Send `seen` into the game's steps and register what it waits for next."""
             try:
-                fd, events, play.deadline, play.slow_at, play.slow = play.steps.send(
-                    seen if seen is None else seen - play.credit
-                )
+                fd, events, play.deadline, play.slow_at, play.slow = play.steps.send(seen)
             except StopIteration as end:
                 finish(play, outcome.Value(end.value))
             except BaseException as exc:  # a defect: raised in the game's task
@@ -149,7 +149,6 @@ class Driver:
             else:
                 play.fd = fd
                 play.since = clock()
-                play.credit = 0.0
                 waiting[fd] = play
                 poller.register(fd, events)
 
@@ -167,9 +166,9 @@ class Driver:
                     if not inbox and not waiting:
                         self._running = False
                         return
+                live.update(play for play, cancel in inbox if not cancel)
                 for play, cancel in inbox:
                     if not cancel:
-                        live.add(play)
                         step(play, None)
                     elif not play.done:
                         if waiting.get(play.fd) is play:
@@ -179,18 +178,25 @@ class Driver:
                 if not waiting:
                     continue
             now = clock()
-            # Time spent on steps since the last poll (a long one: an answer slow to
-            # decode) is not charged to the games that waited meanwhile, from the last
-            # poll or from when their wait began if later: their answers may have come
-            # at its start. Each has it credited, and its deadline and slow mark put off
-            # by it. (Less than _BUSY_S goes to the grace margin.)
-            if now - batch > _BUSY_S:
-                for play in waiting.values():
-                    if (busy := now - max(play.since, batch)) > _BUSY_S:
-                        play.credit += busy
-                        play.deadline += busy
-                        if play.slow_at is not None:
-                            play.slow_at += busy
+            # Steps that took long since the last poll (an answer slow to decode): what
+            # came meanwhile may have come at their start, and is taken as seen then (or
+            # when its wait began, if later), before anything else. No deadline moves:
+            # what has not come by then was not there. The steps so taken may take long
+            # too: a few rounds more, at most, so that the deadlines below are judged
+            # however busy the thread is.
+            rounds = 0
+            while now - batch > _BUSY_S and rounds < 4:
+                rounds += 1
+                early = batch
+                batch = now
+                for fd, _ in poller.poll(0):
+                    if (mover := waiting.pop(fd, None)) is not None:
+                        poller.unregister(fd)
+                        step(mover, max(mover.since, early))
+                    elif fd == wake_read:
+                        with contextlib.suppress(BlockingIOError):
+                            os.read(wake_read, 4096)
+                now = clock()
             # The slow marks that have passed; the poll waits until the nearest mark or
             # deadline (not at all if one has passed).
             wake = due = math.inf
@@ -217,7 +223,7 @@ class Driver:
             )
             seen = batch = clock()
             # What has come is taken before any deadline is judged, as one exchange alone
-            # does; its time is when this poll found it, less its credit.
+            # does; its time is when this poll found it.
             for fd, _ in ready:
                 if (mover := waiting.pop(fd, None)) is not None:
                     poller.unregister(fd)
