@@ -40,11 +40,11 @@ class _Signalled(Exception):
 
 def _signals() -> list[int]:
     """SIGTERM, and SIGINT and SIGHUP unless this process was started with them
-    ignored (a background job, nohup). Ctrl-C too is taken as a signal here, not left to trio's
-    KeyboardInterrupt: that is raised wherever the code is not protected, trio's own
-    `start_soon` among it, where it left a child task in its nursery but never
-    scheduled, and the nursery waited for it for ever (`arena match` hung at Ctrl-C,
-    about once in 100-300 stops under load)."""
+    ignored (a background job, nohup). Ctrl-C too is taken as a signal here, not left
+    to trio's KeyboardInterrupt: that is raised wherever the code is not protected,
+    trio's own `start_soon` among it, where it left a child task in its nursery but
+    never scheduled, and the nursery waited for it for ever (`arena match` hung at
+    Ctrl-C, about once in 100-300 stops under load)."""
     return [
         signal.SIGTERM,
         *(s for s in (signal.SIGINT, signal.SIGHUP) if signal.getsignal(s) != signal.SIG_IGN),

@@ -22,7 +22,6 @@ not charged for the other games' steps taken first.
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import os
 import select
@@ -200,6 +199,7 @@ class Driver:
             # The slow marks that have passed; the poll waits until the nearest mark or
             # deadline (not at all if one has passed).
             wake = due = math.inf
+            failed: list[tuple[Play, BaseException]] = []
             for play in waiting.values():
                 if play.deadline < due:
                     due = play.deadline
@@ -214,8 +214,13 @@ class Driver:
                 try:
                     play.slow()
                 except BaseException as exc:  # a defect: raised in the game's task
-                    play.slow = functools.partial(_reraise, exc)
-                    play.deadline = due = -math.inf
+                    failed.append((play, exc))
+            if failed:
+                for play, error in failed:
+                    drop(play)
+                    play.steps.close()
+                    finish(play, outcome.Error(error))
+                continue
             if due < wake:
                 wake = due
             ready = poller.poll(
@@ -234,12 +239,7 @@ class Driver:
             if seen >= due:
                 for play in [p for p in waiting.values() if seen >= p.deadline]:
                     drop(play)
-                    if play.deadline == -math.inf:  # its slow hook raised
-                        assert play.slow is not None
-                        play.steps.close()
-                        finish(play, outcome.capture(play.slow))
-                    else:
-                        step(play, None)
+                    step(play, None)
 
 
 @trio.lowlevel.enable_ki_protection
@@ -272,10 +272,6 @@ async def run(steps: Steps[T]) -> T:
         await trio.lowlevel.checkpoint()  # raises the Cancelled that stopped it
         raise AssertionError("the driver dropped the steps, but nothing cancelled them")
     return result  # type: ignore[no-any-return]
-
-
-def _reraise(exc: BaseException) -> None:
-    raise exc
 
 
 def _ignore(_: object) -> None:
