@@ -110,7 +110,9 @@ class _Runner:
         self.game = Game(config, seed)
         n = config.players
         self.heard = [0] * n
-        self.bank: list[int | None] = [clocks.bank_ms] * n
+        self.bank: list[float | None] = [clocks.bank_ms] * n
+        """Per seat, the bank left in ms, to the fraction of a ms it was measured in
+        (an act shows it rounded down)."""
         self.think = [0.0] * n
         self.faults: list[FaultRecord] = []
         self.decisions = 0
@@ -260,7 +262,8 @@ class _Runner:
         """The act for `seat`, the seat to move; the answer is judged against it (and
         against the legal actions, which stay as they are until it is played)."""
         game = self.game
-        bank = self.bank[seat]
+        left = self.bank[seat]
+        bank = None if left is None else int(left)  # never more than is left
         allowed = self.clocks.decision_ms
         if bank is not None:
             allowed = max(0, min(allowed, bank))
@@ -306,9 +309,9 @@ class _Runner:
         if used_ms > allowed + clocks.grace_ms:
             raise BotTimeout(f"action after {used_ms:.1f} ms (limit {allowed} ms)")
         self.think[seat] += used_ms
-        bank = clock["bank_ms"]
-        if bank is not None:
-            self.bank[seat] = min(BANK_CAP_MS, max(0, bank - round(used_ms)) + clocks.increment_ms)
+        bank = self.bank[seat]
+        if bank is not None:  # the time taken to the fraction: 0.4 ms a decision adds up
+            self.bank[seat] = min(BANK_CAP_MS, max(0.0, bank - used_ms) + clocks.increment_ms)
         chosen = legal[choice]
         self.decisions += 1
         self.log.append(

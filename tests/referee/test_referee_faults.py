@@ -276,6 +276,27 @@ async def test_bank_clock_shrinks_and_gets_increment(autojump_clock: trio.abc.Cl
     assert result.faults[0].cause == "timeout"
 
 
+async def test_a_bank_is_charged_the_fractions_of_a_ms_too(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """SPEC §8.3: the time a decision took is taken from the bank as measured. A bot
+    that answered in 0.4 ms was charged round(0.4) = 0 ms, and its 4 ms bank lasted
+    for ever; now 0.8 ms is left after 8 such decisions, and the 9th act allows 0 ms
+    (an act shows the bank rounded down): no time for even a quick answer."""
+    clocks = Clocks(decision_ms=1000, bank_ms=4, grace_ms=0)
+    seen: list[tuple[int, int | None]] = []
+
+    def quick(act: dict[str, Any]) -> Any:
+        seen.append((act["clock"]["decision_ms"], act["clock"]["bank_ms"]))
+        return ("sleep", 0.0004, 0)
+
+    result, _ = await run_game([quick, first_legal], clocks=clocks, config=GameConfig(players=2))
+    assert seen[:3] == [(4, 4), (3, 3), (3, 3)]  # 4, 3.6, 3.2
+    assert seen[3:] == [(2, 2), (2, 2), (2, 2), (1, 1), (1, 1)]  # 2.8 ... 1.2
+    assert [(f.seat, f.cause) for f in result.faults] == [(0, "timeout")]
+    assert result.think_ms[0] == pytest.approx(8 * 0.4)
+
+
 async def test_a_bank_stops_growing_at_its_cap(autojump_clock: trio.abc.Clock) -> None:
     """SPEC §8.3: increments stop at 2**31 - 1 ms, so bank_ms always fits an int32
     (a day's increment per decision passed it within a game)."""
