@@ -220,6 +220,7 @@ class Store:
         SQLite may create the log's side files (-wal, -shm) beside it to read; where
         it cannot (a read-only file system, another user's folder) and there are
         none, no league has the store open, and it is read as a file nobody writes.
+        Any thread may read it, one at a time.
         """
         path = Path(path)
         refuse_no_file(path, "a league store")
@@ -260,16 +261,30 @@ class Store:
         uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
         if _finished_out_of_reach(path):
             uri += "&immutable=1"
-        return cls._connect(path, uri, init, uri=True)
+        # Any thread may read, one at a time (`arena serve` reads in worker threads).
+        return cls._connect(path, uri, init, uri=True, any_thread=True)
 
     @classmethod
     def _connect(
-        cls, path: Path, target: str, init: Callable[[Store], None], *, uri: bool
+        cls,
+        path: Path,
+        target: str,
+        init: Callable[[Store], None],
+        *,
+        uri: bool,
+        any_thread: bool = False,
     ) -> Store:
         """Connect to `target` (a path, or with `uri` a file: URI) and run `init`; the
-        connection is closed if that fails."""
+        connection is closed if that fails. With `any_thread`, threads other than this
+        one may use it too, one at a time."""
         try:
-            db = sqlite3.connect(target, uri=uri, isolation_level=None, timeout=30)
+            db = sqlite3.connect(
+                target,
+                uri=uri,
+                isolation_level=None,
+                timeout=30,
+                check_same_thread=not any_thread,
+            )
         except sqlite3.Error as err:
             raise _store_error(path, "cannot open", err) from None
         store = cls(db, path)
