@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,30 @@ from arena.bots import BotSpec
 from arena.referee import GameResult, RunSettings, open_pools, play_seated
 from arena.replay import write_replay
 from arena.rules import GameConfig, keyed_seed
+
+
+def match_game_id(i: int) -> str:
+    """The id of a match's game `i` (from 0), which also names its replay file."""
+    return f"m{i + 1:04d}"
+
+
+def replays_in_the_way(folder: Path, games: int) -> list[str]:
+    """The files in `folder` (a link too) by the name of a replay of a match of `games`
+    games (m0001.jsonl ...): from an earlier match, say."""
+    try:
+        names = os.listdir(folder)
+    except OSError:  # (none there yet; one that cannot be read fails at its first write)
+        return []
+    return sorted(name for name in names if _replay_of(name, games))
+
+
+def _replay_of(name: str, games: int) -> bool:
+    """Whether `name` is the replay file of one of a match's first `games` games."""
+    stem, dot, ext = name.partition(".")
+    if ext != "jsonl" or not dot or not stem.startswith("m") or not stem[1:].isdigit():
+        return False
+    number = int(stem[1:])
+    return 1 <= number <= games and stem == match_game_id(number - 1)
 
 
 async def run_match(
@@ -37,7 +62,7 @@ async def run_match(
                 config,
                 keyed_seed(str(seed), "match", i),
                 clocks=settings.clocks,
-                game_id=f"m{i + 1:04d}",
+                game_id=match_game_id(i),
             )
             if replay_dir is not None:
                 write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,14 +31,27 @@ Record = dict[str, Any]
 
 
 def write_replay(path: Path, log: Sequence[Record]) -> None:
-    """Write a replay file (JSON lines), creating its folder; InputError if it cannot
-    be written (a folder that cannot be made, a full disk)."""
+    """Write a new replay file (JSON lines), creating its folder; InputError if it
+    cannot be written (a folder that cannot be made, a full disk), and none is left
+    half-written. A file (or a link) already there is never written over."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as f:
+        # O_EXCL: a name taken, by a link too, is an error rather than a file replaced.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        raise InputError(
+            f"{path} exists already: a replay is never written over (move it away, or give"
+            " another folder)"
+        ) from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot write the replay: {err.strerror or err}") from None
+    try:
+        with open(fd, "w", encoding="utf-8") as f:
             for record in log:
                 f.write(json.dumps(record, separators=(",", ":")) + "\n")
     except OSError as err:
+        with contextlib.suppress(OSError):
+            path.unlink()  # ours: made above
         raise InputError(f"{path}: cannot write the replay: {err.strerror or err}") from None
 
 

@@ -31,8 +31,8 @@ from arena.commands._options import (
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
-from arena.errors import ConfigError
-from arena.match import BotSummary, result_to_json, run_match, summarize
+from arena.errors import ConfigError, InputError
+from arena.match import BotSummary, replays_in_the_way, result_to_json, run_match, summarize
 from arena.referee import GameResult, RunSettings
 from arena.rules import FAULT_ORDER, GameConfig
 from arena.seeds import new_secret, seed_key
@@ -55,7 +55,8 @@ CAUSES = [cause.value for cause in FAULT_ORDER]
     "--replays",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Write one replay file per game into this folder.",
+    help="Write one replay file per game into this folder (m0001.jsonl ...); files there"
+    " by those names are never written over.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary instead.")
 @click.option("-q", "--quiet", is_flag=True, help="No per-game lines.")
@@ -78,6 +79,13 @@ def match(
     check_out_of_reach(specs, [("the log folder", opts["log_dir"]), ("the replay folder", replays)])
     check_log_dir(opts["log_dir"])
     check_log_dir(replays, "replay folder")
+    if replays is not None and (taken := replays_in_the_way(replays, games)):
+        more = f" and {len(taken) - 1} more replay files" if len(taken) > 1 else ""
+        raise InputError(
+            f"{replays} holds {taken[0]}{more} already, which this match would write"
+            " (an earlier match's?): a replay is never written over; give a new or empty"
+            " folder, or move them away"
+        )
     wrap = build_wrap(opts)
     config = build_config(len(specs), {}, opts)
     drawn = seed is None

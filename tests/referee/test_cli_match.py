@@ -75,6 +75,83 @@ def test_match_json_summary_has_seeds_orders_and_causes(tmp_path: Path) -> None:
     assert games[0]["seed"] != games[1]["seed"]
 
 
+def test_a_match_never_writes_over_replays_already_in_its_folder(tmp_path: Path) -> None:
+    """Found by a red team: a second match into the same --replays folder replaced the
+    first's m0001.jsonl (its game lost, the folder a mix of two matches), and wrote
+    through a link by that name into the file it points at. Now the match is refused
+    before it plays, and the files stay as they were."""
+    a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
+    replays = tmp_path / "replays"
+    first = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "2", "--replays", str(replays), "-q"]
+    )
+    assert first.exit_code == 0, first.output
+    before = {p.name: p.read_bytes() for p in replays.iterdir()}
+    assert sorted(before) == ["m0001.jsonl", "m0002.jsonl"]
+    again = CliRunner().invoke(
+        main, ["match", str(b), str(a), "-n", "1", "--replays", str(replays), "-q"]
+    )
+    assert again.exit_code == 2, again.output
+    assert f"{replays} holds m0001.jsonl already, which this match would write" in again.stderr
+    assert "Traceback" not in again.output
+    assert {p.name: p.read_bytes() for p in replays.iterdir()} == before
+    # A link by a replay's name, to a file of the organiser's: not followed.
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (linked / "m0002.jsonl").symlink_to(precious)
+    third = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "3", "--replays", str(linked), "-q"]
+    )
+    assert third.exit_code == 2, third.output
+    assert "holds m0002.jsonl already" in third.stderr
+    assert precious.read_text() == "keep me\n"
+    assert sorted(p.name for p in linked.iterdir()) == ["m0002.jsonl"]
+
+
+def test_a_replay_is_never_written_over_nor_left_half_written(tmp_path: Path) -> None:
+    """`write_replay` itself (a name taken after the match's check, a full disk): a
+    file or a link there is an error, not replaced; a write that fails leaves no
+    half-written file (a red team found a truncated m0004.jsonl on a full disk, which
+    `arena replay` then called "not JSON")."""
+    from arena.errors import InputError
+    from arena.replay import write_replay
+
+    log = [{"type": "game", "n": i} for i in range(3)]
+    taken = tmp_path / "m0001.jsonl"
+    taken.write_text("mine\n")
+    with pytest.raises(InputError, match="exists already: a replay is never written over"):
+        write_replay(taken, log)
+    assert taken.read_text() == "mine\n"
+    dangling = tmp_path / "m0002.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(InputError, match="exists already"):
+        write_replay(dangling, log)
+    assert not (tmp_path / "nowhere").exists()
+    # A disk that fills up: a process whose files may not pass 4 KiB (RLIMIT_FSIZE).
+    full = tmp_path / "full"
+    full.mkdir()
+    script = (
+        "import resource, signal, sys\n"
+        "from pathlib import Path\n"
+        "from arena.errors import InputError\n"
+        "from arena.replay import write_replay\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        "    write_replay(Path(sys.argv[1]), [{'type': 'event', 'x': 'y' * 100}] * 1000)\n"
+        "except InputError as err:\n"
+        "    print(err)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(full / "m0003.jsonl")],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert "m0003.jsonl: cannot write the replay: File too large" in done.stdout, done
+    assert list(full.iterdir()) == []
+
+
 def test_match_writes_replays_that_replay_prints(tmp_path: Path) -> None:
     a, b = make_bot(tmp_path, "alice"), make_bot(tmp_path, "bob")
     replays = tmp_path / "replays"
