@@ -11,7 +11,7 @@ import importlib
 import os
 import signal
 import sys
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -43,6 +43,13 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """The group's own options: `arena --help > /dev/full` says so in one line."""
+        try:
+            return super().parse_args(ctx, args)
+        except OSError as err:
+            _os_failure(err)
+
     def invoke(self, ctx: click.Context) -> Any:
         _standard_streams()
         try:
@@ -55,11 +62,7 @@ class _Group(click.Group):
         except KeyboardInterrupt:  # a command with nothing to keep or say (`arena rate`)
             stop(signal.SIGINT)
         except OSError as err:
-            if (signum := output_lost(err)) is not None:  # `arena standings | head`
-                stop(signum)  # the rest can reach nobody
-            # Not one of ours (a full disk under stdout, say): said, not a traceback.
-            why = err.strerror or str(err)
-            _fail(ArenaError(f"{why}: {err.filename}" if err.filename else why), status=1)
+            _os_failure(err)
         except BaseExceptionGroup as group:
             if group.subgroup(KeyboardInterrupt) is not None:
                 stop(signal.SIGINT)
@@ -73,12 +76,22 @@ class _Group(click.Group):
             _fail(_first(ours))
 
 
+def _os_failure(err: OSError) -> NoReturn:
+    """Stop on an OSError that reached the command line: the output gone (`arena
+    standings | head`: quietly), or any other (a full disk under stdout, say) said in
+    one line, not as a traceback."""
+    if (signum := output_lost(err)) is not None:
+        stop(signum)  # the rest can reach nobody
+    why = err.strerror or str(err)
+    _fail(ArenaError(f"{why}: {err.filename}" if err.filename else why), status=1)
+
+
 def _first(group: BaseExceptionGroup[E]) -> E:
     first = group.exceptions[0]
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def _fail(err: ArenaError, status: int = 2) -> None:
+def _fail(err: ArenaError, status: int = 2) -> NoReturn:
     with contextlib.suppress(OSError):
         click.echo(f"arena: error: {printable(str(err))}", err=True)
     sys.exit(status)

@@ -95,6 +95,20 @@ def test_a_full_disk_under_stdout_is_said_in_one_line(tmp_path: Path) -> None:
     assert done.stderr.endswith("arena: error: No space left on device\n")
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("option", ["--help", "--version"])
+def test_arena_help_or_version_on_a_full_disk_is_said_in_one_line(option: str) -> None:
+    """Found by a red team: the group's own options ran before the error handling of
+    every command, and `arena --help >/dev/full` ended in a traceback."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", option],
+            cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr == "arena: error: No space left on device\n"
+
+
 def test_a_current_folder_that_is_gone_is_said_in_one_line(tmp_path: Path) -> None:
     """A league from a folder removed under it failed in `real_path` with a
     FileNotFoundError traceback."""
