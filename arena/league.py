@@ -25,6 +25,7 @@ A league file (TOML) fixes everything; command-line options override it:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import dataclasses
 import itertools
@@ -153,6 +154,7 @@ def read_league_file(path: Path) -> dict[str, Any]:
             raise InputError(
                 f"{path}: an SQLite file, not a league file (TOML); a store is given as --store"
             )
+        raw = raw.removeprefix(codecs.BOM_UTF8)  # as some editors save UTF-8: no TOML of its own
         data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise InputError(f"{path}: no such league file") from None

@@ -12,6 +12,7 @@ is looked up on the PATH, or taken relative to the bot's folder when it holds a 
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import contextvars
 import dataclasses
@@ -252,6 +253,7 @@ def load_manifest(folder: Path) -> BotSpec:
             raw = file.read(MANIFEST_BYTES + 1)
         if len(raw) > MANIFEST_BYTES:
             raise ManifestError(f"{path}: larger than {MANIFEST_BYTES // 1024} KiB")
+        raw = raw.removeprefix(codecs.BOM_UTF8)  # as some editors save UTF-8: no TOML of its own
         data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"{folder}: no {MANIFEST} in this folder") from None

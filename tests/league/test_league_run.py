@@ -1659,3 +1659,28 @@ def test_a_machine_that_cannot_start_bots_stops_the_league_and_charges_no_bot(
     games = results(tmp_path / "league.sqlite")
     assert len(games) == 12
     assert all(cause != "crash" for seats in games.values() for _, _, cause in seats)
+
+
+def test_a_league_file_and_a_manifest_saved_with_a_byte_order_mark_are_read(
+    tmp_path: Path,
+) -> None:
+    """Found by a red team: a file an editor saved as UTF-8 with a byte order mark (as
+    Windows editors do) was "not valid TOML: Invalid statement (at line 1, column 1)",
+    the mark invisible in any editor. It is now read past."""
+    import codecs
+
+    from arena.bots import load_manifest
+    from arena.errors import InputError
+    from arena.league import read_league_file
+
+    folder = tmp_path / "eve"
+    folder.mkdir()
+    (folder / "bot.toml").write_bytes(codecs.BOM_UTF8 + b'name = "eve"\nrun = "python3 bot.py"\n')
+    assert load_manifest(folder).name == "eve"
+    path = tmp_path / "league.toml"
+    path.write_bytes(codecs.BOM_UTF8 + b'[league]\nbots = "bots"\ntable_size = 3\n')
+    assert read_league_file(path)["league"]["table_size"] == 3
+    # A mark anywhere else is still no TOML.
+    path.write_bytes(b"[league]\n" + codecs.BOM_UTF8 + b'bots = "bots"\n')
+    with pytest.raises(InputError, match="not valid TOML"):
+        read_league_file(path)
