@@ -286,7 +286,7 @@ class Store:
                 check_same_thread=not any_thread,
             )
         except sqlite3.Error as err:
-            raise _store_error(path, "cannot open", err) from None
+            raise store_error(path, "cannot open", err) from None
         store = cls(db, path)
         opened = False
         try:
@@ -395,7 +395,7 @@ class Store:
         try:
             yield
         except sqlite3.Error as err:
-            raise _store_error(self.path, doing, err) from None
+            raise store_error(self.path, doing, err) from None
         except (zlib.error, ValueError, TypeError, KeyError) as err:
             raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None
         except RecursionError:  # a value nested too deeply for what reads it
@@ -962,7 +962,7 @@ def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
             if not path.exists():
                 os.replace(new, path)
     except sqlite3.Error as err:
-        raise _store_error(path, "cannot create", err) from None
+        raise store_error(path, "cannot create", err) from None
     except OSError as err:
         raise StoreError(f"{path}: cannot create: {err.strerror or err}") from None
     finally:
@@ -1219,7 +1219,7 @@ def _writable_folder(folder: Path) -> bool:
     return os.access(folder, os.W_OK | os.X_OK)
 
 
-def _store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
+def store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
     """A `StoreError` that says what an SQLite error means."""
     name = getattr(err, "sqlite_errorname", None) or ""
     primary = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR

@@ -32,7 +32,14 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
-from arena.store import SPRT_FORMAT, check_in_place, hold_store, make_whole, refuse_no_file
+from arena.store import (
+    SPRT_FORMAT,
+    check_in_place,
+    hold_store,
+    make_whole,
+    refuse_no_file,
+    store_error,
+)
 
 FORMAT = SPRT_FORMAT
 """The value of the meta key "format" in every SPRT store."""
@@ -127,7 +134,7 @@ class SprtStore:
             db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
         except sqlite3.Error as err:
             os.close(hold)
-            raise StoreError(f"{path}: cannot open: {err}") from None
+            raise store_error(path, "cannot open", err) from None
         store = cls(db, path)
         store._hold = hold
         opened = False
@@ -198,7 +205,7 @@ class SprtStore:
         except sqlite3.DatabaseError as err:
             if "not a database" in str(err):
                 raise StoreError(f"{self.path}: not an SQLite file (not an SPRT store)") from None
-            raise StoreError(f"{self.path}: {doing}: {err}") from None
+            raise store_error(self.path, doing, err) from None
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
             # OverflowError: int() of an infinite REAL, or of JSON's 1e400
             raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from arena.cli import main
 
 from ..referee.botscripts import alive
-from ..sandbox.helpers import gone_sync
+from ..sandbox.helpers import gone_sync, needs_bwrap
 from .helpers import ROOT, example_bot
 
 pytestmark = pytest.mark.subprocess
@@ -255,3 +255,26 @@ def test_pinned_workers_run_the_tests_bots_on_a_cpu_of_their_own(tmp_path: Path)
     }
     allowed = sorted(os.sched_getaffinity(0))
     assert seen == {f"[{cpu}]" for cpu in allowed[: min(2, os.cpu_count() or 1)]}
+
+
+@needs_bwrap
+def test_a_store_whose_folder_cannot_be_written_is_said_so(tmp_path: Path) -> None:
+    """Found by a red team: a finished test's store on a read-only mount said only
+    SQLite's "cannot open: unable to open database file" (a league's store said why);
+    now the same words as a league's."""
+    new, old = example_bot(tmp_path, "heuristic"), example_bot(tmp_path, "random")
+    shelf = tmp_path / "shelf"
+    store = shelf / "t.sqlite"
+    args = (str(new), str(old), "--max-games", "2", "--store", str(store), "-j", "1")
+    assert sprt(*args)["games"] == 2
+    read_only = ["bwrap", "--bind", "/", "/", "--ro-bind", str(shelf), str(shelf)]
+    read_only += ["--dev", "/dev", "--proc", "/proc", sys.executable, "-m", "arena.cli"]
+    done = subprocess.run(
+        [*read_only, "sprt", *args, *QUICK], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        f"arena: error: {store}: cannot open: its folder {shelf} cannot be written (a"
+        " read-only file system, or another user's folder)"
+    ), done.stderr
