@@ -180,11 +180,12 @@ def fault_applies(game: Game, seat: int) -> bool:
 def rebuild(log: Sequence[Record]) -> Game:
     """Replay the game through the rules engine; `DamagedReplay` if it does not match
     the file (a seat the game does not have, a decision the rules refuse, other events,
-    other places, points or tokens in its result)."""
+    other places, points or tokens in its result), KeyError for a field a record lacks."""
     head = log[0]
     try:
+        names = head["names"]
         config = GameConfig.from_dict(head["config"])
-        check_names(head["names"], config)
+        check_names(names, config)
         for record in log:
             if record["type"] in ("decision", "fault"):
                 record_seat(record, config.players)
@@ -194,9 +195,9 @@ def rebuild(log: Sequence[Record]) -> Game:
                 game.apply(action_from_dict(record["action"]))
             elif record["type"] == "fault" and fault_applies(game, record["seat"]):
                 game.eliminate(record["seat"], Cause(record["cause"]))
-    except DamagedReplay:
+    except (DamagedReplay, KeyError):  # (`readable` names the field a record lacks)
         raise
-    except (ArenaError, KeyError, ValueError, TypeError) as err:
+    except (ArenaError, ValueError, TypeError) as err:
         raise DamagedReplay(f"it does not rebuild ({err})") from None
     recorded = [r["event"] for r in log if r["type"] == "event"]
     rebuilt = [event_to_dict(e) for e in game.events]
@@ -223,6 +224,9 @@ def _cards(codes: Sequence[str]) -> str:
 
 def check_names(names: Sequence[str], config: GameConfig) -> None:
     """`DamagedReplay` unless a replay names one bot for each of its game's seats."""
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        # (a text of 2 letters passed as the names of a game of 2: "r" and "1")
+        raise DamagedReplay(f"the bots' names are no list of names ({clipped(repr(names))})")
     if len(names) != config.players:
         raise DamagedReplay(f"{len(names)} bots named for a game of {config.players} seats")
 
@@ -300,6 +304,7 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
     check_names(names, config)
     if seat is not None and not 0 <= seat < len(names):
         raise InputError(f"no seat {seat} in this game of {len(names)}")
+    rebuild(log)  # the whole file checked first, for a spectator too, as a report checks it
     yield (
         f"== {head.get('game_id', 'game')}: {config.edition.value} edition,"
         f" {config.format.value}, seed {head['seed']}"
@@ -307,7 +312,6 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
     yield "   seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names))
     replayed: Game | None = None
     if seat is not None:
-        rebuild(log)  # checks the whole file first
         replayed = Game(config, int(head["seed"]))
         hand = _cards([c.code for c in replayed.hand(seat)])
         yield f"   you are seat {seat} ({names[seat]}); your hand: {hand}"

@@ -44,10 +44,11 @@ def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
     if out.exists() and not out.is_dir():
         raise InputError(f"{out} is a file: -o names the folder to write the site into")
     if replay_file is not None:
-        from arena.replay import read_replay, readable
+        from arena.replay import read_replay, readable, rebuild
 
         log = read_replay(replay_file)
         with readable(replay_file):
+            rebuild(log)  # the whole file checked first, as `arena replay` checks it
             write_replay_site(log, out)
         click.echo(f"wrote {out / 'index.html'}", err=True)
         return

@@ -58,9 +58,9 @@ def script(kind: str, payload: Any) -> str:
 def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     """A replay as frames: the state after each step, every hand included."""
     head = log[0]
-    names: list[str] = list(head["names"])
     config = GameConfig.from_dict(head["config"])
-    check_names(names, config)
+    check_names(head["names"], config)
+    names: list[str] = list(head["names"])
     game = Game(config, int(head["seed"]))
     seen = 0
     out: list[dict[str, Any]] = []  # eliminations so far

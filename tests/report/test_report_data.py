@@ -585,6 +585,35 @@ def test_a_replay_file_whose_game_id_is_not_text_is_refused(tmp_path: Path) -> N
     assert not (root / "s").exists()
 
 
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        ("names", "the bots' names are no list of names ('rh')"),
+        ("places", "its result does not match the rules engine's"),
+    ],
+)
+def test_arena_replay_and_report_refuse_the_same_damaged_replay(
+    tmp_path: Path, damage: str, said: str
+) -> None:
+    """Found by a red team: the names "rh" (text, not a list) were taken by both as
+    the bots "r" and "h"; places [2] in the result were refused by `arena replay` but
+    made into a site by `arena report --replay`. Both now check the whole file alike."""
+    root, replay = one_replay(tmp_path)
+    lines = [json.loads(line) for line in replay.read_text().splitlines()]
+    if damage == "names":
+        lines[0]["names"] = "rh"
+    else:
+        lines[-1]["places"] = [2]
+    replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for command in (["replay", str(replay)], ["report", "--replay", str(replay), "-o",
+                                                str(root / "site")]):  # fmt: skip
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{replay}: the replay is damaged: " in result.stderr, result.stderr
+        assert said in result.stderr, result.stderr
+    assert not (root / "site").exists()
+
+
 def _seats_damaged_copy(store: Path, bad: Path) -> tuple[Path, str]:
     """A copy of `store` whose second game has seats 0, 2 and 5; and that game."""
     bad.write_bytes(store.read_bytes())
