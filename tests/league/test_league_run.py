@@ -23,7 +23,7 @@ from arena.cli import main
 from arena.store import Store
 
 from ..referee.botscripts import alive, pids, script
-from ..sandbox.helpers import gone_sync, needs_bwrap
+from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
 
 pytestmark = pytest.mark.subprocess
 
@@ -636,16 +636,12 @@ def test_a_finished_store_on_a_read_only_file_system_is_read(tmp_path: Path) -> 
     shutil.copy(tmp_path / "league.sqlite", shelf / "league.sqlite")
     store = str(shelf / "league.sqlite")
     expected = run_cli("standings", str(tmp_path / "league.sqlite"))[1]
-    read_only = ["bwrap", "--bind", "/", "/", "--ro-bind", str(shelf), str(shelf)]
-    read_only += ["--dev", "/dev", "--proc", "/proc", sys.executable, "-m", "arena.cli"]
     for command in (
         ["standings", store],
         ["replay", store, "g000000"],
         ["report", store, "-o", str(tmp_path / "site")],
     ):
-        done = subprocess.run(
-            read_only + command, cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
+        done = arena_on_read_only(shelf, *command)
         assert done.returncode == 0, done.stderr
         if command[0] == "standings":
             assert done.stdout == expected
@@ -654,15 +650,9 @@ def test_a_finished_store_on_a_read_only_file_system_is_read(tmp_path: Path) -> 
     # A league, which writes, is told why it cannot (SQLite: "unable to open database
     # file", which an audit found was all it said).
     config = league_file(tmp_path, store=store)
-    done = subprocess.run(
-        [*read_only, "league", str(config), "-q"], cwd=ROOT, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
+    done = arena_on_read_only(shelf, "league", config, "-q")
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith(
-        f"arena: error: {store}: cannot open: its folder {shelf} cannot be written (a"
-        " read-only file system, or another user's folder)"
-    ), done.stderr
+    assert done.stderr.startswith(cannot_write_store(Path(store))), done.stderr
     assert os.listdir(shelf) == ["league.sqlite"]
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,22 @@ BOTH = [
     pytest.param(False, id="none"),
 ]
 """Parametrize `sandboxed` over both modes; the bwrap one skips where bwrap fails."""
+
+
+def arena_on_read_only(folder: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """Run `arena ARGS` (from the repository) with `folder` mounted read-only (bwrap)."""
+    root = Path(__file__).resolve().parents[2]
+    command = ["bwrap", "--bind", "/", "/", "--ro-bind", str(folder), str(folder), "--dev", "/dev"]
+    command += ["--proc", "/proc", sys.executable, "-m", "arena.cli", *map(str, args)]
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
+
+
+def cannot_write_store(store: Path) -> str:
+    """What arena says of a store it must write in a folder mounted read-only."""
+    return (
+        f"arena: error: {store}: cannot open: its folder {store.parent} cannot be written (a"
+        " read-only file system, or another user's folder)"
+    )
 
 
 def find_instead(monkeypatch: pytest.MonkeyPatch, program: str, found: str | None) -> None:

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from arena.cli import main
 
 from ..referee.botscripts import alive
-from ..sandbox.helpers import gone_sync, needs_bwrap
+from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
 from .helpers import ROOT, example_bot
 
 pytestmark = pytest.mark.subprocess
@@ -267,14 +267,6 @@ def test_a_store_whose_folder_cannot_be_written_is_said_so(tmp_path: Path) -> No
     store = shelf / "t.sqlite"
     args = (str(new), str(old), "--max-games", "2", "--store", str(store), "-j", "1")
     assert sprt(*args)["games"] == 2
-    read_only = ["bwrap", "--bind", "/", "/", "--ro-bind", str(shelf), str(shelf)]
-    read_only += ["--dev", "/dev", "--proc", "/proc", sys.executable, "-m", "arena.cli"]
-    done = subprocess.run(
-        [*read_only, "sprt", *args, *QUICK], cwd=ROOT, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
+    done = arena_on_read_only(shelf, "sprt", *args, *QUICK)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith(
-        f"arena: error: {store}: cannot open: its folder {shelf} cannot be written (a"
-        " read-only file system, or another user's folder)"
-    ), done.stderr
+    assert done.stderr.startswith(cannot_write_store(store)), done.stderr
