@@ -342,6 +342,16 @@ class Store:
         which quick_check cannot see, is found too)."""
         with self._guard("cannot check"):
             self._quick_check()
+            for table in ("seats", "replays"):  # a game's rows without the game (hand-edited)
+                row = self._db.execute(
+                    f"SELECT game_id FROM {table} WHERE game_id NOT IN"
+                    " (SELECT game_id FROM games) LIMIT 1"
+                ).fetchone()
+                if row is not None:
+                    raise StoreError(
+                        f"{self.path}: the store is damaged ({table} of game {shown(row[0])},"
+                        " which is not stored)"
+                    )
             for game_id, blob in self._db.execute("SELECT game_id, log FROM replays"):
                 try:
                     inflate(blob)

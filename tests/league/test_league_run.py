@@ -1046,6 +1046,29 @@ def test_a_damaged_or_empty_store_is_refused_on_resume(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("table", ["seats", "replays"])
+def test_a_games_rows_without_the_game_are_refused_on_resume(tmp_path: Path, table: str) -> None:
+    """Found by a red team: a store whose games row of a game was deleted by hand, its
+    seats (or replay) left, was resumed: the game was played again and failed to be
+    recorded with SQLite's "UNIQUE constraint failed". The resume's check of the whole
+    store now says what is wrong, before any game, and changes nothing."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")[0] == 0
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        (game_id,) = db.execute("SELECT game_id FROM games ORDER BY rowid LIMIT 1").fetchone()
+        db.execute("DELETE FROM games WHERE game_id = ?", (game_id,))
+        for other in {"seats", "replays"} - {table}:
+            db.execute(f"DELETE FROM {other} WHERE game_id = ?", (game_id,))
+    before = _seats(store)
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code == 2, err
+    assert f"the store is damaged ({table} of game {game_id!r}, which is not stored)" in err
+    assert "UNIQUE" not in err
+    assert _seats(store) == before
+
+
 def _seats(store: Path) -> dict[str, list[str]]:
     """Who sat where in each game (read on a connection closed at once: the file is
     rewritten next, and a connection left open would hold its old state)."""
