@@ -1109,6 +1109,8 @@ before it (with predictable deals) are refused for resuming."""
 
 def _league_seed(config: LeagueConfig, stored: dict[str, Any] | None, path: Path) -> str:
     """The seed to play with: the one given, else the stored one, else a new secret."""
+    if stored is not None and not {"deals", "seed"} & set(stored):  # no store ever made
+        raise StoreError(f"{path}: the store is damaged (setting 'league' holds no seed)")
     if stored is not None and stored.get("deals") != DEALS:
         raise ConfigError(
             f"{path} was made by an older arena whose deals a bot could predict; its"

@@ -1147,6 +1147,12 @@ def test_a_schedule_kept_in_a_strangers_store_is_used_only_if_it_is_the_leagues(
             None,
             "(setting 'league' holds no seed)",
         ),
+        # A red team: settings emptied by hand were called an older arena's.
+        (
+            "UPDATE meta SET value = '{}' WHERE key = 'league'",
+            3,
+            "(setting 'league' holds no seed)",
+        ),
     ],
 )
 def test_a_resume_on_league_settings_no_league_writes_refuses_in_one_line(
