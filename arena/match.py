@@ -31,10 +31,11 @@ def replays_in_the_way(folder: Path, games: int) -> list[str]:
 
 def _replay_of(name: str, games: int) -> bool:
     """Whether `name` is the replay file of one of a match's first `games` games."""
-    stem, dot, ext = name.partition(".")
-    if ext != "jsonl" or not dot or not stem.startswith("m") or not stem[1:].isdigit():
+    stem, _, ext = name.partition(".")
+    digits = stem[1:]
+    if ext != "jsonl" or not (digits.isascii() and digits.isdigit()):  # ("²" is a digit too)
         return False
-    number = int(stem[1:])
+    number = int(digits)
     return 1 <= number <= games and stem == match_game_id(number - 1)
 
 

@@ -108,6 +108,19 @@ def test_a_match_never_writes_over_replays_already_in_its_folder(tmp_path: Path)
     assert "holds m0002.jsonl already" in third.stderr
     assert precious.read_text() == "keep me\n"
     assert sorted(p.name for p in linked.iterdir()) == ["m0002.jsonl"]
+    # Names near a replay's, which this match does not write, are no obstacle (the
+    # first check of the names raised ValueError on "m²1.jsonl": "²" is a digit).
+    near = tmp_path / "near"
+    near.mkdir()
+    for name in ("m²1.jsonl", "m0002.json", "m0002", "x0001.jsonl", "m0003.jsonl", "m1.jsonl"):
+        (near / name).write_text("keep\n")
+    fourth = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "2", "--replays", str(near), "-q"]
+    )
+    assert fourth.exit_code == 0, fourth.output
+    assert (near / "m0001.jsonl").is_file()
+    assert (near / "m0002.jsonl").is_file()
+    assert all((near / n).read_text() == "keep\n" for n in ("m²1.jsonl", "m0003.jsonl"))
 
 
 def test_a_replay_is_never_written_over_nor_left_half_written(tmp_path: Path) -> None:
