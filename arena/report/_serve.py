@@ -115,16 +115,19 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
         async with reading:
             return await trio.to_thread.run_sync(work)
 
+    def fresh(name: str) -> bytes | None:
+        """The data script `name` if it was made less than FRESH_S seconds ago."""
+        kept = made.get(name)
+        return kept[1] if kept is not None and trio.current_time() - kept[0] < FRESH_S else None
+
     async def shared(name: str, make: Callable[[], str]) -> bytes:
         """The data script `name`, made by `make` at most once every FRESH_S seconds
         (one that fails is not kept: the next request tries again)."""
-        kept = made.get(name)
-        if kept is not None and trio.current_time() - kept[0] < FRESH_S:
-            return kept[1]
+        if (body := fresh(name)) is not None:
+            return body
         async with reading:  # a request that waited finds what the one before it made
-            kept = made.get(name)
-            if kept is not None and trio.current_time() - kept[0] < FRESH_S:
-                return kept[1]
+            if (body := fresh(name)) is not None:
+                return body
             body = (await trio.to_thread.run_sync(make)).encode()
             made[name] = (trio.current_time(), body)
             return body
