@@ -88,12 +88,17 @@ class Connection:
         self.last_bytes = b""
         """The last bytes received (up to 64), for fault reports."""
 
-    async def _send(self, message: Mapping[str, Any]) -> None:
+    async def _send(self, message: Mapping[str, Any] | bytes) -> None:
         try:
-            frame = protocol.encode_frame(message if isinstance(message, dict) else dict(message))
+            if isinstance(message, bytes):
+                frame = message
+            else:
+                frame = protocol.encode_frame(
+                    message if isinstance(message, dict) else dict(message)
+                )
             await self._stream.send_all(frame)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-            raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+            raise BotCrashed(f"pipe closed while sending {_kind(message)}") from err
 
     async def send(self, message: Mapping[str, Any], deadline: float) -> None:
         """Send one message by the trio time `deadline`; raises BotTimeout or BotCrashed."""
@@ -112,8 +117,9 @@ class Connection:
             return await self._receive(what)
         raise BotTimeout(f"no {what} in time")
 
-    async def exchange(self, message: dict[str, Any], what: str) -> dict[str, Any]:
-        """Send `message` and receive the answer, under the caller's cancel scope.
+    async def exchange(self, message: dict[str, Any] | bytes, what: str) -> dict[str, Any]:
+        """Send `message` (or an act's frame) and receive the answer, under the caller's
+        cancel scope.
 
         Raises BotMalformed, before sending, if the bot has sent anything since its
         last answer (SPEC §4.1), as `exchange_steps` does."""
@@ -176,30 +182,37 @@ class Connection:
         fds = self.pipe_fds()
         assert fds is not None
         late = f"did not read its {message.get('type')} message in time"
-        yield from _write_steps(protocol.encode_frame(message), fds[0], deadline, late, message)
+        frame = protocol.encode_frame(message)
+        yield from _write_steps(frame, fds[0], deadline, late, _kind(message))
 
     def exchange_steps(
         self,
-        message: dict[str, Any],
+        message: dict[str, Any] | bytes,
         what: str,
         deadline: float,
         slow: tuple[float, Callable[[], None]] | None = None,
+        canonical: tuple[bytes, int] | None = None,
     ) -> Steps[dict[str, Any]]:
-        """`exchange` as steps for a driver (see `Steps`): send `message` and receive
-        the answer by `deadline` (a `time.perf_counter()` time). Only for a connection
-        with `pipe_fds()`, while no trio task uses it.
+        """`exchange` as steps for a driver (see `Steps`): send `message` (or an act's
+        frame) and receive the answer by `deadline` (a `time.perf_counter()` time). Only
+        for a connection with `pipe_fds()`, while no trio task uses it.
 
         Raises the same faults, with the same messages, as `exchange` under a cancel
         scope with that deadline (BotTimeout "no {what} in time"). With `slow` (a
         `perf_counter` time, then a function), the driver calls the function once if
         no answer has come by then. The answer took `received_at - sent_at`: from the
         first write of the message to its answer's last bytes found waiting.
+
+        With `canonical` (the frame of an action answering the act, as SPEC §3.4 writes
+        it, but for its last byte; then the act's request id), an answer that comes in
+        one read as those bytes and a choice under 128 is taken without the decoder.
         """
         fds = self.pipe_fds()
         assert fds is not None
         write_fd, read_fd = fds
         decoder = self._decoder
-        frame = protocol.encode_frame(message)
+        frame = message if isinstance(message, bytes) else protocol.encode_frame(message)
+        kind = _kind(message)
         # Nothing may have come since the last answer (SPEC §4.1): a bot that wrote its
         # answer before it was asked (its request_id is easy to foresee) would have it
         # taken in no time at all. The frame is made first, so that no more than the
@@ -216,13 +229,14 @@ class Connection:
         # The time runs from the first write: a bot that leaves no room in its input
         # (it filled the pipe itself) thinks meanwhile (SPEC §8.2).
         self.sent_at = time.perf_counter()
-        written = _write_some(write_fd, frame, message)
+        written = _write_some(write_fd, frame, kind)
         if written < len(frame):  # nearly never: a frame fits in the pipe
-            yield from _write_steps(frame[written:], write_fd, deadline, late, message)
+            yield from _write_steps(frame[written:], write_fd, deadline, late, kind)
         wait: Wait = (read_fd, _IN, deadline, None, None)
         if slow is not None:
             wait = (read_fd, _IN, deadline, *slow)
         # The common case, a quick answer, costs one wait and one read.
+        first = canonical is not None
         while (reply := self._take(what)) is None:
             seen = yield wait
             if seen is None:
@@ -238,6 +252,12 @@ class Connection:
                 self._eof = True
             else:
                 self.last_bytes = data[:64]
+                if first:  # the decoder is empty (nothing was buffered before the act)
+                    first = False
+                    assert canonical is not None
+                    prefix, request_id = canonical
+                    if len(data) == len(prefix) + 1 and data[-1] < 0x80 and data.startswith(prefix):
+                        return {"type": "action", "request_id": request_id, "choice": data[-1]}
                 decoder.feed(data)
         return reply
 
@@ -291,14 +311,19 @@ class Connection:
             await self._stream.aclose()
 
 
+def _kind(message: Mapping[str, Any] | bytes) -> object:
+    """The type of a message, for fault reports (a frame made beforehand is an act's)."""
+    return "act" if isinstance(message, bytes) else message.get("type")
+
+
 def _write_steps(
-    frame: bytes, write_fd: int, deadline: float, late: str, message: dict[str, Any]
+    frame: bytes, write_fd: int, deadline: float, late: str, kind: object
 ) -> Steps[None]:
     """Write all of `frame`, waiting while the pipe is full; BotTimeout(late) at
-    `deadline`, BotCrashed if the reader has gone."""
+    `deadline`, BotCrashed if the reader has gone (a message of type `kind`)."""
     view = memoryview(frame)
     while True:
-        written = _write_some(write_fd, view, message)
+        written = _write_some(write_fd, view, kind)
         if written == len(view):
             return  # nearly always at the first write: a frame fits in the pipe
         view = view[written:]
@@ -306,15 +331,15 @@ def _write_steps(
             raise BotTimeout(late)
 
 
-def _write_some(write_fd: int, data: bytes | memoryview, message: dict[str, Any]) -> int:
+def _write_some(write_fd: int, data: bytes | memoryview, kind: object) -> int:
     """Write what the pipe takes of `data` now (0 when it is full); BotCrashed if the
-    reader has gone."""
+    reader has gone (a message of type `kind`)."""
     try:
         return os.write(write_fd, data)
     except BlockingIOError:
         return 0
     except OSError as err:
-        raise BotCrashed(f"pipe closed while sending {message.get('type')}") from err
+        raise BotCrashed(f"pipe closed while sending {kind}") from err
 
 
 def drive(steps: Steps[T], stop_fd: int) -> T:

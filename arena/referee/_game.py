@@ -13,11 +13,11 @@ import trio
 import protocol
 from arena import __version__
 from arena.errors import BotCrashed, BotFault, BotTimeout
-from arena.referee import _driver, _wire
+from arena.referee import _core, _driver, _wire
 from arena.referee._clocks import BANK_CAP_MS, Clocks
 from arena.referee._connection import Steps, fault_from_protocol
 from arena.referee._session import BotSession
-from arena.rules import Cause, Game, GameConfig, Outcome
+from arena.rules import Cause, GameConfig, Outcome
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -107,9 +107,9 @@ class _Runner:
         self.seed = seed
         self.clocks = clocks
         self.game_id = game_id
-        self.game = Game(config, seed)
+        self.core = _core.Core(config, seed)
+        """The game, and the wire forms of its events and acts."""
         n = config.players
-        self.heard = [0] * n
         self.bank: list[float | None] = [clocks.bank_ms] * n
         """Per seat, the bank left in ms, to the fraction of a ms it was measured in
         (an act shows it rounded down)."""
@@ -121,7 +121,6 @@ class _Runner:
         """Seats sent their game_start (or left at once), in the driver's steps."""
         self._ended = 0
         """Seats sent their game_over (or skipped), in the driver's steps."""
-        self.event_dicts: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = [
             {
                 "type": "game",
@@ -133,24 +132,14 @@ class _Runner:
                 "arena": __version__,
             }
         ]
+        self._log_events()
 
-    def _sync_events(self) -> None:
-        """Convert new engine events to dicts once, and log them."""
-        events = self.game.events
-        for event in events[len(self.event_dicts) :]:
-            d = _wire.event_to_dict(event)
-            self.event_dicts.append(d)
-            self.log.append({"type": "event", "event": d})
-
-    def _news(self, seat: int) -> list[dict[str, Any]]:
-        """The public events `seat` has not heard yet."""
-        self._sync_events()
-        start = self.heard[seat]
-        self.heard[seat] = len(self.event_dicts)
-        return self.event_dicts[start:]
+    def _log_events(self) -> None:
+        """Log the game's events since the last call (after each change of the game)."""
+        self.log.extend([{"type": "event", "event": e} for e in self.core.take_events()])
 
     async def _fault(self, seat: int, fault: BotFault) -> None:
-        game = self.game
+        core = self.core
         process = self.seats[seat].process
         if fault.cause == "crash" and process is not None and process.memory_exhausted():
             fault = BotCrashed(
@@ -168,8 +157,7 @@ class _Runner:
                         " SPEC §4.4)"
                     )
                 fault = BotCrashed(f"{fault}: the process {status}", detail=fault.detail)
-        self.faults.append(FaultRecord(seat, fault.cause, str(fault), fault.detail, game.plays))
-        self._sync_events()
+        self.faults.append(FaultRecord(seat, fault.cause, str(fault), fault.detail, core.plays))
         self.log.append(
             {
                 "type": "fault",
@@ -179,8 +167,9 @@ class _Runner:
                 "bytes": fault.detail.hex() if fault.detail else None,
             }
         )
-        if not game.is_over and game.observation(seat).in_game[seat]:
-            game.eliminate(seat, _CAUSES[fault.cause])
+        if not core.is_over and core.in_game(seat):
+            core.eliminate(seat, _CAUSES[fault.cause])
+            self._log_events()
         await self.seats[seat].kill(fault, self.clocks.kill_grace_ms / 1000)
 
     async def run(self) -> None:
@@ -189,7 +178,7 @@ class _Runner:
                 await self._fault(*fault)
         else:
             await self._run_trio()
-        outcome = self.game.outcome()
+        outcome = self.core.outcome()
         self.log.append(
             {
                 "type": "result",
@@ -209,7 +198,7 @@ class _Runner:
     async def _run_trio(self) -> None:
         """The game with trio I/O (bots in memory, virtual clocks)."""
         clocks = self.clocks
-        game = self.game
+        core = self.core
         for seat, session in enumerate(self.seats):
             if session.broken:
                 fault = session.fault
@@ -222,11 +211,11 @@ class _Runner:
                 await session.send(self._game_start(seat), deadline)
             except BotFault as fault:
                 await self._fault(seat, fault)
-        while game.to_move is not None:
+        while core.to_move is not None:
             # One cancel scope serves every decision until a bot times out: its deadline
             # is moved before each request (cheaper than a new scope per decision).
             with trio.CancelScope() as scope:
-                while (to_move := game.to_move) is not None:
+                while (to_move := core.to_move) is not None:
                     await self._decide(to_move, scope)
             if scope.cancelled_caught:
                 late = self.waiting_for
@@ -245,45 +234,40 @@ class _Runner:
 
     def _pause_others(self) -> None:
         """Stop the processes of every seat but the one to move (SPEC §8.5)."""
-        mover = self.game.to_move
+        mover = self.core.to_move
         for seat, session in enumerate(self.seats):
             if seat != mover and not session.broken:
                 session.pause()
 
     def _game_start(self, seat: int) -> dict[str, Any]:
         return _wire.game_start(
-            self.game_id, seat, self.names, self.config, self.game.hand(seat), self.clocks
+            self.game_id, seat, self.names, self.config, self.core.hand(seat), self.clocks
         )
 
     def _game_over(self, seat: int) -> dict[str, Any]:
-        return _wire.game_over(self.game_id, self.game.outcome(), self._news(seat))
+        core = self.core
+        return _wire.game_over(self.game_id, core.outcome(), core.news(seat))
 
-    def _request(self, seat: int) -> dict[str, Any]:
-        """The act for `seat`, the seat to move; the answer is judged against it (and
-        against the legal actions, which stay as they are until it is played)."""
-        game = self.game
+    def _request(self, seat: int) -> tuple[bytes, int, int]:
+        """The act for `seat`, the seat to move, as a frame, with its request id and the
+        ms it allows; the answer is judged against these (and against the legal
+        actions, which stay as they are until it is played)."""
         left = self.bank[seat]
         bank = None if left is None else int(left)  # never more than is left
         allowed = self.clocks.decision_ms
         if bank is not None:
             allowed = max(0, min(allowed, bank))
         request_id = self.seats[seat].next_request_id()
-        return _wire.act(
-            request_id,
-            game.observation_dict(seat),
-            self._news(seat),
-            allowed,
-            bank,
-            game.legal_actions(),
-        )
+        return self.core.act_frame(seat, request_id, allowed, bank), request_id, allowed
 
     def _accept(
-        self, seat: int, request: dict[str, Any], reply: dict[str, Any], used_ms: float
+        self, seat: int, request_id: int, allowed: int, reply: dict[str, Any], used_ms: float
     ) -> None:
-        """Judge `seat`'s answer to the act `request`, given `used_ms` after the act was
-        sent, and play it; raises BotFault (the game is unchanged then)."""
-        request_id = request["request_id"]
-        legal = self.game.legal_actions()
+        """Judge `seat`'s answer to the act `request_id`, which allowed `allowed` ms,
+        given `used_ms` after the act was sent, and play it; raises BotFault (the game
+        is unchanged then)."""
+        core = self.core
+        legal = core.legal_actions()
         choice = reply.get("choice")
         # The answer of a conforming bot is checked here, in line; anything else goes
         # to the protocol's parser, which words the fault (or accepts what it accepts).
@@ -304,41 +288,39 @@ class _Runner:
         # One measurement is both judged and recorded: a reply read within the deadline
         # but measured past it (the referee was busy) is late all the same.
         clocks = self.clocks
-        clock = request["clock"]
-        allowed = clock["decision_ms"]
         if used_ms > allowed + clocks.grace_ms:
             raise BotTimeout(f"action after {used_ms:.1f} ms (limit {allowed} ms)")
         self.think[seat] += used_ms
         bank = self.bank[seat]
         if bank is not None:  # the time taken to the fraction: 0.4 ms a decision adds up
             self.bank[seat] = min(BANK_CAP_MS, max(0.0, bank - used_ms) + clocks.increment_ms)
-        chosen = legal[choice]
         self.decisions += 1
-        self.log.append(
+        log = self.log
+        log.append(
             {
                 "type": "decision",
                 "seat": seat,
                 "request_id": request_id,
                 "choice": choice,
-                "action": _wire.action_to_dict(chosen),
+                "action": _wire.action_to_dict(legal[choice]),
                 "ms": round(used_ms, 3),
             }
         )
-        self.game.apply_unchecked(chosen)
+        core.apply(choice)
+        log.extend([{"type": "event", "event": e} for e in core.take_events()])
 
     async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
-        request = self._request(seat)
+        frame, request_id, allowed = self._request(seat)
         start = trio.current_time()
-        allowed = request["clock"]["decision_ms"]
         scope.deadline = start + (allowed + self.clocks.grace_ms) / 1000
         self.waiting_for = seat
         session = self.seats[seat]
         session.resume()
         self._pause_others()  # at once: time here may be a test's virtual clock
         try:
-            reply = await session.connection.exchange(request, "action")
+            reply = await session.connection.exchange(frame, "action")
             used_ms = (trio.current_time() - start) * 1000
-            self._accept(seat, request, reply, used_ms)
+            self._accept(seat, request_id, allowed, reply, used_ms)
         except BotFault as fault:
             scope.deadline = math.inf
             await self._fault(seat, fault)
@@ -362,7 +344,7 @@ class _Runner:
         """The game from where it stands, as steps for the driver: returns None when it
         is over, or the first fault for the trio side to handle."""
         clocks = self.clocks
-        game = self.game
+        core = self.core
         seats = self.seats
         limit = (clocks.decision_ms + clocks.grace_ms) / 1000
         while self._started < len(seats):
@@ -380,19 +362,23 @@ class _Runner:
                 return seat, fault
         grace = clocks.grace_ms
         pause_others = self._pause_others
-        while (mover := game.to_move) is not None:
-            request = self._request(mover)
+        while (mover := core.to_move) is not None:
+            frame, request_id, allowed = self._request(mover)
             session = seats[mover]
             session.resume()
             connection = session.connection
             start = time.perf_counter()
-            deadline = start + (request["clock"]["decision_ms"] + grace) / 1000
+            deadline = start + (allowed + grace) / 1000
             try:
                 reply = yield from connection.exchange_steps(
-                    request, "action", deadline, (start + SLOW_S, pause_others)
+                    frame,
+                    "action",
+                    deadline,
+                    (start + SLOW_S, pause_others),
+                    (_wire.canonical_action(request_id), request_id),
                 )
                 used = connection.received_at - connection.sent_at
-                self._accept(mover, request, reply, used * 1000)
+                self._accept(mover, request_id, allowed, reply, used * 1000)
             except BotFault as fault:
                 return mover, fault
         while self._ended < len(seats):
@@ -415,7 +401,7 @@ class _Runner:
             seed=self.seed,
             config=self.config,
             names=tuple(self.names),
-            outcome=self.game.outcome(),
+            outcome=self.core.outcome(),
             faults=tuple(self.faults),
             decisions=self.decisions,
             think_ms=tuple(self.think),

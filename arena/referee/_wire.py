@@ -163,6 +163,28 @@ def act(
     }
 
 
+_ACTION_HEAD = b"\x83\xa4type\xa6action\xaarequest_id"
+_CHOICE = b"\xa6choice"
+
+
+def canonical_action(request_id: int) -> bytes:
+    """The frame of an action answering `request_id` as SPEC §3.4 writes it (keys in
+    SPEC order, each value in its shortest form), but for its last byte: the choice,
+    when it is under 128 (a positive fixint)."""
+    if request_id < 0x80:
+        rid = request_id.to_bytes(1, "big")
+    elif request_id < 0x100:
+        rid = b"\xcc" + request_id.to_bytes(1, "big")
+    elif request_id < 0x10000:
+        rid = b"\xcd" + request_id.to_bytes(2, "big")
+    elif request_id < 0x100000000:
+        rid = b"\xce" + request_id.to_bytes(4, "big")
+    else:
+        rid = b"\xcf" + request_id.to_bytes(8, "big")
+    body = _ACTION_HEAD + rid + _CHOICE
+    return (len(body) + 1).to_bytes(4, "big") + body
+
+
 def legal_dicts(legal: tuple[Action, ...]) -> list[dict[str, str]]:
     """The wire forms of the legal actions."""
     return list(map(action_to_dict, legal))

@@ -14,9 +14,12 @@ import msgpack
 import pytest
 import trio
 import trio.testing
+from hypothesis import given
+from hypothesis import strategies as st
 
 import protocol
 from arena.errors import BotCrashed, BotMalformed, BotTimeout
+from arena.referee import _wire
 from arena.referee._connection import Connection, Stopped, drive
 
 
@@ -309,3 +312,107 @@ async def test_a_stop_after_the_slow_mark_wakes_the_wait(pipes: Pipes) -> None:
     finally:
         stop.join()
     assert len(calls) == 1
+
+
+# An answer written as SPEC §3.4 writes it is read without the decoder (the referee's
+# common case); every other answer goes through the decoder as before.
+
+
+@given(request_id=st.integers(0, 2**64 - 1), choice=st.integers(0, 127))
+def test_the_canonical_action_is_the_encoders_own_bytes(request_id: int, choice: int) -> None:
+    expected = protocol.encode_frame({"type": "action", "request_id": request_id, "choice": choice})
+    assert _wire.canonical_action(request_id) + bytes([choice]) == expected
+
+
+def canonical(request_id: int) -> tuple[bytes, int]:
+    return _wire.canonical_action(request_id), request_id
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"type": "action", "request_id": 1, "choice": 3},  # the canonical bytes
+        {"type": "action", "choice": 3, "request_id": 1},  # another order of keys
+        {"type": "action", "request_id": 2, "choice": 3},  # another act's id
+        {"type": "action", "request_id": 1, "choice": 200},  # a choice past a fixint
+        {"type": "action", "request_id": 1, "choice": -1},
+        {"type": "action", "request_id": 1, "choice": 3, "note": "x"},
+    ],
+)
+async def test_an_answer_read_past_the_decoder_is_the_decoders_answer(
+    pipes: Pipes, answer: dict[str, object]
+) -> None:
+    with pipes.bot(frame(answer)):
+        reply = drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
+            pipes.stop_read,
+        )
+    assert reply == answer
+    assert list(reply) == list(answer)
+
+
+async def test_a_canonical_answer_in_pieces_goes_through_the_decoder(pipes: Pipes) -> None:
+    data = frame({"type": "action", "request_id": 1, "choice": 2})
+    assert data == _wire.canonical_action(1) + b"\x02"
+    with pipes.bot(data[:3], data[3:], delay=0.02):
+        reply = drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
+            pipes.stop_read,
+        )
+    assert reply == {"type": "action", "request_id": 1, "choice": 2}
+
+
+async def test_a_second_answer_sent_with_a_canonical_first_is_malformed_at_the_next_act(
+    pipes: Pipes,
+) -> None:
+    both = frame({"type": "action", "request_id": 1, "choice": 0}) + frame(
+        {"type": "action", "request_id": 2, "choice": 0}
+    )
+    with pipes.bot(both):
+        reply = drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
+            pipes.stop_read,
+        )
+    assert reply == {"type": "action", "request_id": 1, "choice": 0}
+    with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
+        drive(
+            pipes.connection.exchange_steps(
+                {"type": "act", "request_id": 2}, "action", soon(5), None, canonical(2)
+            ),
+            pipes.stop_read,
+        )
+
+
+async def test_a_canonical_answer_written_before_the_act_is_refused(pipes: Pipes) -> None:
+    with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0})):
+        drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
+            pipes.stop_read,
+        )
+    pipes.answer(_wire.canonical_action(2) + b"\x00")  # in the pipe before act 2 is sent
+    with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
+        drive(
+            pipes.connection.exchange_steps(
+                {"type": "act", "request_id": 2}, "action", soon(5), None, canonical(2)
+            ),
+            pipes.stop_read,
+        )
+
+
+async def test_a_canonical_answer_is_taken_without_the_decoder(pipes: Pipes) -> None:
+    fed: list[bytes] = []
+
+    class Watched(protocol.FrameDecoder):
+        def feed(self, data: bytes | bytearray | memoryview) -> None:
+            fed.append(bytes(data))
+            super().feed(data)
+
+    pipes.connection._decoder = Watched()
+    with pipes.bot(frame({"type": "action", "request_id": 300, "choice": 5})):
+        reply = drive(
+            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(300)),
+            pipes.stop_read,
+        )
+    assert reply == {"type": "action", "request_id": 300, "choice": 5}
+    assert fed == []
+    assert pipes.connection.last_bytes == _wire.canonical_action(300) + b"\x05"

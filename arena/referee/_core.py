@@ -1,0 +1,153 @@
+"""The game as the referee plays it: the rules engine and the wire forms of its state.
+
+`PyCore` is built on the rules engine (`arena.rules.Game`) and `_wire`; the C extension
+`arena.referee._fastcore` gives the same `Core` API, faster, where it is built. Both
+say the same thing at every step (tests/referee/test_fastcore.py plays them side by
+side over every configuration); the rules engine stays the reference.
+
+`Core` is the C one when it can be imported and is no older than its source, and
+`PyCore` otherwise, or when the environment variable ARENA_PURE_PYTHON is set.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any, Protocol
+
+import protocol
+from arena.errors import GameOverError
+from arena.referee import _wire
+from arena.rules import Action, Card, Cause, Game, GameConfig, Outcome
+
+
+class CoreAPI(Protocol):
+    """What the referee asks of a game."""
+
+    def __init__(self, config: GameConfig, seed: int) -> None: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def plays(self) -> int: ...
+    def legal_actions(self) -> tuple[Action, ...]: ...
+    def apply(self, index: int) -> None: ...
+    def eliminate(self, seat: int, cause: Cause) -> None: ...
+    def in_game(self, seat: int) -> bool: ...
+    def hand(self, seat: int) -> tuple[Card, ...]: ...
+    def outcome(self) -> Outcome: ...
+    def take_events(self) -> list[dict[str, Any]]: ...
+    def news(self, seat: int) -> list[dict[str, Any]]: ...
+    def act_frame(
+        self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None
+    ) -> bytes: ...
+
+
+class PyCore:
+    """The referee's game on the rules engine: `Game` with the wire forms of its events
+    (each converted once) and of its acts."""
+
+    __slots__ = ("_events", "_game", "_heard", "_taken")
+
+    def __init__(self, config: GameConfig, seed: int) -> None:
+        self._game = Game(config, seed)
+        self._events: list[dict[str, Any]] = []
+        """The wire forms of the engine's events so far (converted when first needed)."""
+        self._taken = 0
+        """Events handed out by `take_events`."""
+        self._heard = [0] * config.players
+        """Per seat, the events sent to it."""
+
+    @property
+    def to_move(self) -> int | None:
+        return self._game.to_move
+
+    @property
+    def is_over(self) -> bool:
+        return self._game.is_over
+
+    @property
+    def plays(self) -> int:
+        return self._game.plays
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        return self._game.legal_actions()
+
+    def apply(self, index: int) -> None:
+        """Play the legal action number `index`."""
+        game = self._game
+        if game.is_over:
+            raise GameOverError("the game is over")
+        legal = game.legal_actions()
+        if not 0 <= index < len(legal):
+            raise IndexError(f"no legal action {index} of {len(legal)}")
+        game.apply_unchecked(legal[index])
+
+    def eliminate(self, seat: int, cause: Cause) -> None:
+        self._game.eliminate(seat, cause)
+
+    def in_game(self, seat: int) -> bool:
+        return self._game.observation(seat).in_game[seat]
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return self._game.hand(seat)
+
+    def outcome(self) -> Outcome:
+        return self._game.outcome()
+
+    def _sync(self) -> list[dict[str, Any]]:
+        events = self._events
+        engine = self._game.events
+        if len(events) < len(engine):
+            events.extend(map(_wire.event_to_dict, engine[len(events) :]))
+        return events
+
+    def take_events(self) -> list[dict[str, Any]]:
+        """The wire forms of the events since the last call."""
+        events = self._sync()
+        start, self._taken = self._taken, len(events)
+        return events[start:]
+
+    def news(self, seat: int) -> list[dict[str, Any]]:
+        """The wire forms of the events not sent to `seat` yet; they count as sent."""
+        events = self._sync()
+        start, self._heard[seat] = self._heard[seat], len(events)
+        return events[start:]
+
+    def act_frame(self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None) -> bytes:
+        """The act frame for `seat` (SPEC §5.3), with its news (which count as sent)."""
+        game = self._game
+        act = _wire.act(
+            request_id,
+            game.observation_dict(seat),
+            self.news(seat),
+            decision_ms,
+            bank_ms,
+            game.legal_actions(),
+        )
+        return protocol.encode_frame(act)
+
+
+def _fast() -> type[CoreAPI] | None:
+    """The C core, if it is built, no older than its source, and not refused."""
+    if os.environ.get("ARENA_PURE_PYTHON"):
+        return None
+    try:
+        fastcore = importlib.import_module("arena.referee._fastcore")
+    except ImportError:
+        return None
+    built = fastcore.__file__
+    source = os.path.join(os.path.dirname(__file__), "_fastcore.c")
+    try:
+        if built is None or os.stat(source).st_mtime > os.stat(built).st_mtime:
+            return None  # an edit of the source since the build: not what the source says
+    except FileNotFoundError:
+        pass  # an installed copy, without its source
+    return fastcore.Core  # type: ignore[no-any-return]
+
+
+Core: type[CoreAPI] = _fast() or PyCore
+"""The referee's game: the C core where it can be used, `PyCore` otherwise."""
+
+CORE_NAME = "C" if Core is not PyCore else "Python"
