@@ -129,21 +129,27 @@ class PyCore:
         return protocol.encode_frame(act)
 
 
+def usable(built: str, source: str) -> bool:
+    """False if the C core `built` is older than its `source` (edited since the build:
+    it would not play what the source says); True for an installed copy, without it."""
+    try:
+        return os.stat(source).st_mtime <= os.stat(built).st_mtime
+    except FileNotFoundError:
+        return True
+
+
 def _fast() -> type[CoreAPI] | None:
-    """The C core, if it is built, no older than its source, and not refused."""
+    """The C core, if it is built, usable, and not refused (ARENA_PURE_PYTHON)."""
     if os.environ.get("ARENA_PURE_PYTHON"):
         return None
     try:
         fastcore = importlib.import_module("arena.referee._fastcore")
     except ImportError:
         return None
-    built = fastcore.__file__
     source = os.path.join(os.path.dirname(__file__), "_fastcore.c")
-    try:
-        if built is None or os.stat(source).st_mtime > os.stat(built).st_mtime:
-            return None  # an edit of the source since the build: not what the source says
-    except FileNotFoundError:
-        pass  # an installed copy, without its source
+    built = fastcore.__file__
+    if built is None or not usable(built, source):
+        return None
     return fastcore.Core  # type: ignore[no-any-return]
 
 
