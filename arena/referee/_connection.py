@@ -81,6 +81,8 @@ class Connection:
         self._look: select.poll | None = None
         self._look_fd = -1
         """A poll of the bot's output alone, for the look before each act."""
+        self._pipes: tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream] | None = None
+        """The streams of a bot process's pipes, once `pipe_fds` has found them."""
         self.sent_at = 0.0
         """When `exchange_steps` began to write its latest message."""
         self.received_at = 0.0
@@ -163,16 +165,20 @@ class Connection:
     def pipe_fds(self) -> tuple[int, int] | None:
         """The (write, read) file descriptors of a bot process's pipes, while both are
         open; None for any other stream (an in-memory bot, a test's wrapper)."""
-        stream = self._stream
-        if not isinstance(stream, trio.StapledStream):
-            return None
-        send, receive = stream.send_stream, stream.receive_stream
-        if not (
-            isinstance(send, trio.lowlevel.FdStream) and isinstance(receive, trio.lowlevel.FdStream)
-        ):
-            return None
-        try:
-            return send.fileno(), receive.fileno()
+        pipes = self._pipes
+        if pipes is None:
+            stream = self._stream
+            if not isinstance(stream, trio.StapledStream):
+                return None
+            send, receive = stream.send_stream, stream.receive_stream
+            if not (
+                isinstance(send, trio.lowlevel.FdStream)
+                and isinstance(receive, trio.lowlevel.FdStream)
+            ):
+                return None
+            pipes = self._pipes = (send, receive)
+        try:  # asked each time: a closed stream says so here, and its number is not used
+            return pipes[0].fileno(), pipes[1].fileno()
         except trio.ClosedResourceError:
             return None
 
@@ -183,7 +189,7 @@ class Connection:
         assert fds is not None
         late = f"did not read its {message.get('type')} message in time"
         frame = protocol.encode_frame(message)
-        yield from _write_steps(frame, fds[0], deadline, late, _kind(message))
+        yield from _write_steps(frame, fds[0], deadline, late, message)
 
     def exchange_steps(
         self,
@@ -212,7 +218,6 @@ class Connection:
         write_fd, read_fd = fds
         decoder = self._decoder
         frame = message if isinstance(message, bytes) else protocol.encode_frame(message)
-        kind = _kind(message)
         # Nothing may have come since the last answer (SPEC §4.1): a bot that wrote its
         # answer before it was asked (its request_id is easy to foresee) would have it
         # taken in no time at all. The frame is made first, so that no more than the
@@ -225,13 +230,13 @@ class Connection:
         if look.poll(0):
             self._read_waiting(read_fd, what)
         self._refuse_buffered(what)
-        late = f"no {what} in time"
         # The time runs from the first write: a bot that leaves no room in its input
         # (it filled the pipe itself) thinks meanwhile (SPEC §8.2).
         self.sent_at = time.perf_counter()
-        written = _write_some(write_fd, frame, kind)
+        written = _write_some(write_fd, frame, message)
         if written < len(frame):  # nearly never: a frame fits in the pipe
-            yield from _write_steps(frame[written:], write_fd, deadline, late, kind)
+            late = f"no {what} in time"
+            yield from _write_steps(frame[written:], write_fd, deadline, late, message)
         wait: Wait = (read_fd, _IN, deadline, None, None)
         if slow is not None:
             wait = (read_fd, _IN, deadline, *slow)
@@ -240,7 +245,7 @@ class Connection:
         while (reply := self._take(what)) is None:
             seen = yield wait
             if seen is None:
-                raise BotTimeout(late)
+                raise BotTimeout(f"no {what} in time")
             try:
                 data = os.read(read_fd, _READ)
             except BlockingIOError:
@@ -317,13 +322,13 @@ def _kind(message: Mapping[str, Any] | bytes) -> object:
 
 
 def _write_steps(
-    frame: bytes, write_fd: int, deadline: float, late: str, kind: object
+    frame: bytes, write_fd: int, deadline: float, late: str, message: Mapping[str, Any] | bytes
 ) -> Steps[None]:
-    """Write all of `frame`, waiting while the pipe is full; BotTimeout(late) at
-    `deadline`, BotCrashed if the reader has gone (a message of type `kind`)."""
+    """Write all of `frame` (of `message`), waiting while the pipe is full;
+    BotTimeout(late) at `deadline`, BotCrashed if the reader has gone."""
     view = memoryview(frame)
     while True:
-        written = _write_some(write_fd, view, kind)
+        written = _write_some(write_fd, view, message)
         if written == len(view):
             return  # nearly always at the first write: a frame fits in the pipe
         view = view[written:]
@@ -331,15 +336,15 @@ def _write_steps(
             raise BotTimeout(late)
 
 
-def _write_some(write_fd: int, data: bytes | memoryview, kind: object) -> int:
-    """Write what the pipe takes of `data` now (0 when it is full); BotCrashed if the
-    reader has gone (a message of type `kind`)."""
+def _write_some(write_fd: int, data: bytes | memoryview, message: Mapping[str, Any] | bytes) -> int:
+    """Write what the pipe takes of `data` (of `message`) now (0 when it is full);
+    BotCrashed if the reader has gone."""
     try:
         return os.write(write_fd, data)
     except BlockingIOError:
         return 0
     except OSError as err:
-        raise BotCrashed(f"pipe closed while sending {kind}") from err
+        raise BotCrashed(f"pipe closed while sending {_kind(message)}") from err
 
 
 def drive(steps: Steps[T], stop_fd: int) -> T:
