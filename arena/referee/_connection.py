@@ -229,7 +229,8 @@ class Connection:
             self._look_fd = read_fd
         if look.poll(0):
             self._read_waiting(read_fd, what)
-        self._refuse_buffered(what)
+        if decoder.pending or decoder.partial:
+            self._refuse_buffered(what)
         # The time runs from the first write: a bot that leaves no room in its input
         # (it filled the pipe itself) thinks meanwhile (SPEC §8.2).
         self.sent_at = time.perf_counter()
@@ -241,8 +242,10 @@ class Connection:
         if slow is not None:
             wait = (read_fd, _IN, deadline, *slow)
         # The common case, a quick answer, costs one wait and one read.
+        if self._eof:  # the look found the end of its output (the decoder is empty)
+            raise BotCrashed(f"closed its output while the referee waited for {what}")
         first = canonical is not None
-        while (reply := self._take(what)) is None:
+        while True:
             seen = yield wait
             if seen is None:
                 raise BotTimeout(f"no {what} in time")
@@ -264,7 +267,8 @@ class Connection:
                     if len(data) == len(prefix) + 1 and data[-1] < 0x80 and data.startswith(prefix):
                         return {"type": "action", "request_id": request_id, "choice": data[-1]}
                 decoder.feed(data)
-        return reply
+            if (reply := self._take(what)) is not None:
+                return reply
 
     def _read_waiting(self, read_fd: int, what: str) -> None:
         """Take what the bot's output holds now, without waiting for more (EOF is only
