@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import protocol
@@ -42,6 +43,8 @@ class CoreAPI(Protocol):
     def act_frame(
         self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None
     ) -> bytes: ...
+    def log_events(self, log: list[dict[str, Any]]) -> None: ...
+    def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None: ...
 
 
 class PyCore:
@@ -115,6 +118,32 @@ class PyCore:
         start, self._heard[seat] = self._heard[seat], len(events)
         return events[start:]
 
+    def log_events(self, log: list[dict[str, Any]]) -> None:
+        """Append the records of the events since the last `take_events` (or call)."""
+        log.extend([{"type": "event", "event": e} for e in self.take_events()])
+
+    def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None:
+        """The referee's decision: append its record to `log`, play the legal action
+        number `index` (as `apply`), then append the records of its events."""
+        game = self._game
+        if game.is_over:
+            raise GameOverError("the game is over")
+        legal = game.legal_actions()
+        if not 0 <= index < len(legal):
+            raise IndexError(f"no legal action {index} of {len(legal)}")
+        log.append(
+            {
+                "type": "decision",
+                "seat": game.to_move,
+                "request_id": request_id,
+                "choice": index,
+                "action": _wire.action_to_dict(legal[index]),
+                "ms": ms,
+            }
+        )
+        game.apply_unchecked(legal[index])
+        self.log_events(log)
+
     def act_frame(self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None) -> bytes:
         """The act frame for `seat` (SPEC §5.3), with its news (which count as sent)."""
         game = self._game
@@ -138,8 +167,8 @@ def usable(built: str, source: str) -> bool:
         return True
 
 
-def _fast() -> type[CoreAPI] | None:
-    """The C core, if it is built, usable, and not refused (ARENA_PURE_PYTHON)."""
+def _fast() -> Any:
+    """The C core's module, if it is built, usable, and not refused (ARENA_PURE_PYTHON)."""
     if os.environ.get("ARENA_PURE_PYTHON"):
         return None
     try:
@@ -150,10 +179,17 @@ def _fast() -> type[CoreAPI] | None:
     built = fastcore.__file__
     if built is None or not usable(built, source):
         return None
-    return fastcore.Core  # type: ignore[no-any-return]
+    return fastcore
 
 
-Core: type[CoreAPI] = _fast() or PyCore
+_FAST = _fast()
+
+Core: type[CoreAPI] = PyCore if _FAST is None else _FAST.Core
 """The referee's game: the C core where it can be used, `PyCore` otherwise."""
+
+canonical_action: Callable[[int], bytes] = (
+    _wire.canonical_action if _FAST is None else _FAST.canonical_action
+)
+"""`_wire.canonical_action`, from the C core where it is used."""
 
 CORE_NAME = "C" if Core is not PyCore else "Python"

@@ -93,6 +93,9 @@ static PyObject *S_shuffle, *S_value;
 static PyObject *K_type, *K_seat, *K_card, *K_total, *K_count, *K_round, *K_starter,
     *K_hand_sizes, *K_draw_size, *K_cause, *K_cards, *K_place, *K_tokens, *K_hand_points,
     *K_scores;
+/* the referee's log records (arena.referee._game): keys and values */
+static PyObject *K_event, *K_request_id, *K_choice, *K_action, *K_ms, *K_kind, *S_event,
+    *S_decision, *S_play, *S_bust, *S_quad;
 static PyObject *EVENT_STR[NEVTYPES];
 static PyObject *CODE_STR[NCARDS];     /* the wire code of each card */
 static char CODE_MP[NCARDS][8];        /* its msgpack bytes */
@@ -1941,26 +1944,11 @@ static PyObject *game_over_error(void)
     return NULL;
 }
 
-static PyObject *core_apply(Core *s, PyObject *index)
+/* Play legal action i (in range) and settle. */
+static int apply_legal(Core *s, Py_ssize_t i)
 {
-    if (check_ready(s) < 0)
-        return NULL;
-    if (s->reason != R_NONE)
-        return game_over_error();
-    Py_ssize_t i;
-    int r = in_range(index, s->nlegal, &i, "tuple");
-    if (r < 0)
-        return NULL;
-    if (r == 0) {
-        PyObject *text = PyObject_Format(index, NULL);
-        if (text == NULL)
-            return NULL;
-        PyErr_Format(PyExc_IndexError, "no legal action %U of %d", text, s->nlegal);
-        Py_DECREF(text);
-        return NULL;
-    }
     uint8_t code = s->legal[i];
-    int kind = code / 32, card = code % 32;
+    int kind = code / 32, card = code % 32, r;
     s->busy = 1;
     if (kind == K_PLAY)
         r = do_play(s, card);
@@ -1973,8 +1961,40 @@ static PyObject *core_apply(Core *s, PyObject *index)
     s->busy = 0;
     if (r < 0) {
         Py_CLEAR(s->legal_tuple);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+/* The index of a legal action, from `index` (as apply takes it): 0 and *i, or -1 with
+   IndexError (or another error). */
+static int legal_index(Core *s, PyObject *index, Py_ssize_t *i)
+{
+    int r = in_range(index, s->nlegal, i, "tuple");
+    if (r < 0)
+        return -1;
+    if (r == 0) {
+        PyObject *text = PyObject_Format(index, NULL);
+        if (text == NULL)
+            return -1;
+        PyErr_Format(PyExc_IndexError, "no legal action %U of %d", text, s->nlegal);
+        Py_DECREF(text);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_apply(Core *s, PyObject *index)
+{
+    if (check_ready(s) < 0)
+        return NULL;
+    if (s->reason != R_NONE)
+        return game_over_error();
+    Py_ssize_t i;
+    if (legal_index(s, index, &i) < 0)
+        return NULL;
+    if (apply_legal(s, i) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -2214,6 +2234,145 @@ static PyObject *core_news(Core *s, PyObject *seat_obj)
     return l;
 }
 
+/* Append {"type": "event", "event": <wire dict>} to `log` for each event since the last
+   take_events() or log_events(). */
+static int log_events(Core *s, PyObject *log)
+{
+    for (; s->taken < s->nev; s->taken++) {
+        PyObject *record = PyDict_New();
+        if (record == NULL)
+            return -1;
+        if (set_borrowed(record, K_type, S_event) < 0 ||
+            set_steal(record, K_event, event_dict(s, &s->ev[s->taken])) < 0 ||
+            PyList_Append(log, record) < 0) {
+            Py_DECREF(record);
+            return -1;
+        }
+        Py_DECREF(record);
+    }
+    return 0;
+}
+
+static int check_log(PyObject *log)
+{
+    if (!PyList_Check(log)) {
+        PyErr_Format(PyExc_TypeError, "the log must be a list, not %.200s",
+                     Py_TYPE(log)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_log_events(Core *s, PyObject *log)
+{
+    if (check_ready(s) < 0 || check_log(log) < 0 || log_events(s, log) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* The wire dict of legal action code (as arena.referee._wire.action_to_dict). */
+static PyObject *action_dict(uint8_t code)
+{
+    int kind = code / 32, card = code % 32;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    if (set_borrowed(d, K_kind, kind == K_PLAY ? S_play : kind == K_BUST ? S_bust : S_quad) < 0 ||
+        (kind != K_QUAD && set_borrowed(d, K_card, CODE_STR[card]) < 0)) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* play(index, log, request_id, ms): the referee's decision. Appends the decision's
+   record to `log` ({"type": "decision", "seat", "request_id", "choice", "action",
+   "ms"}), plays legal action `index` as apply() does, then appends the records of the
+   events it made, as log_events() does. */
+static PyObject *core_play(Core *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"index", "log", "request_id", "ms"};
+    PyObject *a[4];
+    if (kwnames == NULL && nargs == 4) {
+        a[0] = args[0];
+        a[1] = args[1];
+        a[2] = args[2];
+        a[3] = args[3];
+    }
+    else if (parse_args("play", args, nargs, kwnames, names, 4, a) < 0) {
+        return NULL;
+    }
+    if (check_ready(s) < 0 || check_log(a[1]) < 0)
+        return NULL;
+    if (s->reason != R_NONE)
+        return game_over_error();
+    Py_ssize_t i;
+    if (legal_index(s, a[0], &i) < 0)
+        return NULL;
+    PyObject *record = PyDict_New();
+    if (record == NULL)
+        return NULL;
+    if (set_borrowed(record, K_type, S_decision) < 0 ||
+        set_steal(record, K_seat, PyLong_FromLong(s->current)) < 0 ||
+        set_borrowed(record, K_request_id, a[2]) < 0 ||
+        set_steal(record, K_choice, PyLong_FromSsize_t(i)) < 0 ||
+        set_steal(record, K_action, action_dict(s->legal[i])) < 0 ||
+        set_borrowed(record, K_ms, a[3]) < 0 || PyList_Append(a[1], record) < 0) {
+        Py_DECREF(record);
+        return NULL;
+    }
+    Py_DECREF(record);
+    if (apply_legal(s, i) < 0 || log_events(s, a[1]) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* canonical_action(request_id): the frame of an action answering request_id as SPEC
+   3.4 writes it, but for its last byte (as arena.referee._wire.canonical_action). */
+static PyObject *canonical_action(PyObject *Py_UNUSED(module), PyObject *request_id)
+{
+    if (!PyLong_Check(request_id)) {
+        PyErr_Format(PyExc_TypeError, "a request id is an int, not %.200s",
+                     Py_TYPE(request_id)->tp_name);
+        return NULL;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(request_id);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    static const char head[] = "\x83\xa4" "type" "\xa6" "action" "\xaa" "request_id";
+    static const char tail[] = "\xa6" "choice";
+    unsigned char out[4 + sizeof(head) - 1 + 9 + sizeof(tail) - 1];
+    size_t n = 4;
+    memcpy(out + n, head, sizeof(head) - 1);
+    n += sizeof(head) - 1;
+    if (v < 0x80) {
+        out[n++] = (unsigned char)v;
+    }
+    else if (v < 0x100) {
+        out[n++] = 0xcc;
+        out[n++] = (unsigned char)v;
+    }
+    else if (v < 0x10000) {
+        out[n++] = 0xcd;
+        be16(out + n, (uint16_t)v);
+        n += 2;
+    }
+    else if (v < 0x100000000ull) {
+        out[n++] = 0xce;
+        be32(out + n, (uint32_t)v);
+        n += 4;
+    }
+    else {
+        out[n++] = 0xcf;
+        be64(out + n, (uint64_t)v);
+        n += 8;
+    }
+    memcpy(out + n, tail, sizeof(tail) - 1);
+    n += sizeof(tail) - 1;
+    be32(out, (uint32_t)(n - 4 + 1)); /* the body, with its last byte: the choice */
+    return PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)n);
+}
+
 static int mp_cards(Buf *b, const uint8_t *cards, int n)
 {
     if (mp_array(b, (size_t)n) < 0)
@@ -2393,6 +2552,16 @@ static PyMethodDef core_methods[] = {
      "The wire dicts of the events not sent to seat yet; they count as sent."},
     {"act_frame", (PyCFunction)(void (*)(void))core_act_frame, METH_FASTCALL | METH_KEYWORDS,
      "The act frame for seat (SPEC 5.3), with its news (which count as sent)."},
+    {"log_events", (PyCFunction)core_log_events, METH_O,
+     "Append the records of the events since the last take_events() or log_events()."},
+    {"play", (PyCFunction)(void (*)(void))core_play, METH_FASTCALL | METH_KEYWORDS,
+     "Log the decision to play legal_actions()[index], play it, and log its events."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef module_methods[] = {
+    {"canonical_action", (PyCFunction)canonical_action, METH_O,
+     "The frame of an action answering request_id, as SPEC 3.4 writes it, but its last byte."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2439,7 +2608,12 @@ static int setup_constants(void)
         intern(&K_draw_size, "draw_size") < 0 || intern(&K_cause, "cause") < 0 ||
         intern(&K_cards, "cards") < 0 || intern(&K_place, "place") < 0 ||
         intern(&K_tokens, "tokens") < 0 || intern(&K_hand_points, "hand_points") < 0 ||
-        intern(&K_scores, "scores") < 0)
+        intern(&K_scores, "scores") < 0 || intern(&K_event, "event") < 0 ||
+        intern(&K_request_id, "request_id") < 0 || intern(&K_choice, "choice") < 0 ||
+        intern(&K_action, "action") < 0 || intern(&K_ms, "ms") < 0 ||
+        intern(&K_kind, "kind") < 0 || intern(&S_event, "event") < 0 ||
+        intern(&S_decision, "decision") < 0 || intern(&S_play, "play") < 0 ||
+        intern(&S_bust, "bust") < 0 || intern(&S_quad, "quad") < 0)
         return -1;
     for (int i = 0; i < NEVTYPES; i++)
         if (intern(&EVENT_STR[i], EVENT_NAMES[i]) < 0)
@@ -2529,6 +2703,7 @@ static struct PyModuleDef fastcore_module = {
     .m_name = "arena.referee._fastcore",
     .m_doc = "The referee's game in C: arena.rules.Game's rules and the act frames of _wire.",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC PyInit__fastcore(void)

@@ -136,7 +136,7 @@ class _Runner:
 
     def _log_events(self) -> None:
         """Log the game's events since the last call (after each change of the game)."""
-        self.log.extend([{"type": "event", "event": e} for e in self.core.take_events()])
+        self.core.log_events(self.log)
 
     async def _fault(self, seat: int, fault: BotFault) -> None:
         core = self.core
@@ -295,19 +295,7 @@ class _Runner:
         if bank is not None:  # the time taken to the fraction: 0.4 ms a decision adds up
             self.bank[seat] = min(BANK_CAP_MS, max(0.0, bank - used_ms) + clocks.increment_ms)
         self.decisions += 1
-        log = self.log
-        log.append(
-            {
-                "type": "decision",
-                "seat": seat,
-                "request_id": request_id,
-                "choice": choice,
-                "action": _wire.action_to_dict(legal[choice]),
-                "ms": round(used_ms, 3),
-            }
-        )
-        core.apply(choice)
-        log.extend([{"type": "event", "event": e} for e in core.take_events()])
+        core.play(choice, self.log, request_id, round(used_ms, 3))  # and its records
 
     async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
         frame, request_id, allowed = self._request(seat)
@@ -362,6 +350,7 @@ class _Runner:
                 return seat, fault
         grace = clocks.grace_ms
         pause_others = self._pause_others
+        canonical = _core.canonical_action
         while (mover := core.to_move) is not None:
             frame, request_id, allowed = self._request(mover)
             session = seats[mover]
@@ -375,7 +364,7 @@ class _Runner:
                     "action",
                     deadline,
                     (start + SLOW_S, pause_others),
-                    (_wire.canonical_action(request_id), request_id),
+                    (canonical(request_id), request_id),
                 )
                 used = connection.received_at - connection.sent_at
                 self._accept(mover, request_id, allowed, reply, used * 1000)

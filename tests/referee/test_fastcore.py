@@ -19,11 +19,13 @@ from hypothesis import strategies as st
 
 import protocol
 from arena.errors import GameOverError, RulesError
+from arena.referee import _wire
 from arena.referee._core import PyCore
 from arena.rules import FAULT_ORDER, ActionKind, Cause, Edition, Ending, Format, GameConfig
 
 fastcore = pytest.importorskip("arena.referee._fastcore")
 Core: Any = fastcore.Core
+canonical_action: Any = fastcore.canonical_action
 
 AnyCore = Any  # Core or PyCore: the same API
 
@@ -111,12 +113,23 @@ def play_pair(
     stats.configs.add(
         (config.players, config.edition, config.format, config.ending, config.ono_on_tens)
     )
+    fast_log: list[dict[str, Any]] = []
+    ref_log: list[dict[str, Any]] = []
+    # Whether to take events or log them, apply or play: drawn apart from `rnd`, so that
+    # the games (and the seeds found for them) stay what they were.
+    how = random.Random(seed)
     while True:
         check_state(fast, ref, n)
-        if rnd.random() < 0.7:
+        if rnd.random() < 0.7 and how.random() < 0.5:
             events = fast.take_events()
             assert events == ref.take_events()
             stats.events.update(e["type"] for e in events)
+        elif how.random() < 0.5:  # the referee's log records of them
+            logged = len(fast_log)
+            fast.log_events(fast_log)
+            ref.log_events(ref_log)
+            assert fast_log == ref_log
+            stats.events.update(r["event"]["type"] for r in fast_log[logged:])
         if rnd.random() < 0.1:  # an eliminated seat, or one that is not to move
             seat = rnd.randrange(n)
             assert fast.news(seat) == ref.news(seat)
@@ -146,8 +159,16 @@ def play_pair(
             legal = ref.legal_actions()
             plays = [i for i, a in enumerate(legal) if a.kind is ActionKind.PLAY]
             index = rnd.choice(plays) if prefer_plays and plays else rnd.randrange(len(legal))
-            fast.apply(index)
-            ref.apply(index)
+            if how.random() < 0.5:
+                fast.apply(index)
+                ref.apply(index)
+            else:  # as the referee plays it: its record, then its events' records
+                ms = how.random() * 100
+                logged = len(fast_log)
+                fast.play(index, fast_log, request_id, ms)
+                ref.play(index, ref_log, request_id, ms)
+                assert fast_log == ref_log
+                stats.events.update(r["event"]["type"] for r in fast_log[logged + 1 :])
             stats.decisions += 1
     events = fast.take_events()
     assert events == ref.take_events()
@@ -162,6 +183,7 @@ def play_pair(
         # the final act map: the game over, no legal action
         assert fast.act_frame(seat, 9, 0, None) == ref.act_frame(seat, 9, 0, None)
     same(fast, ref, lambda c: c.apply(0))
+    same(fast, ref, lambda c: c.play(0, [], 1, 0.5))
     same(fast, ref, lambda c: c.eliminate(0, Cause.CRASH))
     assert fast.take_events() == ref.take_events() == []
 
@@ -570,3 +592,51 @@ def test_called_again_inside_a_shuffle(monkeypatch: pytest.MonkeyPatch) -> None:
         ref.apply(index)
     assert fast.outcome() == ref.outcome()
     assert len(refused) >= 5
+
+
+def test_errors_of_play() -> None:
+    fast, ref = pair()
+    for index in (-1, 99, len(ref.legal_actions())):
+        fast_log: list[dict[str, Any]] = []
+        ref_log: list[dict[str, Any]] = []
+        got = outcome_of(lambda: fast.play(index, fast_log, 1, 0.5))  # noqa: B023
+        want = outcome_of(lambda: ref.play(index, ref_log, 1, 0.5))  # noqa: B023
+        assert got == want
+        assert got[0] == "raised"
+        assert fast_log == ref_log == []
+    with pytest.raises(TypeError, match="the log must be a list"):
+        fast.play(0, (), 1, 0.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="the log must be a list"):
+        fast.log_events(None)  # type: ignore[arg-type]
+    check_state(fast, ref, 4)
+
+
+def test_a_play_logs_the_decision_then_its_events() -> None:
+    fast, ref = pair(seed=3)
+    fast.take_events()
+    log: list[dict[str, Any]] = []
+    mover = fast.to_move
+    fast.play(0, log, 77, 1.25)
+    assert log[0] == {
+        "type": "decision",
+        "seat": mover,
+        "request_id": 77,
+        "choice": 0,
+        "action": _wire.action_to_dict(ref.legal_actions()[0]),
+        "ms": 1.25,
+    }
+    assert list(log[0]) == ["type", "seat", "request_id", "choice", "action", "ms"]
+    assert len(log) > 1
+    assert {r["type"] for r in log[1:]} == {"event"}
+    assert fast.take_events() == []  # logged: taken
+
+
+@pytest.mark.parametrize("request_id", [*REQUEST_IDS, 2**64 - 1])
+def test_the_canonical_action_of_the_core_is_the_wires(request_id: int) -> None:
+    assert canonical_action(request_id) == _wire.canonical_action(request_id)
+
+
+@pytest.mark.parametrize("request_id", [-1, 2**64, "1", 1.0])
+def test_a_request_id_no_canonical_action_has_is_refused(request_id: Any) -> None:
+    with pytest.raises((OverflowError, TypeError)):
+        canonical_action(request_id)
