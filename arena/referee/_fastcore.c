@@ -260,36 +260,44 @@ static int mp_header(Buf *b, size_t n, unsigned char fix, unsigned char c16, uns
 #define mp_nil(b) put1((b), 0xc0)
 #define mp_bool(b, v) put1((b), (v) ? 0xc3 : 0xc2)
 
-static int mp_str(Buf *b, const char *s, size_t n)
+/* The header of a str (fixstr, str8/16/32) or bin (bin8/16/32) of n bytes, then the
+   bytes: `fix` is 0xa0 for a str (none for bin), c8/c16/c32 the codes of the sizes. */
+static int mp_sized(Buf *b, const char *s, size_t n, unsigned char fix, unsigned char c8,
+                    unsigned char c16, unsigned char c32, const char *too_large)
 {
     unsigned char t[5];
-    if (n < 32) {
-        if (put1(b, (unsigned char)(0xa0 | n)) < 0)
+    if (fix && n < 32) {
+        if (put1(b, (unsigned char)(fix | n)) < 0)
             return -1;
     }
     else if (n < 256) {
-        t[0] = 0xd9;
+        t[0] = c8;
         t[1] = (unsigned char)n;
         if (put(b, t, 2) < 0)
             return -1;
     }
     else if (n < 65536) {
-        t[0] = 0xda;
+        t[0] = c16;
         be16(t + 1, (uint16_t)n);
         if (put(b, t, 3) < 0)
             return -1;
     }
     else if (n <= 0xFFFFFFFFull) {
-        t[0] = 0xdb;
+        t[0] = c32;
         be32(t + 1, (uint32_t)n);
         if (put(b, t, 5) < 0)
             return -1;
     }
     else {
-        PyErr_SetString(PyExc_ValueError, "unicode string is too large");
+        PyErr_SetString(PyExc_ValueError, too_large);
         return -1;
     }
     return put(b, s, n);
+}
+
+static int mp_str(Buf *b, const char *s, size_t n)
+{
+    return mp_sized(b, s, n, 0xa0, 0xd9, 0xda, 0xdb, "unicode string is too large");
 }
 
 /* A short ASCII key (fixstr). */
@@ -297,30 +305,7 @@ static int mp_str(Buf *b, const char *s, size_t n)
 
 static int mp_bin(Buf *b, const char *s, size_t n)
 {
-    unsigned char t[5];
-    if (n < 256) {
-        t[0] = 0xc4;
-        t[1] = (unsigned char)n;
-        if (put(b, t, 2) < 0)
-            return -1;
-    }
-    else if (n < 65536) {
-        t[0] = 0xc5;
-        be16(t + 1, (uint16_t)n);
-        if (put(b, t, 3) < 0)
-            return -1;
-    }
-    else if (n <= 0xFFFFFFFFull) {
-        t[0] = 0xc6;
-        be32(t + 1, (uint32_t)n);
-        if (put(b, t, 5) < 0)
-            return -1;
-    }
-    else {
-        PyErr_SetString(PyExc_ValueError, "bytes object is too large");
-        return -1;
-    }
-    return put(b, s, n);
+    return mp_sized(b, s, n, 0, 0xc4, 0xc5, 0xc6, "bytes object is too large");
 }
 
 static int mp_pylong(Buf *b, PyObject *o)

@@ -14,48 +14,11 @@ from typing import Any
 
 import pytest
 
-from arena.bots import BotSpec
 from arena.match import run_match
 from arena.referee import Clocks, GameResult, RunSettings, _core
 from arena.rules import Edition, Format, GameConfig
 
-# A bot whose choices follow from what it is sent (so that two runs are alike), which
-# breaks the rules now and then in the ways a referee must contain.
-_BOT = r"""
-import sys, msgpack
-r, w = sys.stdin.buffer, sys.stdout.buffer
-kind = sys.argv[1]
-acts = 0
-def send(m):
-    b = msgpack.packb(m)
-    w.write(len(b).to_bytes(4, "big") + b)
-    w.flush()
-while True:
-    h = r.read(4)
-    if len(h) < 4:
-        break
-    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
-    t = m["type"]
-    if t == "hello":
-        send({"type": "hello", "name": kind, "version": "1", "protocol": 1})
-    elif t == "act":
-        acts += 1
-        legal = len(m["legal"])
-        rid = m["request_id"]
-        if kind == "crash" and acts == 7:
-            sys.exit(3)
-        if kind == "illegal" and acts == 5:
-            send({"type": "action", "request_id": rid, "choice": legal})
-        elif kind == "reorder":  # keys in another order: read through the decoder
-            send({"choice": (rid * 7 + m["observation"]["total"]) % legal,
-                  "request_id": rid, "type": "action"})
-        else:
-            send({"type": "action", "request_id": rid,
-                  "choice": (rid * 7 + m["observation"]["total"]) % legal})
-    elif t == "bye":
-        break
-"""
-
+from .botscripts import spec
 
 CONFIGS = [
     GameConfig(players=3),
@@ -72,11 +35,11 @@ def without_times(result: GameResult) -> list[dict[str, Any]]:
     ]
 
 
-async def play(config: GameConfig, core: type[_core.CoreAPI]) -> list[GameResult]:
-    kinds = ["plain", "crash", "illegal", "reorder", "plain", "reorder"][: config.players]
+async def play(config: GameConfig, core: type[_core.CoreAPI], tmp_path: Path) -> list[GameResult]:
+    kinds = ["varied", "varied_crash", "varied_illegal", "varied_reordered", "varied", "varied"]
     specs = [
-        BotSpec(name=f"{kind}{i}", command=(sys.executable, "-c", _BOT, kind), folder=None)
-        for i, kind in enumerate(kinds)
+        spec(kind, tmp_path / "pids", name=f"{kind}{i}")
+        for i, kind in enumerate(kinds[: config.players])
     ]
     kept, _core.Core = _core.Core, core
     try:
@@ -90,11 +53,11 @@ async def play(config: GameConfig, core: type[_core.CoreAPI]) -> list[GameResult
 
 @pytest.mark.subprocess
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.edition.value}-{c.format.value}")
-async def test_the_two_cores_play_the_same_games(config: GameConfig) -> None:
+async def test_the_two_cores_play_the_same_games(config: GameConfig, tmp_path: Path) -> None:
     if _core.Core is _core.PyCore:
         pytest.skip("the C core is not built here")
-    fast = await play(config, _core.Core)
-    slow = await play(config, _core.PyCore)
+    fast = await play(config, _core.Core, tmp_path)
+    slow = await play(config, _core.PyCore, tmp_path)
     assert [without_times(r) for r in fast] == [without_times(r) for r in slow]
     assert [(r.outcome, r.decisions) for r in fast] == [(r.outcome, r.decisions) for r in slow]
     assert [[(f.seat, f.cause, f.message) for f in r.faults] for r in fast] == [
