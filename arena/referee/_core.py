@@ -77,15 +77,19 @@ class PyCore:
     def legal_actions(self) -> tuple[Action, ...]:
         return self._game.legal_actions()
 
-    def apply(self, index: int) -> None:
-        """Play the legal action number `index`."""
+    def _legal(self, index: int) -> Action:
+        """The legal action number `index`; GameOverError or IndexError if none."""
         game = self._game
         if game.is_over:
             raise GameOverError("the game is over")
         legal = game.legal_actions()
         if not 0 <= index < len(legal):
             raise IndexError(f"no legal action {index} of {len(legal)}")
-        game.apply_unchecked(legal[index])
+        return legal[index]
+
+    def apply(self, index: int) -> None:
+        """Play the legal action number `index`."""
+        self._game.apply_unchecked(self._legal(index))
 
     def eliminate(self, seat: int, cause: Cause) -> None:
         self._game.eliminate(seat, cause)
@@ -125,23 +129,19 @@ class PyCore:
     def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None:
         """The referee's decision: append its record to `log`, play the legal action
         number `index` (as `apply`), then append the records of its events."""
+        action = self._legal(index)
         game = self._game
-        if game.is_over:
-            raise GameOverError("the game is over")
-        legal = game.legal_actions()
-        if not 0 <= index < len(legal):
-            raise IndexError(f"no legal action {index} of {len(legal)}")
         log.append(
             {
                 "type": "decision",
                 "seat": game.to_move,
                 "request_id": request_id,
                 "choice": index,
-                "action": _wire.action_to_dict(legal[index]),
+                "action": _wire.action_to_dict(action),
                 "ms": ms,
             }
         )
-        game.apply_unchecked(legal[index])
+        game.apply_unchecked(action)
         self.log_events(log)
 
     def act_frame(self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None) -> bytes:
