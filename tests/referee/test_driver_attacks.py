@@ -109,12 +109,15 @@ ATTACKS: dict[str, dict[str, str]] = {
             '        send({"type": "action", "request_id": m["request_id"], "choice": 0})'
         )
     },
-    # Answers its second act, then closes its stdin and lives on.
+    # Closes its stdin at its second act, answers it, and lives on. (Closed after the
+    # answer, the next act could be in the pipe before the close, and be lost with it:
+    # a timeout, not a crash; the referee, quicker, came first now and then.)
     "closes_stdin_mid_game": {
         "on_act": (
-            'send({"type": "action", "request_id": m["request_id"], "choice": 0})\n'
-            "        if acts >= 2:\n"
+            "if acts >= 2:\n"
             "            os.close(0)\n"
+            '        send({"type": "action", "request_id": m["request_id"], "choice": 0})\n'
+            "        if acts >= 2:\n"
             "            time.sleep(1000)"
         )
     },
