@@ -30,7 +30,8 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/python -m compileall -q protocol
 	touch $(RUNTIME)
 
-$(CORE): arena/referee/_fastcore.c $(RUNTIME)
+# Order-only on the install, which compiles it too: compiled again only after an edit.
+$(CORE): arena/referee/_fastcore.c | $(RUNTIME)
 	-$(BIN)/python hatch_build.py
 
 $(STAMP): $(RUNTIME) $(CORE)

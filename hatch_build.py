@@ -32,6 +32,7 @@ def compile_core(out: Path) -> str | None:
     if shutil.which(compiler[0]) is None:
         return f"no C compiler ({compiler[0]}) found"
     include = sysconfig.get_paths()["include"]
+    partial = out.with_name(out.name + ".part")  # then renamed: never a half-written core
     command = [
         *compiler,
         "-O2",
@@ -42,10 +43,8 @@ def compile_core(out: Path) -> str | None:
         f"-I{include}",
         str(SOURCE),
         "-o",
-        str(out),
+        str(partial),
     ]
-    partial = out.with_name(out.name + ".part")
-    command[-1] = str(partial)
     try:
         done = subprocess.run(command, capture_output=True, text=True, check=False)
     except OSError as err:
