@@ -324,8 +324,13 @@ def test_the_canonical_action_is_the_encoders_own_bytes(request_id: int, choice:
     assert _wire.canonical_action(request_id) + bytes([choice]) == expected
 
 
-def canonical(request_id: int) -> tuple[bytes, int]:
-    return _wire.canonical_action(request_id), request_id
+def act_canonically(pipes: Pipes, request_id: int) -> dict[str, object]:
+    """Act `request_id` and take its answer, with the canonical answer's bytes given."""
+    act = {"type": "act", "request_id": request_id}
+    canonical = (_wire.canonical_action(request_id), request_id)
+    return drive(
+        pipes.connection.exchange_steps(act, "action", soon(5), None, canonical), pipes.stop_read
+    )
 
 
 @pytest.mark.parametrize(
@@ -343,10 +348,7 @@ async def test_an_answer_read_past_the_decoder_is_the_decoders_answer(
     pipes: Pipes, answer: dict[str, object]
 ) -> None:
     with pipes.bot(frame(answer)):
-        reply = drive(
-            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
-            pipes.stop_read,
-        )
+        reply = act_canonically(pipes, 1)
     assert reply == answer
     assert list(reply) == list(answer)
 
@@ -355,10 +357,7 @@ async def test_a_canonical_answer_in_pieces_goes_through_the_decoder(pipes: Pipe
     data = frame({"type": "action", "request_id": 1, "choice": 2})
     assert data == _wire.canonical_action(1) + b"\x02"
     with pipes.bot(data[:3], data[3:], delay=0.02):
-        reply = drive(
-            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
-            pipes.stop_read,
-        )
+        reply = act_canonically(pipes, 1)
     assert reply == {"type": "action", "request_id": 1, "choice": 2}
 
 
@@ -369,34 +368,18 @@ async def test_a_second_answer_sent_with_a_canonical_first_is_malformed_at_the_n
         {"type": "action", "request_id": 2, "choice": 0}
     )
     with pipes.bot(both):
-        reply = drive(
-            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
-            pipes.stop_read,
-        )
+        reply = act_canonically(pipes, 1)
     assert reply == {"type": "action", "request_id": 1, "choice": 0}
     with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
-        drive(
-            pipes.connection.exchange_steps(
-                {"type": "act", "request_id": 2}, "action", soon(5), None, canonical(2)
-            ),
-            pipes.stop_read,
-        )
+        act_canonically(pipes, 2)
 
 
 async def test_a_canonical_answer_written_before_the_act_is_refused(pipes: Pipes) -> None:
     with pipes.bot(frame({"type": "action", "request_id": 1, "choice": 0})):
-        drive(
-            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(1)),
-            pipes.stop_read,
-        )
+        act_canonically(pipes, 1)
     pipes.answer(_wire.canonical_action(2) + b"\x00")  # in the pipe before act 2 is sent
     with pytest.raises(BotMalformed, match=r"SPEC §4\.1"):
-        drive(
-            pipes.connection.exchange_steps(
-                {"type": "act", "request_id": 2}, "action", soon(5), None, canonical(2)
-            ),
-            pipes.stop_read,
-        )
+        act_canonically(pipes, 2)
 
 
 async def test_a_canonical_answer_is_taken_without_the_decoder(pipes: Pipes) -> None:
@@ -409,10 +392,7 @@ async def test_a_canonical_answer_is_taken_without_the_decoder(pipes: Pipes) -> 
 
     pipes.connection._decoder = Watched()
     with pipes.bot(frame({"type": "action", "request_id": 300, "choice": 5})):
-        reply = drive(
-            pipes.connection.exchange_steps(ACT, "action", soon(5), None, canonical(300)),
-            pipes.stop_read,
-        )
+        reply = act_canonically(pipes, 300)
     assert reply == {"type": "action", "request_id": 300, "choice": 5}
     assert fed == []
     assert pipes.connection.last_bytes == _wire.canonical_action(300) + b"\x05"
