@@ -7,6 +7,7 @@ outcome, and the errors (type and message)."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import gc
 import itertools
 import random
@@ -189,12 +190,8 @@ def play_pair(
 
 
 def random_config(rnd: random.Random, base: GameConfig) -> GameConfig:
-    return GameConfig(
-        players=base.players,
-        edition=base.edition,
-        format=base.format,
-        ending=base.ending,
-        ono_on_tens=base.ono_on_tens,
+    return dataclasses.replace(
+        base,
         tokens=rnd.randint(0, 3),
         target=rnd.choice((1, 5, 20, 40, 60, 100)),
         play_cap=rnd.choice((1, 2, 3, 7, 20, 60, 200, 5000, 5000)),
