@@ -16,9 +16,12 @@
     │   └── BotIllegal              a well-formed but illegal choice       (cause "illegal")
     ├── StoreError                  the results store cannot be used
     ├── InputError                  a user-supplied file cannot be read or parsed
-    └── MachineError                the machine cannot start a bot (no memory, file
-                                    descriptors, processes or disk) or write its log:
-                                    no bot's fault
+    ├── MachineError                the machine cannot start a bot (no memory, file
+    │                               descriptors, processes or disk) or write its log:
+    │                               no bot's fault
+    └── RefereeError                the referee itself failed a game (it made no
+                                    progress for longer than its clocks allow): no
+                                    bot's fault; the game is played again
 
 The referee is the one place that turns lower errors (trio, msgpack, the protocol
 codec, the rules engine) into `BotFault`s. The CLI turns every `ArenaError` into a
@@ -134,3 +137,11 @@ class MachineError(ArenaError):
         return cls(
             f"{what}; that is this machine's problem, not the bot's, so nothing is charged to it"
         )
+
+
+class RefereeError(ArenaError):
+    """The referee failed a game of its own accord: the game made no step for longer
+    than its clocks allow (a defect of arena, or a machine so loaded that the referee's
+    thread did not run). No bot is charged; the game is played again from its start
+    (`arena.referee.play_seated`), and a league stops, to be resumed, only when it
+    fails again and again."""

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import outcome
 import trio
 
+from arena.errors import RefereeError
 from arena.referee._connection import Steps
 
 STOPPED = object()
@@ -62,8 +63,9 @@ class Play:
         self.slow: Callable[[], None] | None = None
         self.done = False
         """Handed back (only the driver's thread reads or writes this)."""
-        self.since = 0.0
-        """When the present wait began."""
+        self.since = time.perf_counter()
+        """When the present wait began (at first, when the game was posted): the
+        watchdog of `run` measures a game's progress from it."""
 
 
 class Driver:
@@ -156,10 +158,21 @@ class Driver:
             poller.unregister(play.fd)
 
         wake_read = self._wake_read
+        woken = False
+        """A poll found the wake pipe readable. It is drained here alone, right before
+        the inbox is taken: a post appends to the inbox, then writes the pipe, so a post
+        after the take leaves the pipe readable for the next poll. (Drained anywhere
+        else, a post made meanwhile could be drained and never taken: the thread then
+        waited in poll(None) with the game in its inbox, issue 39.)"""
         batch = clock()
         """When the latest poll returned."""
         while True:
-            if self._inbox or not waiting:  # read without the lock: a post also wakes
+            # The inbox read without the lock: a post also wakes the pipe.
+            if woken or self._inbox or not waiting:
+                if woken:
+                    woken = False
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(wake_read, 4096)
                 with self._lock:
                     inbox, self._inbox = self._inbox, []
                     if not inbox and not waiting:
@@ -193,8 +206,7 @@ class Driver:
                         poller.unregister(fd)
                         step(mover, max(mover.since, early))
                     elif fd == wake_read:
-                        with contextlib.suppress(BlockingIOError):
-                            os.read(wake_read, 4096)
+                        woken = True  # left readable: the poll below returns at once
                 now = clock()
             # The slow marks that have passed; the poll waits until the nearest mark or
             # deadline (not at all if one has passed).
@@ -234,18 +246,35 @@ class Driver:
                     poller.unregister(fd)
                     step(mover, seen)
                 elif fd == wake_read:
-                    with contextlib.suppress(BlockingIOError):
-                        os.read(wake_read, 4096)
+                    woken = True
             if seen >= due:
                 for play in [p for p in waiting.values() if seen >= p.deadline]:
                     drop(play)
                     step(play, None)
 
 
+STALL_MARGIN_S = 30.0
+"""How much longer than its longest possible wait a game may go without a step before
+the watchdog of `run` calls it stalled (a busy machine delays the thread, never by
+this much)."""
+
+HANDBACK_S = 5.0
+"""How long the watchdog waits for the driver to drop a stalled game; past it, the
+driver's thread is taken as wedged, and later games get a new driver."""
+
+
 @trio.lowlevel.enable_ki_protection
-async def run(steps: Steps[T]) -> T:
+async def run(
+    steps: Steps[T], *, stall_s: float | None = None, state: Callable[[], str] | None = None
+) -> T:
     """Run `steps` in the driver's thread and return what they return (or raise what
     they raise); a cancel drops them (closing them) and waits until the driver has.
+
+    With `stall_s` (the longest any of the steps' waits may last, plus
+    `STALL_MARGIN_S`), a watchdog fails the game with `RefereeError` when the driver
+    takes no step of it for that long, naming `state()` (what the game waits for): a
+    game the driver lost, or a thread that no longer runs, must not hold a league up
+    without a word (issue 39).
 
     The same as `trio.to_thread.run_sync` with a wake-up on cancel, without a thread or
     a task of its own. Protected from KeyboardInterrupt, as trio's own thread calls are:
@@ -255,9 +284,17 @@ async def run(steps: Steps[T]) -> T:
     """
     task = trio.lowlevel.current_task()
     token = trio.lowlevel.current_trio_token()
+    resolved = False
+
+    def resolve(result: outcome.Outcome[Any]) -> None:
+        """Reschedule the task once (the driver, or the watchdog that gave up on it)."""
+        nonlocal resolved
+        if not resolved:
+            resolved = True
+            trio.lowlevel.reschedule(task, result)
 
     def deliver(result: outcome.Outcome[Any]) -> None:
-        token.run_sync_soon(trio.lowlevel.reschedule, task, result)
+        token.run_sync_soon(resolve, result)
 
     play = Play(steps, deliver)
     driver = _driver()
@@ -266,8 +303,45 @@ async def run(steps: Steps[T]) -> T:
         driver.cancel(play)  # it hands back STOPPED, or the end it had
         return trio.lowlevel.Abort.FAILED
 
-    driver.start(play)
-    result = await trio.lowlevel.wait_task_rescheduled(abort)
+    stalled: list[RefereeError] = []
+
+    async def watch(limit: float) -> None:
+        # A sleep until the limit counted from the latest step: `since` is written by the
+        # driver's thread, which has no way to set a trio.Event at every step for free.
+        while (idle := time.perf_counter() - play.since) < limit:  # noqa: ASYNC110
+            await trio.sleep(limit - idle)
+        where = (
+            "the referee's thread never took the game on"
+            if play.fd == -1
+            else f"the referee's thread last stepped it {idle:.1f} s ago"
+        )
+        what = f"; {state()}" if state is not None else ""
+        stalled.append(
+            RefereeError(
+                f"internal error: the game made no progress for {idle:.1f} s, longer than"
+                f" its clocks allow ({limit:.1f} s){what}; {where}"
+            )
+        )
+        driver.cancel(play)  # the driver hands back STOPPED (or the end) when it can
+        await trio.sleep(HANDBACK_S)
+        stalled[0].args = (
+            f"{stalled[0]}; the thread did not let the game go in {HANDBACK_S:.0f} s either,"
+            " so later games get a new one",
+        )
+        _abandon(driver)
+        resolve(outcome.Value(STOPPED))
+
+    if stall_s is None:
+        driver.start(play)
+        result = await trio.lowlevel.wait_task_rescheduled(abort)
+    else:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch, stall_s)
+            driver.start(play)
+            result = await trio.lowlevel.wait_task_rescheduled(abort)
+            nursery.cancel_scope.cancel()
+    if stalled:
+        raise stalled[0]
     if result is STOPPED:
         await trio.lowlevel.checkpoint()  # raises the Cancelled that stopped it
         raise AssertionError("the driver dropped the steps, but nothing cancelled them")
@@ -279,6 +353,12 @@ def _ignore(_: object) -> None:
 
 
 _DRIVERS: dict[int, Driver] = {}
+
+
+def _abandon(driver: Driver) -> None:
+    """Give up on `driver` (its thread is wedged): the next game gets a new one."""
+    if _DRIVERS.get(os.getpid()) is driver:
+        del _DRIVERS[os.getpid()]
 
 
 def _driver() -> Driver:

@@ -121,6 +121,8 @@ class _Runner:
         """Seats sent their game_start (or left at once), in the driver's steps."""
         self._ended = 0
         """Seats sent their game_over (or skipped), in the driver's steps."""
+        self._at: tuple[str, int] | None = None
+        """What the driver's steps do (a message and a seat), for the watchdog."""
         self.log: list[dict[str, Any]] = [
             {
                 "type": "game",
@@ -174,7 +176,13 @@ class _Runner:
 
     async def run(self) -> None:
         if self._blocking_ok():
-            while (fault := await _driver.run(self._steps())) is not None:
+            clocks = self.clocks
+            # Every wait of the steps lasts a decision and its grace at most (a bank
+            # only shortens it); start-ups and kills are trio's, with deadlines of their own.
+            stall_s = (clocks.decision_ms + clocks.grace_ms) / 1000 + _driver.STALL_MARGIN_S
+            while (
+                fault := await _driver.run(self._steps(), stall_s=stall_s, state=self._state)
+            ) is not None:
                 await self._fault(*fault)
         else:
             await self._run_trio()
@@ -344,6 +352,7 @@ class _Runner:
                 return seat, session.fault
             session.games += 1
             deadline = time.perf_counter() + limit
+            self._at = ("the game_start", seat)
             try:
                 yield from session.connection.send_steps(self._game_start(seat), deadline)
             except BotFault as fault:
@@ -358,6 +367,7 @@ class _Runner:
             connection = session.connection
             start = time.perf_counter()
             deadline = start + (allowed + grace) / 1000
+            self._at = ("the act", mover)
             try:
                 reply = yield from connection.exchange_steps(
                     frame,
@@ -378,11 +388,22 @@ class _Runner:
                 continue
             session.resume()  # stopped since another seat's decision: it must read this
             deadline = time.perf_counter() + limit
+            self._at = ("the game_over", seat)
             try:
                 yield from session.connection.send_steps(self._game_over(seat), deadline)
             except BotFault as fault:
                 return seat, fault
         return None
+
+    def _state(self) -> str:
+        """Where the game stands, for the watchdog's error."""
+        if self._at is None:
+            return f"{self.game_id} had not sent its first game_start"
+        what, seat = self._at
+        return (
+            f"{self.game_id} was at {what} of seat {seat} ({self.names[seat]}), after"
+            f" {self.core.plays} plays"
+        )
 
     def result(self) -> GameResult:
         return GameResult(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ import trio
 
 import protocol
 from arena.bots import BotSpec, Limits, start_process
-from arena.errors import BotCrashed, BotFault, MachineError, ManifestError
+from arena.errors import BotCrashed, BotFault, MachineError, ManifestError, RefereeError
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
 from arena.referee._game import GameResult, play_game
@@ -264,6 +265,13 @@ class _ClosedStream(trio.abc.Stream):
         return None
 
 
+STALL_TRIES = 3
+"""How often a game the referee failed (`RefereeError`) is played in all before the
+error stops the run (a league is then resumed as after any stop)."""
+
+_log = logging.getLogger("arena.referee")
+
+
 async def play_seated(
     pools: Sequence[BotPool],
     config: GameConfig,
@@ -279,7 +287,36 @@ async def play_seated(
     The seats' processes start (when they must) at the same time. The sessions go
     back to their pools afterwards; if the game is abandoned (cancelled), they are
     killed instead of being reused.
+
+    A game the referee fails of its own accord (`RefereeError`: it made no progress)
+    charges no bot: its processes are killed, the error is logged, and the game is
+    played again from its start with new ones, `STALL_TRIES` times in all.
     """
+    for attempt in range(1, STALL_TRIES + 1):
+        try:
+            return await _play_seated(pools, config, seed, clocks, game_id, group)
+        except RefereeError as err:
+            if attempt == STALL_TRIES:
+                raise RefereeError(
+                    f"{err} (failed {STALL_TRIES} times in a row; nothing is charged to a"
+                    " bot: run the same command again to resume)"
+                ) from err
+            _log.error(
+                "arena: %s; nothing is charged to a bot, and %s is played again (try %d of %d)",
+                err, game_id, attempt + 1, STALL_TRIES,
+            )  # fmt: skip
+    raise AssertionError("unreachable")
+
+
+async def _play_seated(
+    pools: Sequence[BotPool],
+    config: GameConfig,
+    seed: int,
+    clocks: Clocks,
+    game_id: str,
+    group: str | None,
+) -> GameResult:
+    """One try of `play_seated`."""
     sessions: list[BotSession | None] = [None] * len(pools)
     result: GameResult | None = None
 

@@ -1008,9 +1008,11 @@ def test_a_second_league_on_a_store_in_use_is_refused_and_the_first_goes_on(
     make_bot(tmp_path, "cat", "slow")
     path = league_file(tmp_path, games_per_table=6, table_size=3)
     store = tmp_path / "league.sqlite"
-    first = _start(path, "--sandbox", "none")
+    # Games of 8 plays at most: the slow bot's 0.6 s acts keep the first league going
+    # for some 10 s after its first game, not 40 s.
+    first = _start(path, "--sandbox", "none", "--play-cap", "8")
     _wait_for_games(store, 1, first)
-    second = _start(path, "--sandbox", "none")
+    second = _start(path, "--sandbox", "none", "--play-cap", "8")
     _, err = second.communicate(timeout=120)
     assert second.returncode == 2, err
     assert b"in use by another arena process" in err

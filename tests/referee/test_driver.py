@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 import trio
 
+from arena.errors import RefereeError
 from arena.referee import _driver
 from arena.referee._connection import Steps
 
@@ -278,3 +279,147 @@ async def test_a_wait_begun_in_the_same_round_as_a_long_step_is_credited_too() -
     seen = got[0]
     assert seen is not None, "timed out for the other game's step"
     assert seen < deadlines[0]
+
+
+def _busy(seconds: float) -> None:
+    """Hold the thread (a step slow to decode, on a busy machine)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_a_game_posted_while_the_last_one_ends_in_a_busy_round_is_played(
+    pipe: tuple[int, int],
+) -> None:
+    """Issue 39, the lost wake-up: a game whose two steps each take 3 ms (more than the
+    driver's busy mark) ends in one of the busy rounds after a poll; its result's
+    delivery posts the next game at once (as a league's task does). The next busy
+    round's poll finds the wake pipe readable: the post must not be drained there and
+    never taken, which left the thread in poll(None) with the game in its inbox."""
+    read, write = pipe
+    os.write(write, b"x")  # the first game's wait is over as soon as it begins
+    driver = _driver.Driver()
+    second_ran = threading.Event()
+    delivered: list[object] = []
+
+    def first() -> Steps[str]:
+        _busy(0.003)
+        yield (read, IN, time.perf_counter() + 5, None, None)
+        _busy(0.003)
+        return "first"
+
+    def second() -> Steps[str]:
+        return "second"
+        yield  # a generator all the same
+
+    def deliver_second(result: object) -> None:
+        delivered.append(result)
+        second_ran.set()
+
+    def deliver_first(result: object) -> None:
+        delivered.append(result)
+        driver.start(_driver.Play(second(), deliver_second))  # from inside the callback
+
+    try:
+        driver.start(_driver.Play(first(), deliver_first))
+        # Fails by its own timeout, never hangs the suite.
+        assert second_ran.wait(timeout=10), "the second game was never taken on"
+    finally:
+        if not second_ran.is_set():  # let the stuck thread go
+            driver.cancel(_driver.Play(second(), lambda _: None))
+    assert [getattr(r, "value", r) for r in delivered] == ["first", "second"]
+
+
+async def test_a_game_the_driver_never_takes_on_fails_as_the_referees_error(
+    pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39, the watchdog: a game lost by the driver (its post never taken, as the
+    lost wake-up did) fails with a RefereeError naming the game's state, rather than
+    holding its task up for ever; the next game plays as usual."""
+    driver = _driver._driver()
+    monkeypatch.setattr(driver, "start", lambda play: None)  # the post is lost
+    begun = time.perf_counter()
+    with trio.fail_after(20), pytest.raises(RefereeError) as caught:
+        await _driver.run(
+            reader(pipe[0], time.perf_counter() + 0.1, []),
+            stall_s=0.3,
+            state=lambda: "g7 was at the act of seat 1",
+        )
+    assert time.perf_counter() - begun >= 0.3
+    message = str(caught.value)
+    assert "no progress" in message
+    assert "g7 was at the act of seat 1" in message
+    assert "never took the game on" in message
+    monkeypatch.undo()
+    os.write(pipe[1], b"next")
+    assert await _driver.run(reader(pipe[0], time.perf_counter() + 5, []), stall_s=5) == b"next"
+
+
+async def test_a_wedged_driver_is_given_up_and_later_games_get_a_new_one(
+    pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A driver that takes neither the game nor the watchdog's cancel (its thread
+    wedged): the game still fails after HANDBACK_S, and the next game is played by a
+    new driver."""
+    monkeypatch.setattr(_driver, "HANDBACK_S", 0.2)
+    wedged = _driver._driver()
+    monkeypatch.setattr(wedged, "start", lambda play: None)
+    monkeypatch.setattr(wedged, "cancel", lambda play: None)
+    with trio.fail_after(20), pytest.raises(RefereeError, match="did not let the game go"):
+        await _driver.run(reader(pipe[0], time.perf_counter() + 0.1, []), stall_s=0.2)
+    assert _driver._driver() is not wedged
+    os.write(pipe[1], b"next")
+    assert await _driver.run(reader(pipe[0], time.perf_counter() + 5, []), stall_s=5) == b"next"
+
+
+async def test_a_game_that_keeps_stepping_is_never_called_stalled(pipe: tuple[int, int]) -> None:
+    """The watchdog measures from the latest step, not from the game's start: twenty
+    waits of 0.05 s each (1 s in all) under a limit of 0.9 s run to their end."""
+    read, _ = pipe
+
+    def steps() -> Steps[int]:
+        for _ in range(20):
+            seen = yield (read, IN, time.perf_counter() + 0.05, None, None)
+            assert seen is None  # each wait ends at its deadline
+        return 20
+
+    begun = time.perf_counter()
+    assert await _driver.run(steps(), stall_s=0.9) == 20
+    assert time.perf_counter() - begun >= 1
+
+
+@pytest.mark.parametrize("chains", [1, 2, 4])
+async def test_thousands_of_short_games_posted_as_the_last_ends_all_run(chains: int) -> None:
+    """Issue 39's stress at the driver itself: `chains` tasks play 1,200 tiny games in
+    all, each game posted the moment the one before it in its chain is handed back (as
+    a league's task does). Every other game's two steps take 1.2 ms each, so that the
+    busy rounds run, and the game ends in one of them. Every game must run: a lost
+    wake-up (the driver before the fix lost one within the first 100 games) shows as
+    this test's own timeout, never as a hang of the suite."""
+    games = 1200 // chains
+    pipes = [os.pipe2(os.O_NONBLOCK) for _ in range(chains)]
+    for _, write in pipes:
+        os.write(write, b"x")  # every wait is over at once
+    played = [0] * chains
+
+    def game(read: int, i: int) -> Steps[int]:
+        _busy((i % 2) * 0.0012)
+        yield (read, IN, time.perf_counter() + 5, None, None)
+        _busy((i % 2) * 0.0012)
+        return i
+
+    async def chain(c: int) -> None:
+        for i in range(games):
+            assert await _driver.run(game(pipes[c][0], i)) == i
+            played[c] += 1
+
+    try:
+        with trio.move_on_after(30):
+            async with trio.open_nursery() as nursery:
+                for c in range(chains):
+                    nursery.start_soon(chain, c)
+    finally:
+        for pair in pipes:
+            for fd in pair:
+                os.close(fd)
+    assert played == [games] * chains, f"{played}: a game was never taken on (a lost wake-up)"
