@@ -100,6 +100,9 @@ class Play(msgspec.Struct, frozen=True, tag="play"):
     seed: int
     group: str | None
     """The duplicate group (no process plays two games of one)."""
+    shown: tuple[str, tuple[str, ...]] | None = None
+    """The game id and the name of each seat that the bots see instead of the real
+    ones (an SPRT's blind seats), or None."""
 
 
 class Played(msgspec.Struct, frozen=True, tag="played"):

@@ -62,6 +62,7 @@ class LocalRunner:
                     clocks=settings.clocks,
                     game_id=game.game_id,
                     group=game.group,
+                    shown=game.shown,
                 )
                 return Played(game.game_id, result, started, time.time(), pack_replay(result.log))
 

@@ -83,6 +83,7 @@ async def play(game: Play, pools: dict[str, BotPool], config: GameConfig, clocks
         clocks=clocks,
         game_id=game.game_id,
         group=game.group,
+        shown=game.shown,
     )
     finished = time.time()
     replay = pack_replay(result.log)

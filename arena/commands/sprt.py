@@ -78,7 +78,15 @@ def _is_option(arg: str) -> bool:
     multiple=True,
     metavar="BOT [BOT ...]",
     help="The bots NEW and OLD are compared against (a bot may be given more than once:"
-    " copies). Without it, at a table of 2, NEW plays OLD directly.",
+    " copies). Without it, at a table of 2, NEW plays OLD directly, in both seats of"
+    " every deal: only between bots you trust (see --trusted).",
+)
+@click.option(
+    "--trusted",
+    is_flag=True,
+    help="NEW and OLD are your own bots: no warning for a direct test (no --field), in"
+    " which NEW plays both sides of every deal and a channel between its processes and"
+    " OLD's would show it OLD's hand.",
 )
 @click.option(
     "--table-size",
@@ -139,6 +147,7 @@ def sprt(
     store: Path,
     seed: str | None,
     concurrency: int | None,
+    trusted: bool,
     as_json: bool,
     quiet: bool,
     **opts: Any,
@@ -147,7 +156,9 @@ def sprt(
 
     In as few games as it takes: each deal is played twice at the same table, once
     with NEW in the test seat and once with OLD there, the same field bots in the other
-    seats (at a table of 2 with no field, NEW plays OLD in both seat orders). The
+    seats (at a table of 2 with no field, NEW plays OLD in both seat orders: NEW plays
+    both sides of every deal, so use a --field unless NEW and OLD are bots you trust).
+    The bots see neutral names and game ids: no bot can tell NEW from OLD. The
     paired difference of their scores (the share of opponents finished above) feeds a
     sequential probability ratio test of H0: NEW - OLD = elo0 against H1: NEW - OLD =
     elo1, in the Elo of arena standings. It stops when the log-likelihood ratio crosses
@@ -190,6 +201,14 @@ def sprt(
     check_out_of_reach(specs, [("the store", config.store), ("the log folder", config.log_dir)])
     check_log_dir(config.log_dir)
     with SprtStore.open(config.store) as db:
+        if not field and not trusted:  # (after the store's errors, which stop the test)
+            click.echo(
+                "warning: a direct test (no --field): NEW plays both sides of every deal, so"
+                " a channel between NEW's processes and OLD's (README, Fair play) would show"
+                " NEW OLD's hand in the second game. Between bots you do not trust, give a"
+                " --field; --trusted silences this.",
+                err=True,
+            )
         progress = TerminalProgress(quiet=quiet)
         try:
             result = _play(config, db, progress)

@@ -57,6 +57,9 @@ class GameResult:
 
 _CAUSES = {c.value: c for c in Cause}
 
+Shown = tuple[str, tuple[str, ...]]
+"""A game id and a name per seat for the bots to see in place of the real ones."""
+
 
 SLOW_S = 0.005
 """How long a decision runs before the other seats' processes are stopped (SPEC §8.5):
@@ -79,15 +82,20 @@ async def play_game(
     *,
     clocks: Clocks = Clocks(),
     game_id: str = "game",
+    shown: Shown | None = None,
 ) -> GameResult:
     """Play one game; every seat's fault is contained and recorded, never raised.
 
     A session that is already broken when the game starts (it failed its start-up)
-    leaves the game at once with its recorded cause.
+    leaves the game at once with its recorded cause. With `shown`, the bots see that
+    game id and those names in their messages instead of the real ones (an SPRT's
+    blind seats); the result and the replay keep the real ones.
     """
     if len(seats) != config.players:
         raise ValueError(f"{len(seats)} seats for a game of {config.players}")
-    runner = _Runner(seats, config, seed, clocks, game_id)
+    if shown is not None and len(shown[1]) != config.players:
+        raise ValueError(f"{len(shown[1])} names shown for a game of {config.players}")
+    runner = _Runner(seats, config, seed, clocks, game_id, shown)
     await runner.run()
     return runner.result()
 
@@ -100,9 +108,13 @@ class _Runner:
         seed: int,
         clocks: Clocks,
         game_id: str,
+        shown: Shown | None = None,
     ) -> None:
         self.seats = list(seats)
         self.names = [s.name for s in seats]
+        self.shown_id, shown_names = shown if shown is not None else (game_id, self.names)
+        self.shown_names = list(shown_names)
+        """The game id and the names the bots see in their messages."""
         self.config = config
         self.seed = seed
         self.clocks = clocks
@@ -249,12 +261,12 @@ class _Runner:
 
     def _game_start(self, seat: int) -> dict[str, Any]:
         return _wire.game_start(
-            self.game_id, seat, self.names, self.config, self.core.hand(seat), self.clocks
+            self.shown_id, seat, self.shown_names, self.config, self.core.hand(seat), self.clocks
         )
 
     def _game_over(self, seat: int) -> dict[str, Any]:
         core = self.core
-        return _wire.game_over(self.game_id, core.outcome(), core.news(seat))
+        return _wire.game_over(self.shown_id, core.outcome(), core.news(seat))
 
     def _request(self, seat: int) -> tuple[bytes, int, int]:
         """The act for `seat`, the seat to move, as a frame, with its request id and the

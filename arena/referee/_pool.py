@@ -17,7 +17,7 @@ from arena.bots import BotSpec, Limits, start_process
 from arena.errors import BotCrashed, BotFault, MachineError, ManifestError, RefereeError
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
-from arena.referee._game import GameResult, play_game
+from arena.referee._game import GameResult, Shown, play_game
 from arena.referee._session import BotSession
 from arena.rules import GameConfig
 
@@ -280,9 +280,11 @@ async def play_seated(
     clocks: Clocks,
     game_id: str,
     group: str | None = None,
+    shown: Shown | None = None,
 ) -> GameResult:
     """Play one game with a session from each pool (seat i from pools[i]); with a
-    duplicate `group`, no session that played a game of that group (see `acquire`).
+    duplicate `group`, no session that played a game of that group (see `acquire`);
+    with `shown`, the game id and names the bots see (`play_game`).
 
     The seats' processes start (when they must) at the same time. The sessions go
     back to their pools afterwards; if the game is abandoned (cancelled), they are
@@ -294,7 +296,7 @@ async def play_seated(
     """
     for attempt in range(1, STALL_TRIES + 1):
         try:
-            return await _play_seated(pools, config, seed, clocks, game_id, group)
+            return await _play_seated(pools, config, seed, clocks, game_id, group, shown)
         except RefereeError as err:
             if attempt == STALL_TRIES:
                 raise RefereeError(
@@ -315,6 +317,7 @@ async def _play_seated(
     clocks: Clocks,
     game_id: str,
     group: str | None,
+    shown: Shown | None,
 ) -> GameResult:
     """One try of `play_seated`."""
     sessions: list[BotSession | None] = [None] * len(pools)
@@ -333,7 +336,7 @@ async def _play_seated(
             for seat in range(len(pools)):
                 nursery.start_soon(acquire, seat)
         seated = [s for s in sessions if s is not None]
-        played = await play_game(seated, config, seed, clocks=clocks, game_id=game_id)
+        played = await play_game(seated, config, seed, clocks=clocks, game_id=game_id, shown=shown)
         for fault in played.faults:
             # A fault of a bot whose folder went in the middle of the game (its files
             # gone under it) is not stored: the game is played again on resume.

@@ -12,7 +12,16 @@ keyed random order) afresh: with a field larger than K - 1, every field bot play
 equally often in the long run.
 
 Directly (a table of 2, no field): game "a" seats NEW and OLD, game "b" the same deal
-with the seats swapped (which order comes first alternates with ``i``).
+with the seats swapped (which order comes first alternates with ``i``): NEW plays both
+sides of every deal, so a channel between its processes and OLD's would tell it OLD's
+hand in game "b". Only between trusted bots (`arena sprt --trusted`).
+
+Blind seats: the bots never see who is NEW or OLD, or which game of a pair they
+play. Each pair draws a name per seat (``bot-`` and six hex digits, from the secret
+key), the same in both of its games, and each game an id of its own (``g`` and twelve
+hex digits); the store and the output keep the real names and ids. Which game of a
+pair is played first is drawn too (`Pair.order`): a field bot that learnt, through a
+side channel, that it plays a deal for the second time learns nothing by it.
 
 A plan is a pure function of its inputs, like a league's schedule: a resumed test
 plays the same games with the same seeds.
@@ -45,6 +54,8 @@ class PairGame:
     test_seat: int
     """The seat scored: the tested bot's (NEW in "a"; OLD in "b" against a field, NEW
     in both when direct)."""
+    shown: tuple[str, tuple[str, ...]]
+    """The game id and the seats' names the bots see (blind seats)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -54,6 +65,8 @@ class Pair:
     index: int
     games: tuple[PairGame, PairGame]
     """Sides "a" and "b"."""
+    order: tuple[int, int] = (0, 1)
+    """Which of `games` is played first, then second: drawn for each pair."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,12 +110,20 @@ class Plan:
             raise ValueError("pairs count from 0")
         seed = keyed_seed(self.key, "sprt-deal", index)
         group = f"p{index:06d}"
+        names = self._blind_names(index)
+        order = (0, 1) if keyed_seed(self.key, "sprt-first", index) % 2 == 0 else (1, 0)
+
+        def shown(side: str) -> tuple[str, tuple[str, ...]]:
+            return f"g{keyed_seed(self.key, 'sprt-game-id', index, side):016x}"[:13], names
+
         if self.direct:
-            order = (self.new, self.old) if index % 2 == 0 else (self.old, self.new)
-            swapped = order[::-1]
-            first = PairGame(group + "a", order, seed, group, order.index(self.new))
-            second = PairGame(group + "b", swapped, seed, group, swapped.index(self.new))
-            return Pair(index, (first, second))
+            seated = (self.new, self.old) if index % 2 == 0 else (self.old, self.new)
+            swapped = seated[::-1]
+            first = PairGame(group + "a", seated, seed, group, seated.index(self.new), shown("a"))
+            second = PairGame(
+                group + "b", swapped, seed, group, swapped.index(self.new), shown("b")
+            )
+            return Pair(index, (first, second), order)
         k = self.table_size
         block, turn = divmod(index, k)
         others = list(self.field)
@@ -113,6 +134,17 @@ class Plan:
 
         def game(side: str, bot: str) -> PairGame:
             placed = tuple(bot if name == "" else name for name in seats)
-            return PairGame(group + side, placed, seed, group, test)
+            return PairGame(group + side, placed, seed, group, test, shown(side))
 
-        return Pair(index, (game("a", self.new), game("b", self.old)))
+        return Pair(index, (game("a", self.new), game("b", self.old)), order)
+
+    def _blind_names(self, index: int) -> tuple[str, ...]:
+        """A distinct name per seat for pair `index`, drawn from the secret key."""
+        names: list[str] = []
+        draw = 0
+        while len(names) < self.table_size:
+            name = f"bot-{keyed_seed(self.key, 'sprt-names', index, draw) & 0xFFFFFF:06x}"
+            draw += 1
+            if name not in names:
+                names.append(name)
+        return tuple(names)

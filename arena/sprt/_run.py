@@ -420,7 +420,7 @@ class _Book:
         """The games still to play, in deal order, until the test is done."""
         for index in range(self.result.tally.pairs, self.max_pairs):
             pair = self._pair(index)
-            for game in pair.games:
+            for game in (pair.games[i] for i in pair.order):
                 if self.done():
                     return
                 if game.game_id not in self.games:
@@ -431,7 +431,9 @@ class _Book:
         games of a pair are never played at once (see `arena.league`'s `drive`)."""
         for pair, game in queue:
             async with self._pairs_playing[pair.index]:
-                played = await player(Play(game.game_id, game.seats, game.seed, game.group))
+                played = await player(
+                    Play(game.game_id, game.seats, game.seed, game.group, game.shown)
+                )
             self._record(pair, game, played)
             if self.done():
                 self.stop()

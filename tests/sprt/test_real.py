@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.sprt._plan import Plan
 
 from ..referee.botscripts import alive
 from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
@@ -116,13 +117,26 @@ def logger_bots(root: Path, names: list[str], pause: float) -> list[Path]:
     return folders
 
 
+def real_ids(store: Path) -> dict[str, str]:
+    """The store's game id of each game id the bots saw (blind seats), from the plan the
+    test's stored settings make."""
+    with sqlite3.connect(store) as db:
+        (value,) = db.execute("SELECT value FROM meta WHERE key = 'test'").fetchone()
+        (pairs,) = db.execute("SELECT MAX(pair) + 1 FROM games").fetchone()
+    test = json.loads(value)
+    field = tuple(bot["name"] for bot in test["field"])
+    plan = Plan(test["new"]["name"], test["old"]["name"], field, test["table_size"], test["seed"])
+    return {g.shown[0]: g.game_id for i in range(pairs) for g in plan.pair(i).games}
+
+
 def played(root: Path) -> dict[str, set[int]]:
-    """The processes (pids) that played each game."""
+    """The processes (pids) that played each game, by the store's game id."""
+    ids = real_ids(root / "t.sqlite")
     games: dict[str, set[int]] = {}
     for line in (root / "games.log").read_text().split("\n"):
         if line:
             pid, game_id = line.split()
-            games.setdefault(game_id, set()).add(int(pid))
+            games.setdefault(ids[game_id], set()).add(int(pid))
     return games
 
 
@@ -270,3 +284,80 @@ def test_a_store_whose_folder_cannot_be_written_is_said_so(tmp_path: Path) -> No
     done = arena_on_read_only(shelf, "sprt", *args, *QUICK)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(cannot_write_store(store)), done.stderr
+
+
+HELPER = '''
+"""A field bot that helps NEW: it throws a game whose tested seat it takes for NEW
+(a name ending in ".new", a game id ending in "a": what an SPRT showed before blind
+seats), spending its escape cards first and keeping its high numbers, and otherwise
+plays the heuristic. It reads everything it is given."""
+import os, sys
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.join(REPO, "example_bots", "python", "heuristic"))
+from bot import Heuristic
+from protocol.bot import run
+
+THROW = ("-10", "R", "P2", "H", "DP", "0")
+heuristic = Heuristic()
+helping = False
+
+
+def game_start(message):
+    global helping
+    heuristic.on_game_start(message)
+    others = [n for i, n in enumerate(message["names"]) if i != message["seat"]]
+    clues = [*others, message["game_id"], *os.environ.values(), os.getcwd(), *sys.argv]
+    helping = any(str(c).endswith(".new") for c in clues) or message["game_id"].endswith("a")
+
+
+def choose(act):
+    if not helping:
+        return heuristic.choose(act)
+    cards = [str(a.get("card", "")) for a in act["legal"]]
+    for card in THROW:
+        if card in cards:
+            return cards.index(card)
+    numbers = [(int(c), i) for i, c in enumerate(cards) if c.isdigit() and c != "99"]
+    return min(numbers)[1] if numbers else 0
+
+
+run(choose, name="helper", version="1", on_game_start=game_start, exit_at_end=True)
+'''
+
+
+def test_a_field_that_tries_to_help_new_cannot_tell_it_from_old(tmp_path: Path) -> None:
+    """Issue 41.1, blind seats: two identical copies of the random bot against a field
+    bot that throws every game it takes for NEW's (before blind seats it moved the
+    estimate by hundreds of Elo, and the test accepted H1). Now it cannot tell NEW's
+    seat or game, and the estimate stays within its own interval of 0."""
+    new = example_bot(tmp_path, "random", "new")
+    old = example_bot(tmp_path, "random", "old")
+    helper = tmp_path / "helper"
+    helper.mkdir()
+    (helper / "bot.py").write_text(f"REPO = {str(ROOT)!r}\n" + HELPER)
+    (helper / "bot.toml").write_text('name = "helper"\nrun = "python3 bot.py"\n')
+    result = sprt(
+        str(new), str(old), "--field", str(helper), "--max-games", "300", "--seed", "blind",
+        "--alpha", "1e-9", "--beta", "1e-9", "--store", str(tmp_path / "t.sqlite"), "-j", "2",
+    )  # fmt: skip
+    assert result["games"] == 300, result
+    low, high = result["elo_interval"]  # type: ignore[misc]
+    assert low <= 0 <= high, result
+    assert result["verdict"] == "inconclusive"
+
+
+def test_a_direct_test_warns_unless_the_bots_are_trusted(tmp_path: Path) -> None:
+    """Issue 41.2: in a direct test NEW plays both sides of every deal; arena says so
+    unless --trusted, and a test against a field needs no warning."""
+    new = example_bot(tmp_path, "random", "new")
+    old = example_bot(tmp_path, "heuristic", "old")
+    args = (str(new), str(old), "--max-games", "4")
+    direct = sprt(*args, "--store", str(tmp_path / "a.sqlite"))
+    assert direct["direct"] is True
+    assert "NEW plays both sides of every deal" in str(direct["stderr"])
+    assert "--trusted silences this" in str(direct["stderr"])
+    trusted = sprt(*args, "--trusted", "--store", str(tmp_path / "b.sqlite"))
+    assert "both sides" not in str(trusted["stderr"])
+    field = sprt(*args, "--field", str(old), "--store", str(tmp_path / "c.sqlite"))
+    assert field["direct"] is False
+    assert "both sides" not in str(field["stderr"])
