@@ -81,6 +81,17 @@ def render(result: SprtResult) -> str:
                 if share is not None
             )
             lines.append(f"field  OLD finished above {shares} (this places the field)")
+    if (pairing := tally.pairing()) is not None:
+        unpaired = pairing.unpaired_factor
+        lines.append(
+            f"pairs  NEW's and OLD's scores on a deal correlate {pairing.correlation:+.2f}; "
+            + (
+                f"unpaired, {unpaired:.2f}x the games ({round(result.games * unpaired):,})"
+                f" for the same information (Var(D) ratio {pairing.variance_ratio:.2f})"
+                if unpaired is not None
+                else "the pairs cancel every difference (D is always 0)"
+            )
+        )
     lines.append("faults " + ", ".join(_faults(result, role) for role in ROLES))
     if tally.pairs:
         lines += ["", _outcomes(result)]

@@ -176,6 +176,15 @@ class SprtResult:
             "elo": None if estimate is None else estimate.elo,
             "elo_interval": None if estimate is None else [estimate.low, estimate.high],
             "pair_outcomes": {str(value): count for value, count in sorted(tally.outcomes.items())},
+            "pairing": None
+            if (pairing := tally.pairing()) is None
+            else {
+                "correlation": pairing.correlation,
+                "variance_ratio": pairing.variance_ratio,
+                "unpaired_games": None
+                if pairing.unpaired_factor is None
+                else round(self.games * pairing.unpaired_factor),
+            },
             "faults": {role: dict(sorted(self.faults[role].items())) for role in ROLES},
             "seconds": round(self.seconds, 3),
         }
@@ -472,7 +481,7 @@ class _Book:
             stored = [self.games.get(g.game_id) for g in pair.games]
             if stored[0] is None or stored[1] is None:
                 return
-            scores = []
+            scores: list[float] = []
             against: dict[int, float] = {}
             for planned, game in zip(pair.games, stored, strict=True):
                 assert game is not None
@@ -491,7 +500,10 @@ class _Book:
                     }
                 self._count_faults(game)
             difference = float(pair_difference(self.plan.direct, scores[0], scores[1]))
-            tally.add(difference, against)
+            # NEW's and OLD's scores in the test seat of this deal (directly, OLD's in
+            # game b is 1 - NEW's): D = s - t either way
+            old = 1.0 - scores[1] if self.plan.direct else scores[1]
+            tally.add(difference, against, (scores[0], old))
             if report:
                 self.progress.counted(self.result)
 

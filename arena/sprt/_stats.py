@@ -351,6 +351,26 @@ class Estimate:
     """The upper end."""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pairing:
+    """What the pairs bought, measured from their own scores: NEW's and OLD's scores on
+    one deal are correlated (the deal's luck, shared), so their difference varies less
+    than that of two games on deals of their own."""
+
+    correlation: float
+    """Of NEW's and OLD's scores on the same deal."""
+    variance_ratio: float
+    """``Var(s - t) / (Var(s) + Var(t))``: the variance of D against that of the same
+    difference on two separate deals. An unpaired test needs ``1 / variance_ratio``
+    times the games for the same information."""
+
+    @property
+    def unpaired_factor(self) -> float | None:
+        """The games an unpaired test would need, as a multiple of these (None when the
+        pairs cancel every difference, D always 0)."""
+        return 1.0 / self.variance_ratio if self.variance_ratio > 0 else None
+
+
 @dataclasses.dataclass
 class Tally:
     """The pairs counted so far, in order, and what the test makes of them."""
@@ -368,15 +388,28 @@ class Tally:
     """Per field bot, OLD's games with it."""
     outcomes: Counter[Fraction] = dataclasses.field(default_factory=Counter)
     """How many pairs had each difference D."""
+    sides: list[float] = dataclasses.field(default_factory=lambda: [0.0] * 5)
+    """Sums over the pairs of the two paired scores, NEW's ``s`` and OLD's ``t`` on the
+    same deal in the same seat (directly: NEW's first score and 1 - its second, OLD's
+    score in that seat), so that ``D = s - t``: Σs, Σt, Σs², Σt², Σst."""
 
     def __post_init__(self) -> None:
         if not self.old_wins:
             self.old_wins = [0.0] * max(1, self.field)
             self.old_games = [0] * max(1, self.field)
 
-    def add(self, difference: float, against: dict[int, float] | None = None) -> None:
-        """Count one more pair: its difference, and OLD's result against each field bot
-        (by index) at its table."""
+    def add(
+        self,
+        difference: float,
+        against: dict[int, float] | None = None,
+        scores: tuple[float, float] | None = None,
+    ) -> None:
+        """Count one more pair: its difference, OLD's result against each field bot (by
+        index) at its table, and NEW's and OLD's paired scores (``D = s - t``; by
+        default ``(D, 0)``, which pairs nothing)."""
+        s, t = scores if scores is not None else (difference, 0.0)
+        for i, value in enumerate((s, t, s * s, t * t, s * t)):
+            self.sides[i] += value
         self.pairs += 1
         self.total += difference
         self.squares += difference * difference
@@ -418,6 +451,21 @@ class Tally:
             self.hypotheses, self.direct, np.array(self.old_wins), np.array(self.old_games)
         )
         return float(mu0), float(mu1)
+
+    def pairing(self) -> Pairing | None:
+        """What playing each deal twice bought, from the pairs' own scores (None before
+        two pairs, or when a side's score never varied)."""
+        n = self.pairs
+        if n < 2:
+            return None
+        s, t, ss, tt, st = self.sides
+        var_s = ss / n - (s / n) ** 2
+        var_t = tt / n - (t / n) ** 2
+        cov = st / n - (s / n) * (t / n)
+        if var_s <= 1e-12 or var_t <= 1e-12:
+            return None
+        ratio = max(0.0, var_s + var_t - 2.0 * cov) / (var_s + var_t)
+        return Pairing(cov / math.sqrt(var_s * var_t), ratio)
 
     def estimate(self) -> Estimate | None:
         """The Elo difference and its 95% interval (normal, from the pairs' variance;

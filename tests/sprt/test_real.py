@@ -343,6 +343,10 @@ def test_a_field_that_tries_to_help_new_cannot_tell_it_from_old(tmp_path: Path) 
     assert result["games"] == 300, result
     low, high = result["elo_interval"]  # type: ignore[misc]
     assert low <= 0 <= high, result
+    pairing = result["pairing"]  # issue 41.3: what the pairs bought, from their scores
+    assert isinstance(pairing, dict)
+    assert -1 <= pairing["correlation"] <= 1
+    assert pairing["unpaired_games"] == round(300 / pairing["variance_ratio"])
     assert result["verdict"] == "inconclusive"
 
 

@@ -294,3 +294,41 @@ def test_the_fewest_pairs_that_accept_h1_at_0_and_10_elo(direct: bool, fewest: i
         tally.add(1.0)
     assert tally.decision == H1
     assert tally.pairs == fewest
+
+
+# -- what the pairing bought (issue 41.3) ------------------------------------------------
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.3, 0.75])
+def test_the_pairing_is_measured_from_the_pairs_own_scores(rho: float) -> None:
+    """A fixed-seed simulation of paired scores with a deal share of `rho`: the tally's
+    correlation and variance ratio are those of the scores it was given (numpy's), and
+    an unpaired test needs 1/ratio the games."""
+    rng = np.random.default_rng(41)
+    deal = rng.normal(size=4000)
+    s = np.sqrt(rho) * deal + np.sqrt(1 - rho) * rng.normal(size=4000)
+    t = np.sqrt(rho) * deal + np.sqrt(1 - rho) * rng.normal(size=4000)
+    tally = Tally(Hypotheses(), direct=False)
+    for a, b in zip(s, t, strict=True):
+        tally.add(float(a - b), None, (float(a), float(b)))
+    pairing = tally.pairing()
+    assert pairing is not None
+    assert pairing.correlation == pytest.approx(np.corrcoef(s, t)[0, 1], abs=1e-9)
+    assert pairing.correlation == pytest.approx(rho, abs=0.05)
+    ratio = np.var(s - t) / (np.var(s) + np.var(t))
+    assert pairing.variance_ratio == pytest.approx(ratio, abs=1e-9)
+    assert pairing.unpaired_factor == pytest.approx(1 / ratio)
+
+
+def test_no_pairing_is_claimed_before_two_pairs_or_without_a_spread() -> None:
+    tally = Tally(Hypotheses(), direct=True)
+    tally.add(0.0, None, (1.0, 1.0))
+    assert tally.pairing() is None
+    tally.add(0.0, None, (1.0, 1.0))
+    assert tally.pairing() is None  # a score that never varied: nothing to correlate
+    tally.add(0.0, None, (0.0, 0.0))
+    pairing = tally.pairing()
+    assert pairing is not None
+    assert pairing.correlation == pytest.approx(1.0)
+    assert pairing.variance_ratio == 0.0
+    assert pairing.unpaired_factor is None  # D always 0: the pairs cancel everything
