@@ -63,11 +63,16 @@ def render(result: SprtResult) -> str:
         f"games  {result.games} in {tally.pairs} pairs (cap {result.max_games});"
         f" {result.stored} stored, {result.played} played now"
     )
-    estimate = tally.estimate()
-    if estimate is not None:
+    estimate, unbiased = tally.estimate(), tally.unbiased()
+    if estimate is not None and unbiased is not None:
         lines.append(
-            f"Elo    NEW - OLD = {signed(estimate.elo)}, 95% interval"
-            f" [{signed(estimate.low)}, {signed(estimate.high)}]"
+            f"Elo    NEW - OLD = {signed(unbiased.elo)}, 95% interval"
+            f" [{signed(unbiased.low)}, {signed(unbiased.high)}] (median-unbiased: corrected"
+            " for where the test stopped)"
+        )
+        lines.append(
+            f"       naive {signed(estimate.elo)} [{signed(estimate.low)},"
+            f" {signed(estimate.high)}] (the pairs' mean, as if no test had stopped them)"
         )
         mu0, mu1 = tally.bounds_in_score()
         lines.append(

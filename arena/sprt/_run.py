@@ -152,7 +152,7 @@ class SprtResult:
 
     def to_json(self) -> dict[str, Any]:
         tally, h = self.tally, self.hypotheses
-        estimate = tally.estimate()
+        estimate, unbiased = tally.estimate(), tally.unbiased()
         mu0, mu1 = tally.bounds_in_score()
         return {
             "verdict": self.verdict,
@@ -175,6 +175,8 @@ class SprtResult:
             "mean_difference": tally.mean,
             "elo": None if estimate is None else estimate.elo,
             "elo_interval": None if estimate is None else [estimate.low, estimate.high],
+            "elo_unbiased": None if unbiased is None else unbiased.elo,
+            "elo_unbiased_interval": None if unbiased is None else [unbiased.low, unbiased.high],
             "pair_outcomes": {str(value): count for value, count in sorted(tally.outcomes.items())},
             "pairing": None
             if (pairing := tally.pairing()) is None

@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
+from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 from arena.ratings import ELO_PER_NAT
 from arena.sprt._stats import (
@@ -36,6 +39,7 @@ from arena.sprt._stats import (
     H1,
     FloatArray,
     Hypotheses,
+    Tally,
     decide,
     log_likelihood_ratio,
     opponent_results,
@@ -114,6 +118,9 @@ class Outcome:
     """Mean games per test (a test stopped by the cap counts its cap)."""
     games_p90: float
     """The 90th percentile of the games per test."""
+    estimates: tuple[FloatArray, FloatArray] | None = None
+    """With `simulate(estimates=True)`, each test's naive and median-unbiased Elo
+    estimates (`Tally.estimate`, `Tally.unbiased`) where it stopped."""
 
     @property
     def inconclusive(self) -> int:
@@ -132,8 +139,10 @@ def simulate(
     max_pairs: int = 100_000,
     seed: int = 0,
     block: int = 2_000_000,
+    estimates: bool = False,
 ) -> Outcome:
-    """Run `runs` tests of `setting` to a decision or `max_pairs` pairs each."""
+    """Run `runs` tests of `setting` to a decision or `max_pairs` pairs each (with
+    `estimates`, also each test's Elo estimates, one test at a time: slower)."""
     rng = np.random.default_rng(seed)
     k = setting.table_size
     c = luck_parameter(setting.luck) if setting.paired else 0.0
@@ -184,7 +193,45 @@ def simulate(
         h0=int(np.sum(verdict == H0)),
         games=float(games.mean()),
         games_p90=float(np.percentile(games, 90)),
+        estimates=_estimates(hypotheses, setting, values, counts, wins, pairs)
+        if estimates
+        else None,
     )
+
+
+def _estimates(
+    hypotheses: Hypotheses,
+    setting: Setting,
+    values: FloatArray,
+    counts: FloatArray,
+    wins: FloatArray,
+    pairs: npt.NDArray[np.int64],
+) -> tuple[FloatArray, FloatArray]:
+    """Each test's naive and median-unbiased Elo estimates, from a `Tally` made of what
+    it counted (its pairs' differences, OLD's results against the field)."""
+    naive, unbiased = [], []
+    k = setting.table_size
+    for row in range(counts.shape[0]):
+        n = int(pairs[row])
+        tally = Tally(hypotheses, setting.direct, field=k - 1)
+        tally.pairs = n
+        tally.total = float(np.sum(values * counts[row]))
+        tally.squares = float(np.sum(values**2 * counts[row]))
+        tally.old_wins = [float(w) for w in wins[row]]
+        tally.old_games = [n] * len(tally.old_wins)
+        tally.outcomes = Counter(
+            {
+                Fraction(float(v)).limit_denominator(1000): int(c)
+                for v, c in zip(values, counts[row], strict=True)
+                if c
+            }
+        )
+        plain, corrected = tally.estimate(), tally.unbiased()
+        assert plain is not None
+        assert corrected is not None
+        naive.append(plain.elo)
+        unbiased.append(corrected.elo)
+    return np.array(naive), np.array(unbiased)
 
 
 def draw_pairs(

@@ -97,3 +97,19 @@ def test_the_simulated_strength_is_on_the_elo_scale() -> None:
     d = 100.0 / ELO_PER_NAT
     a, _ = draw_pairs(rng, np.array([d, 0.0]), np.array([0.0, d]), 0.0, (100_000, 2))
     assert float(np.mean(a[:, 0] > a[:, 1])) == pytest.approx(1 / (1 + 10 ** (-0.25)), abs=0.005)
+
+
+@pytest.mark.parametrize("truth", [0.0, 10.0])
+def test_the_estimate_of_a_stopped_test_is_median_unbiased(truth: float) -> None:
+    """Issue 41.4: a fixed-seed simulation of 600 direct tests at the default bounds (0
+    and 10 Elo) with NEW `truth` Elo better. Stopped where the LLR crossed a bound, the
+    naive estimate falls below the truth in 65% (truth 0: the H0 stops) or 34% (truth
+    10: the H1 stops) of the tests; the median-unbiased one in half of them."""
+    outcome = simulate(
+        Hypotheses(), Setting(table_size=2, truth=truth, direct=True), runs=600, seed=7,
+        estimates=True,
+    )  # fmt: skip
+    assert outcome.estimates is not None
+    naive, unbiased = outcome.estimates
+    assert abs(float(np.mean(naive < truth)) - 0.5) > 0.12
+    assert abs(float(np.mean(unbiased < truth)) - 0.5) < 0.03

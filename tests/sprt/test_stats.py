@@ -332,3 +332,20 @@ def test_no_pairing_is_claimed_before_two_pairs_or_without_a_spread() -> None:
     assert pairing.correlation == pytest.approx(1.0)
     assert pairing.variance_ratio == 0.0
     assert pairing.unpaired_factor is None  # D always 0: the pairs cancel everything
+
+
+@pytest.mark.parametrize(
+    ("drift", "var", "time", "y"), [(0.01, 0.05, 100, 1.0), (-0.03, 0.1, 50, -0.5)]
+)
+def test_far_bounds_leave_the_outcome_of_a_plain_brownian_motion(
+    drift: float, var: float, time: float, y: float
+) -> None:
+    """Issue 41.4: bounds the motion cannot reach: the chance of an outcome below y is
+    that of a normal law, by the series and by the images alike."""
+    from statistics import NormalDist
+
+    from arena.sprt._stats import outcome_below
+
+    plain = NormalDist(drift * time, math.sqrt(var * time)).cdf(y)
+    assert outcome_below(-60.0, 60.0, drift, var, time, y) == pytest.approx(plain, abs=1e-6)
+    assert outcome_below(-600.0, 600.0, drift, var, time, y) == pytest.approx(plain, abs=1e-6)
