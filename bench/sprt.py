@@ -7,8 +7,10 @@ pairs share. For each setting, --runs tests (2,000 by default) run at the truth
 elo0 and at elo1, in the paired design (`arena sprt`'s) and unpaired (every game its
 own deal). A rate passes if P(H1) at elo0 is at most alpha plus the tolerance and
 P(H1) at elo1 at least 1 - beta minus it; the tolerance is 3 standard errors of a rate
-of alpha over --runs tests. Where the deal decides most (luck >= 0.8), the paired
-design should need at most half the games of the unpaired one.
+of alpha over --runs tests. The deal brings 10%, 30% or 75% of the tested seat's
+noise, and against a field the field seats have their own share (10%: their own play
+brings most of their noise, which no pairing cancels); the ratio of paired to
+unpaired games is printed, as what pairing buys in such a setting, not checked.
 
 Exits 1 if a check fails. Usage: python bench/sprt.py [--runs N] [--seed S]
 """
@@ -16,25 +18,26 @@ Exits 1 if a check fails. Usage: python bench/sprt.py [--runs N] [--seed S]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
 
 from arena.sprt import Hypotheses, Outcome, Setting, simulate
 
-LUCK = 0.8
-"""The share of a game's noise that comes with the deal, unless a row says otherwise."""
-TARGET = 0.5
-"""The most games the paired design may need, as a share of the unpaired design's."""
+FIELD_LUCK = 0.1
+"""The share of a field seat's noise that comes with the deal."""
 
 ROWS: list[tuple[str, Setting]] = [
-    ("2  NEW vs OLD directly", Setting(2, 0.0, direct=True)),
-    ("2  field as strong as OLD", Setting(2, 0.0)),
-    ("4  field as strong as OLD", Setting(4, 0.0)),
-    ("6  field as strong as OLD", Setting(6, 0.0)),
-    ("4  field 200 Elo above OLD", Setting(4, 0.0, field=(200.0,) * 3)),
-    ("6  field -200..+200 of OLD", Setting(6, 0.0, field=(-200.0, -100.0, 0.0, 100.0, 200.0))),
-    ("4  field = OLD, luck 0.5", Setting(4, 0.0, luck=0.5)),
+    (f"{label}, deal {luck:.0%}", dataclasses.replace(setting, luck=luck))
+    for luck in (0.1, 0.3, 0.75)
+    for label, setting in [
+        ("2  NEW vs OLD directly", Setting(2, 0.0, direct=True)),
+        ("2  field = OLD", Setting(2, 0.0, field_luck=FIELD_LUCK)),
+        ("4  field = OLD", Setting(4, 0.0, field_luck=FIELD_LUCK)),
+        ("6  field = OLD", Setting(6, 0.0, field_luck=FIELD_LUCK)),
+        ("4  field 200 Elo above", Setting(4, 0.0, field=(200.0,) * 3, field_luck=FIELD_LUCK)),
+    ]
 ]
 
 
@@ -52,17 +55,17 @@ def main() -> None:
         f" {h.upper:.2f})"
     )
     print(
-        f"games are Plackett-Luce in the bots' strengths; the deal brings {LUCK:.0%} of each"
-        " game's noise unless the row says otherwise (duplicate pairs share it)"
+        "games are Plackett-Luce in the bots' strengths; the deal brings the row's share of"
+        f" the tested seat's noise and {FIELD_LUCK:.0%} of a field seat's (duplicate pairs"
+        " share it)"
     )
     print(
         f"checks: P(H1) at elo0 <= {h.alpha:g} + {tolerance:.3f}, at elo1 >= {1 - h.beta:g} -"
-        f" {tolerance:.3f} (3 standard errors); paired games <= {TARGET:g} x unpaired where the"
-        f" deal dominates (luck >= {LUCK:g})"
+        f" {tolerance:.3f} (3 standard errors)"
     )
     print()
     header = (
-        f"{'K  opponents':<28}{'truth':>6}  {'paired P(H1)':>12}{'games':>8}{'p90':>8}"
+        f"{'K  opponents':<36}{'truth':>6}  {'paired P(H1)':>12}{'games':>8}{'p90':>8}"
         f"  {'unpaired P(H1)':>14}{'games':>8}{'p90':>8}  {'ratio':>6}  check"
     )
     print(header)
@@ -81,11 +84,9 @@ def main() -> None:
                 if not _rate_ok(outcome, truth == h.elo1, h, tolerance)
             ]
             ratio = paired.games / unpaired.games
-            if base.luck >= LUCK and ratio > TARGET:
-                problems.append(f"ratio {ratio:.2f} > {TARGET:g}")
             failures += bool(problems)
             print(
-                f"{label:<28}{truth:>6g}  {paired.h1_rate:>12.3f}{paired.games:>8.0f}"
+                f"{label:<36}{truth:>6g}  {paired.h1_rate:>12.3f}{paired.games:>8.0f}"
                 f"{paired.games_p90:>8.0f}  {unpaired.h1_rate:>14.3f}{unpaired.games:>8.0f}"
                 f"{unpaired.games_p90:>8.0f}  {ratio:>6.2f}  "
                 + ("ok" if not problems else "FAIL: " + "; ".join(problems)),
@@ -101,9 +102,7 @@ def main() -> None:
 
 
 def _with(base: Setting, truth: float, paired: bool) -> Setting:
-    return Setting(
-        base.table_size, truth, direct=base.direct, field=base.field, luck=base.luck, paired=paired
-    )
+    return dataclasses.replace(base, truth=truth, paired=paired)
 
 
 def _rate_ok(outcome: Outcome, at_elo1: bool, h: Hypotheses, tolerance: float) -> bool:

@@ -74,6 +74,12 @@ def render(result: SprtResult) -> str:
             f"       naive {signed(estimate.elo)} [{signed(estimate.low)},"
             f" {signed(estimate.high)}] (the pairs' mean, as if no test had stopped them)"
         )
+        if (standings := result.standings) is not None:
+            lines.append(
+                f"       standings {signed(standings.elo)} [{signed(standings.low)},"
+                f" {signed(standings.high)}] (arena standings of these games: the test's"
+                " Elo is theirs when the games follow Plackett-Luce)"
+            )
         mu0, mu1 = tally.bounds_in_score()
         lines.append(
             f"score  mean pair difference {signed(tally.mean, 4)}; elo0 and elo1 expect"

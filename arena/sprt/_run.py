@@ -18,6 +18,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import trio
@@ -35,12 +36,23 @@ from arena.bots import (
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
 from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
 from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.ratings import ELO_PER_NAT, fit_plackett_luce
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
 from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
 from arena.seeds import new_secret, seed_key
 from arena.sprt._plan import SIDES, Pair, PairGame, Plan
-from arena.sprt._stats import GOING, H0, H1, Hypotheses, Tally, opponent_results, pair_difference
+from arena.sprt._stats import (
+    CONFIDENCE,
+    GOING,
+    H0,
+    H1,
+    Estimate,
+    Hypotheses,
+    Tally,
+    opponent_results,
+    pair_difference,
+)
 from arena.sprt._store import SprtStore, StoredGame
 
 DEFAULT_MAX_GAMES = 20_000
@@ -122,6 +134,9 @@ class SprtResult:
     played: int = 0
     """Games played by this run."""
     seconds: float = 0.0
+    standings: Estimate | None = None
+    """NEW - OLD as `arena standings` would rate the test's counted games (a
+    Plackett-Luce fit of their finishing orders), set when the run ends."""
 
     @property
     def direct(self) -> bool:
@@ -175,6 +190,10 @@ class SprtResult:
             "mean_difference": tally.mean,
             "elo": None if estimate is None else estimate.elo,
             "elo_interval": None if estimate is None else [estimate.low, estimate.high],
+            "elo_standings": None if self.standings is None else self.standings.elo,
+            "elo_standings_interval": None
+            if self.standings is None
+            else [self.standings.low, self.standings.high],
             "elo_unbiased": None if unbiased is None else unbiased.elo,
             "elo_unbiased_interval": None if unbiased is None else [unbiased.low, unbiased.high],
             "pair_outcomes": {str(value): count for value, count in sorted(tally.outcomes.items())},
@@ -263,6 +282,7 @@ async def run_sprt(
     result = book.result
     if book.done():
         result.seconds = time.monotonic() - started
+        result.standings = book.standings()
         return result
     progress.started(result)
     settings = RunSettings(
@@ -290,6 +310,7 @@ async def run_sprt(
             for player in players:
                 nursery.start_soon(book.drive, queue, player)
     result.seconds = time.monotonic() - started
+    result.standings = book.standings()
     return result
 
 
@@ -508,6 +529,30 @@ class _Book:
             tally.add(difference, against, (scores[0], old))
             if report:
                 self.progress.counted(self.result)
+
+    def standings(self) -> Estimate | None:
+        """NEW - OLD and its 95% interval as the standings rate the counted games: a
+        Plackett-Luce fit of their finishing orders (every bot of the test in it), on
+        the standings' Elo scale; None before a pair is counted."""
+        counted = [
+            self.games[game.game_id]
+            for index in range(self.result.tally.pairs)
+            for game in self._pair(index).games
+        ]
+        if not counted:
+            return None
+        rankings = []
+        for game in counted:
+            groups: dict[int, list[str]] = {}
+            for name, place in zip(game.seats, game.places, strict=True):
+                groups.setdefault(place, []).append(name)
+            rankings.append([groups[place] for place in sorted(groups)])
+        fit = fit_plackett_luce(rankings)
+        diff, error = fit.contrast(self.plan.new, self.plan.old)
+        spread = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2) * (error or 0.0)
+        return Estimate(
+            ELO_PER_NAT * diff, ELO_PER_NAT * (diff - spread), ELO_PER_NAT * (diff + spread)
+        )
 
     def _count_faults(self, game: StoredGame) -> None:
         for seat, cause, _ in game.faults:

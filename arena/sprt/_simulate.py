@@ -95,6 +95,9 @@ class Setting:
     strong as OLD."""
     luck: float = 0.8
     """The share of a game's noise that comes with the deal."""
+    field_luck: float | None = None
+    """The same for the field seats, whose own play usually brings more of their noise
+    (the field's randomness, which no pairing cancels); None: `luck`."""
     paired: bool = True
     """Duplicate pairs; False: every game its own deal."""
 
@@ -145,7 +148,14 @@ def simulate(
     `estimates`, also each test's Elo estimates, one test at a time: slower)."""
     rng = np.random.default_rng(seed)
     k = setting.table_size
-    c = luck_parameter(setting.luck) if setting.paired else 0.0
+    if not setting.paired:
+        c: float | FloatArray = 0.0
+    elif setting.direct or setting.field_luck is None:
+        c = luck_parameter(setting.luck)
+    else:  # the test seat first, then the field's
+        c = np.array(
+            [luck_parameter(setting.luck)] + [luck_parameter(setting.field_luck)] * (k - 1)
+        )
     field = np.zeros(k - 1) if setting.field is None else np.asarray(setting.field)
     strengths_new = np.concatenate([[setting.truth], field]) / ELO_PER_NAT
     strengths_old = np.concatenate([[0.0], field]) / ELO_PER_NAT
@@ -238,15 +248,15 @@ def draw_pairs(
     rng: np.random.Generator,
     first: FloatArray,
     second: FloatArray,
-    c: float,
+    c: float | FloatArray,
     shape: tuple[int, ...],
 ) -> tuple[FloatArray, FloatArray]:
     """Each seat's value ``θ + L + E`` in the two games of `shape[:-1]` pairs, with
     log-strengths `first` and `second` by seat: the deal part ``L`` shared (``c`` > 0,
     see `luck_parameter`), or every game its own deal (``c`` = 0: plain Gumbel noise).
     Ordered highest first, a game's values give a Plackett-Luce finishing order."""
-    if c > 0.0:
-        luck = -np.log(rng.gamma(1.0 + c, size=shape))
+    if np.all(np.asarray(c) > 0.0):  # (`c` may be one per seat: the last axis)
+        luck = -np.log(rng.gamma(1.0 + np.asarray(c), size=shape))
         a = first + luck + _minus_log_beta(rng, c, shape)
         b = second + luck + _minus_log_beta(rng, c, shape)
     else:
@@ -255,7 +265,9 @@ def draw_pairs(
     return np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
 
 
-def _minus_log_beta(rng: np.random.Generator, c: float, shape: tuple[int, ...]) -> FloatArray:
+def _minus_log_beta(
+    rng: np.random.Generator, c: float | FloatArray, shape: tuple[int, ...]
+) -> FloatArray:
     """``-log B`` for ``B ~ Beta(1, c)``, by inversion: ``B = 1 - U^(1/c)``."""
     u = rng.random(size=shape)
     with np.errstate(divide="ignore"):  # u = 0 (once in 2^53 draws): B = 1, -log B = 0

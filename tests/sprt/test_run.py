@@ -451,3 +451,34 @@ async def test_a_store_removed_while_the_test_writes_is_saved(tmp_path: Path) ->
         assert sorted(store.games()) == sorted(runner.finished)
     result = await run(config, ScriptedRunner(strength))
     assert (result.stored, result.played) == (20, 16)
+
+
+async def test_the_result_rates_new_and_old_as_the_standings_would(tmp_path: Path) -> None:
+    """Issue 41.5: next to the test's own Elo, NEW - OLD as a Plackett-Luce fit of the
+    test's counted games (the standings' scale) rates them, in the report and --json."""
+    from arena.ratings import ELO_PER_NAT, fit_plackett_luce
+    from arena.sprt import render
+
+    config = field_config(tmp_path, max_games=200)
+    result = await run(config, ScriptedRunner(by_strength({"new": 0.4})))
+    assert result.standings is not None
+    with SprtStore.open(config.store) as store:
+        games = sorted(store.games().values(), key=lambda g: g.game_id)
+    counted = [g for g in games if g.pair < result.tally.pairs]
+    rankings = [
+        [
+            [n for n, p in zip(g.seats, g.places, strict=True) if p == place]
+            for place in sorted(set(g.places))
+        ]
+        for g in counted
+    ]
+    diff, error = fit_plackett_luce(rankings).contrast(result.names["new"], result.names["old"])
+    assert result.standings.elo == pytest.approx(ELO_PER_NAT * diff)
+    assert error is not None
+    assert result.standings.high - result.standings.low == pytest.approx(
+        2 * 1.959964 * ELO_PER_NAT * error, rel=1e-4
+    )
+    assert result.standings.low < result.standings.elo < result.standings.high
+    data = result.to_json()
+    assert data["elo_standings"] == result.standings.elo
+    assert "standings" in render(result)
