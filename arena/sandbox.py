@@ -202,17 +202,61 @@ def _drop_privileges(uid: int) -> list[str]:
 
 
 def toolchain_paths() -> list[Path]:
-    """Folders of the build toolchains outside /usr, found from the PATH (the folder
-    around each `bin` on it, e.g. ~/.cargo for ~/.cargo/bin) and rustup's home."""
-    paths = []
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if entry and os.path.isabs(entry) and os.path.isdir(entry):
-            path = Path(entry)
-            paths.append(path.parent if path.name in {"bin", "shims"} else path)
+    """Exactly the folders of the build toolchains a sandboxed build sees (read-only):
+    each folder on the PATH itself (~/.cargo/bin, never ~/.cargo and its credentials),
+    and the roots the toolchains found there run from: rustup's home, pyenv's root,
+    Go's root, a JDK, Node's modules (`_toolchain_roots`). Never / , the home folder
+    or a folder around it: a build must not read the organiser's files (SSH keys,
+    tokens), whoever runs arena."""
+    paths = [
+        Path(entry)
+        for entry in os.environ.get("PATH", "").split(os.pathsep)
+        if entry and os.path.isabs(entry) and os.path.isdir(entry)
+    ]
+    paths += _toolchain_roots()
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    out = []
+    for path in paths:
+        path = Path(os.path.abspath(path))
+        real = Path(os.path.realpath(path))
+        if any(p in (Path("/"), home) or _under(home, [p]) for p in (path, real)):
+            continue  # (a home of "/" leaves nothing out but "/" itself)
+        out.append(path)
+    return out
+
+
+_TOOLS = ("go", "java", "javac", "node", "npm", "python3", "cargo", "rustc")
+"""The programs whose roots a build needs besides their folder on the PATH."""
+
+
+def _toolchain_roots() -> list[Path]:
+    """The folders the toolchains on the PATH run from, where they are not /usr."""
+    roots = []
     rustup = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
     if os.path.isdir(rustup):
-        paths.append(Path(rustup))
-    return [p for p in paths if p != Path("/")]
+        roots.append(Path(rustup))
+    for name in ("GOROOT", "JAVA_HOME"):
+        if os.path.isdir(value := os.environ.get(name, "")):
+            roots.append(Path(value))
+    for tool in _TOOLS:
+        found = shutil.which(tool)
+        if found is None:
+            continue
+        shim = Path(found).parent
+        if shim.name == "shims" and (shim.parent / "libexec" / "pyenv").exists():
+            roots.append(shim.parent)  # pyenv's root: its shims run its libexec
+        real = Path(os.path.realpath(found))
+        top = real.parent.parent
+        if (top / "src").is_dir() and (top / "pkg").is_dir() and (top / "bin" / "go").exists():
+            roots.append(top)  # Go's root
+        elif (top / "release").is_file() and (top / "lib").is_dir():
+            roots.append(top)  # a JDK
+        elif "node_modules" in real.parts:
+            roots.append(Path(*real.parts[: real.parts.index("node_modules") + 1]))
+        elif tool == "node" and (top / "lib" / "node_modules").is_dir():
+            roots.append(top / "lib" / "node_modules")
+        roots.append(real.parent)
+    return [root for root in roots if not _under(root, [Path("/usr")])]
 
 
 def build_env() -> dict[str, str]:
@@ -266,7 +310,10 @@ def bwrap_wrap(
         cwd = folder if folder is not None else Path.cwd()
         # A submission sees its folder; a bare command line sees what its words name.
         own = [folder] if folder is not None else _named_paths(command, cwd)
-        binds = _outermost(p for p in [*shared, *own] if not _under(p, visible))
+        # A toolchain folder around the bot's own is left out: the folder is its own
+        # bind (writable for its build), not a part of one that others see too.
+        around = [p for p in shared if folder is not None and _under(folder, [p])]
+        binds = _outermost(p for p in [*shared, *own] if not _under(p, [*visible, *around]))
         program = command[0]
         seen = [*visible, *binds]
         for path in (Path(program), Path(os.path.realpath(program))):

@@ -1,0 +1,141 @@
+"""Issue 40.1: a sandboxed build sees its toolchains and nothing of the organiser's
+home, whoever runs arena. Run as an ordinary user with ~/bin and ~/.local/bin on the
+PATH (Debian's and pipx's habits), a build found the whole home before: it copied
+~/.ssh/id_rsa into its folder. Now it sees the two bin folders alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import toolchain_paths
+
+from .helpers import needs_bwrap
+
+ROOT = Path(__file__).resolve().parents[2]
+
+USER = 61_234
+"""A throw-away uid with no account."""
+
+PROBE = """
+import json, os
+seen = {}
+for path in PATHS:
+    try:
+        with open(path) as f:
+            seen[path] = "read: " + f.read()
+    except OSError as err:
+        seen[path] = err.strerror
+json.dump(seen, open("seen.json", "w"))
+"""
+
+
+def _system_python() -> str | None:
+    """Debian's Python, if it can import arena's compiled dependencies (the same minor
+    version): arena's own may live in a folder only root may enter (pyenv's in /root)."""
+    python = shutil.which("python3", path="/usr/bin")
+    if python is None:
+        return None
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version_info[:2])"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    return python if version == str(sys.version_info[:2]) else None
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="takes a throw-away uid (setpriv, as root)")
+@pytest.mark.skipif(_system_python() is None, reason="no /usr/bin/python3 of this version")
+def test_a_build_run_by_an_ordinary_user_sees_nothing_of_their_home(tmp_path: Path) -> None:
+    top = tmp_path / "user"
+    home = top / "home"
+    secrets = {
+        home / ".ssh" / "id_rsa": "PRIVATE KEY",
+        home / ".config" / "service" / "credentials": "token=abc",
+        home / "notes.txt": "the organiser's notes",
+        home / ".cargo" / "credentials.toml": "[registry]\ntoken = 'xyz'",
+    }
+    for path, text in secrets.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o600)
+    tools = {home / "bin" / "mytool": "#!/bin/sh\n", home / ".local" / "bin" / "pipx-app": ""}
+    for path, text in tools.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o755)
+    (home / ".cargo" / "bin").mkdir()
+    bot = top / "bot"
+    bot.mkdir()
+    paths = [str(p) for p in [*secrets, *tools]]
+    (bot / "probe.py").write_text(f"PATHS = {paths!r}\n" + PROBE)
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(top)], check=True)
+    tmp_path.chmod(0o755)
+    for parent in tmp_path.parents:  # pytest's folders, for the user to cross
+        if parent == Path("/tmp"):
+            break
+        parent.chmod(parent.stat().st_mode | 0o111)
+    python = _system_python()
+    assert python is not None
+    run = (
+        "from pathlib import Path\n"
+        "from arena.sandbox import sandboxed_build, toolchain_paths\n"
+        f"print(sandboxed_build([{python!r}, 'probe.py'], Path({str(bot)!r}),"
+        " network=False, timeout=60))\n"
+    )
+    path = os.pathsep.join(
+        [
+            str(home / "bin"),
+            str(home / ".local" / "bin"),
+            str(home / ".cargo" / "bin"),
+            "/usr/bin",
+            "/bin",
+        ]
+    )
+    site = next((ROOT / ".venv" / "lib").glob("python3*/site-packages"), None)
+    env = {
+        "HOME": str(home),
+        "PATH": path,
+        "PYTHONPATH": os.pathsep.join(str(p) for p in [ROOT, site] if p is not None),
+    }
+    done = subprocess.run(
+        ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", python, "-c", run],
+        env=env, cwd=top, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("(0,"), done.stdout
+    seen = json.loads((bot / "seen.json").read_text())
+    for secret in secrets:
+        assert seen[str(secret)] == "No such file or directory", seen
+    for tool in tools:  # the bin folders on the PATH, and nothing around them
+        assert seen[str(tool)] == "read: " + tools[tool], seen
+
+
+def test_toolchain_paths_never_hold_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/bin on the PATH is bound as itself, never as the home around it; the home
+    itself, or / , on the PATH is left out."""
+    home = tmp_path / "home"
+    for sub in ("bin", ".local/bin", ".cargo/bin", ".pyenv/shims"):
+        (home / sub).mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv(
+        "PATH",
+        os.pathsep.join(
+            [str(home / "bin"), str(home / ".local/bin"), str(home / ".cargo/bin"),
+             str(home / ".pyenv/shims"), str(home), "/", "/usr/bin"]
+        ),
+    )  # fmt: skip
+    paths = toolchain_paths()
+    assert home not in paths
+    assert Path("/") not in paths
+    assert not any(p in home.parents for p in paths)
+    assert {home / "bin", home / ".local/bin", home / ".cargo/bin"} <= set(paths)
+    assert home / ".cargo" not in paths  # its credentials.toml stays out
