@@ -38,7 +38,7 @@ import time
 import tomllib
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -195,13 +195,22 @@ def read_league_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
+def discover_bots(
+    folder: Path, known: Mapping[str, str] | None = None
+) -> tuple[list[BotSpec], list[str]]:
     """Every bot folder (with bot.toml) under `folder`, and the problems found.
 
     A folder with a manifest is a submission; the search does not descend into it.
     A manifest that cannot be read is reported and its bot left out. Links to folders
     are followed, but each folder is searched once (a link back up the tree is not
-    followed again). Two submissions that claim one name are refused (`ConfigError`).
+    followed again).
+
+    Of submissions that claim one name, one keeps it and the others are left out, each
+    named with the folder that keeps it: the one whose submission is the stored bot of
+    that name (`known`: name -> digest, on a resume), else the one whose bot.toml came
+    first (its inode's change time, which unpacking or copying sets and no submitter
+    chooses; then the folder's path). Never whose folder sorts first: a stranger's
+    "aaa-" folder would take a rival's place, and its games the rival's record.
     """
     if not folder.is_dir():
         raise ConfigError(f"bots folder {folder} does not exist")
@@ -241,22 +250,46 @@ def discover_bots(folder: Path) -> tuple[list[BotSpec], list[str]]:
             )
             continue
         stack.extend((child, depth + 1) for child in reversed(folders))
-    # A name is a bot's identity in the store: two submissions that claim one are
-    # refused, not settled by whose folder sorts first (a stranger's "aaa-" folder
-    # would take a rival's place, and its games the rival's record).
-    claims: defaultdict[str, list[Path | None]] = defaultdict(list)
+    return _one_per_name(specs, problems, known or {})
+
+
+def _one_per_name(
+    specs: list[BotSpec], problems: list[str], known: Mapping[str, str]
+) -> tuple[list[BotSpec], list[str]]:
+    """`discover_bots`'s rule for a name that several submissions claim."""
+    claims: defaultdict[str, list[BotSpec]] = defaultdict(list)
     for spec in specs:
-        claims[spec.name].append(spec.folder)
-    clashes = {name: folders for name, folders in claims.items() if len(folders) > 1}
-    if clashes:
-        raise ConfigError(
-            "submissions share a name (rename or remove all but one): "
-            + "; ".join(
-                f"{name!r} is claimed by " + ", ".join(str(f) for f in folders)
-                for name, folders in sorted(clashes.items())
-            )
-        )
-    return specs, problems
+        claims[spec.name].append(spec)
+    left_out: set[int] = set()
+    for name, rivals in claims.items():
+        if len(rivals) < 2:
+            continue
+
+        def stored(spec: BotSpec, digest: str | None = known.get(name)) -> bool:
+            if digest is None:
+                return False
+            try:
+                return spec.digest() == digest
+            except BotError:
+                return False
+
+        def arrived(spec: BotSpec) -> tuple[int, str]:
+            try:
+                changed = os.stat(Path(spec.folder or ".") / MANIFEST).st_ctime_ns
+            except OSError:
+                changed = 2**63
+            return changed, str(spec.folder)
+
+        keeper = next((s for s in rivals if stored(s)), None) or min(rivals, key=arrived)
+        why = "the stored bot of that name" if stored(keeper) else "its bot.toml came first"
+        for spec in rivals:
+            if spec is not keeper:
+                left_out.add(id(spec))
+                problems.append(
+                    f"{spec.folder}: its bot.toml claims the name {name!r}, which"
+                    f" {keeper.folder} has ({why}); rename one of them"
+                )
+    return [s for s in specs if id(s) not in left_out], problems
 
 
 class Progress:
@@ -497,7 +530,7 @@ async def run_league(
     started = time.monotonic()
     if store.games_count():  # a resume: refuse a damaged store before playing on
         store.verify()
-    found = discover_bots(config.bots)
+    found = discover_bots(config.bots, store.bot_digests())
     if isinstance(runner, BuildsBots):  # the bots are built where the games run
         built = await runner.build_bots(found[0], config)
         bots = prepare(config, progress.message, built, found)

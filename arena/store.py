@@ -493,6 +493,12 @@ class Store:
                 )
         return changed
 
+    def bot_digests(self) -> dict[str, str]:
+        """Each stored bot's submission digest, by name."""
+        with self._guard("cannot read the bots"):
+            rows = self._db.execute("SELECT name, digest FROM bots").fetchall()
+        return {str(name): str(digest) for name, digest in rows}
+
     def set_bot_status(self, name: str, status: str, note: str = "") -> None:
         """Mark a bot "ok", "build_failed" or "disqualified", with a note for people.
 

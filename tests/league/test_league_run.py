@@ -278,21 +278,30 @@ def test_a_refused_resume_stores_nothing(tmp_path: Path) -> None:
     assert "warning: the submission of ann changed" in err
 
 
-def test_submissions_that_claim_one_name_are_refused(tmp_path: Path) -> None:
+def test_a_later_submission_that_claims_a_taken_name_is_left_out(tmp_path: Path) -> None:
     """Found in an audit: of two folders that claim one name, the one that sorted first
     played under it, so a stranger's "aaa-" folder took a rival's place (and its games
-    went to the rival's record on resume). Now the league names the clash and stops."""
+    went to the rival's record on resume). Then a clash stopped the whole league
+    (issue 40.7). Now the submission whose bot.toml came later is left out, named with
+    the folder that keeps the name, and the league plays on; on a resume the stored
+    bot keeps its name whatever came when."""
     four_bots(tmp_path)
-    impostor = make_bot(tmp_path, "aaa-impostor")
+    impostor = make_bot(tmp_path, "aaa-impostor", "unhurried")  # not a copy of bob
     (impostor / "bot.toml").write_text(
         (impostor / "bot.toml").read_text().replace('name = "aaa-impostor"', 'name = "bob"')
     )
     code, _, err = run_cli("league", str(league_file(tmp_path)))
-    assert code == 2
-    assert "'bob' is claimed by" in err
-    assert "aaa-impostor" in err
+    assert code == 0, err
+    bob = tmp_path / "bots" / "bob"
+    assert f"{impostor}: its bot.toml claims the name 'bob', which {bob} has" in err
     assert "Traceback" not in err
-    assert not (tmp_path / "league.sqlite").exists() or not results(tmp_path / "league.sqlite")
+    assert len(results(tmp_path / "league.sqlite")) == 12  # the four bots' league
+    # The real bob's bot.toml touched (its inode changes later than the impostor's):
+    # the stored bot still keeps the name.
+    (bob / "bot.toml").write_text((bob / "bot.toml").read_text())
+    code, _, err = run_cli("league", str(league_file(tmp_path)))
+    assert code == 0, err
+    assert f"{impostor}: its bot.toml claims the name 'bob', which {bob} has (the stored" in err
 
 
 @pytest.mark.parametrize("found", [0, 3])
