@@ -172,12 +172,30 @@ def userns_filter() -> Callable[[], None] | None:
 #   namespace of their own when arena runs as root, and a keyring one process named
 #   (and opened to all) another process, of another uid and after the first had
 #   exited, joined by its name and read;
+# - the calls that move pages of a file into or out of the shared page cache without
+#   reading them fail with EPERM: fadvise64 (and i386's fadvise64_64), readahead,
+#   process_madvise, and madvise with MADV_WILLNEED, MADV_REMOVE, MADV_COLD,
+#   MADV_PAGEOUT, MADV_POPULATE_READ or MADV_POPULATE_WRITE (MADV_DONTNEED and
+#   MADV_FREE, which allocators use, drop a process's own mapping and leave the cache
+#   alone): with them a process set and cleared bits in the cache exactly, for a later
+#   process to read by counting its major page faults (issue 40);
+# - socket and socketpair of any family but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK
+#   fail with EAFNOSUPPORT, as on a kernel without the family: AF_VSOCK's ports are
+#   the machine's, not the sandbox network namespace's, and a bound port was a bit
+#   another sandbox read through EADDRINUSE; i386's socketcall, whose arguments a
+#   filter cannot read, fails with ENOSYS (the C library then calls socket itself);
 # - x32 system calls fail with EPERM.
 #
 # What it cannot close is timing: whether a read of a page is quick (the page cache)
 # and the load of the machine; the README says so.
 
 _ARG1_OFFSET = 24  # arg1's low 32 bits (little-endian): fcntl's command
+_ARG2_OFFSET = 32  # arg2's low 32 bits: madvise's advice
+_MADV_DENIED = (3, 9, 20, 21, 22, 23)
+"""MADV_WILLNEED, MADV_REMOVE, MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_READ and _WRITE."""
+_FAMILIES = (1, 2, 10, 16)
+"""AF_UNIX, AF_INET, AF_INET6, AF_NETLINK: the socket families a bot may open (in its
+own network namespace, which has nothing but a loopback that is down)."""
 _ARG5_OFFSET = 56  # arg5's low 32 bits: preadv2's flags (on every architecture here)
 _RWF_NOWAIT = 0x08
 
@@ -199,7 +217,12 @@ class _Calls(NamedTuple):
     preadv2: int
     absent: tuple[int, ...]
     """Denied outright (ENOSYS): mincore, cachestat, io_uring_setup, io_setup, add_key,
-    request_key and keyctl."""
+    request_key and keyctl (and i386's socketcall)."""
+    paging: tuple[int, ...]
+    """Denied (EPERM): fadvise64 (and fadvise64_64), readahead, process_madvise."""
+    madvise: int
+    sockets: tuple[int, ...]
+    """socket and socketpair: their family (arg0) judged."""
 
 
 _CHANNEL_CALLS = {
@@ -207,17 +230,20 @@ _CHANNEL_CALLS = {
         _Calls(
             arch=0xC000003E, flock=73, fcntl=(72,), inotify=(253, 254, 294), fanotify_init=300,
             session=(112, 109), preadv2=327, absent=(27, 451, 425, 206, 248, 249, 250),
+            paging=(221, 187, 440), madvise=28, sockets=(41, 53),
         ),
         _Calls(  # i386 (int 0x80)
             arch=0x40000003, flock=143, fcntl=(55, 221), inotify=(291, 292, 332),
             fanotify_init=338, session=(66, 57), preadv2=378,
-            absent=(218, 451, 425, 245, 286, 287, 288),
+            absent=(218, 451, 425, 245, 286, 287, 288, 102),
+            paging=(250, 272, 225, 440), madvise=219, sockets=(359, 360),
         ),
     ],
     "aarch64": [
         _Calls(
             arch=0xC00000B7, flock=32, fcntl=(25,), inotify=(26, 27), fanotify_init=262,
             session=(157, 154), preadv2=286, absent=(232, 451, 425, 0, 217, 218, 219),
+            paging=(223, 213, 440), madvise=233, sockets=(198, 199),
         ),
     ],
 }  # fmt: skip
@@ -263,7 +289,17 @@ def channels_program(machine: str | None = None) -> bytes | None:
         program += [(_JEQ_K, f"{ret}-deny", None, calls.fanotify_init)]
         program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.session]
         program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.absent]
+        program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.paging]
+        program += [(_JEQ_K, f"madvise{i}", None, calls.madvise)]
+        program += [(_JEQ_K, f"socket{i}", None, nr) for nr in calls.sockets]
         program += [(_JEQ_K, f"preadv2{i}", None, calls.preadv2)]
+        program += [(_RET_K, None, None, _ALLOW), f"madvise{i}"]
+        program += [(_LD_W_ABS, None, None, _ARG2_OFFSET)]
+        program += [(_JEQ_K, f"{ret}-deny", None, advice) for advice in _MADV_DENIED]
+        program += [(_RET_K, None, None, _ALLOW), f"socket{i}"]
+        program += [(_LD_W_ABS, None, None, _ARG0_OFFSET)]
+        program += [(_JEQ_K, f"{ret}-allow", None, family) for family in _FAMILIES]
+        program += [(_RET_K, None, None, _ERRNO | errno.EAFNOSUPPORT), f"{ret}-allow"]
         program += [(_RET_K, None, None, _ALLOW), f"preadv2{i}"]
         program += [(_LD_W_ABS, None, None, _ARG5_OFFSET)]
         program += [(_JSET_K, f"{ret}-unsupported", None, _RWF_NOWAIT)]

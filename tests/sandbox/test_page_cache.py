@@ -42,7 +42,10 @@ WRITER = textwrap.dedent(
     f"""
     import os, sys
     fd = os.open("pad", os.O_RDONLY)
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    try:  # (refused in the sandbox: STRIDE keeps the bits past any read-ahead anyway)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    except OSError:
+        pass
     for bit in range({BITS}):
         if ({SECRET} >> bit) & 1:
             os.pread(fd, 1, (1 + bit * {STRIDE}) * 4096)

@@ -1,0 +1,191 @@
+"""Issue 40.2 and 40.3: the page cache moved on purpose, and sockets of any family.
+
+A spy pair: a writer sets bits in the page cache with posix_fadvise (WILLNEED reads a
+page in, DONTNEED drops it) on pages of a read-only file in its folder, and exits; a
+reader, a later process in a sandbox of its own, touches each page of a mapping
+advised MADV_RANDOM and counts its major page faults (`getrusage`): a cached page
+costs none. Without the sandbox the number crosses exactly; under it the writer's
+calls fail with EPERM and nothing crosses that way. What remains is a page *read*
+(it is cached too): a process can still set bits that way, never clear them, and the
+reader's count still sees them; the README says so (Fair play).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.sandbox import bwrap_wrap
+
+from .helpers import needs_bwrap, one_after_another
+from .test_page_cache import evict
+
+SECRET = 0b1011_0010_1100_1101
+BITS = 16
+STRIDE = 64
+"""Pages between two bits: past the read-ahead of one page's fault."""
+
+WRITER = textwrap.dedent(
+    f"""
+    import errno, os, sys
+    fd = os.open("pad", os.O_RDONLY)
+    failed = set()
+    for bit in range({BITS}):
+        start = (1 + bit * {STRIDE}) * 4096
+        advice = os.POSIX_FADV_WILLNEED if ({SECRET} >> bit) & 1 else os.POSIX_FADV_DONTNEED
+        try:
+            os.posix_fadvise(fd, start, 4096, advice)
+        except OSError as err:
+            failed.add(errno.errorcode.get(err.errno, str(err.errno)))
+    print("WROTE " + repr(sorted(failed)).replace("'", '"'), file=sys.stderr, flush=True)
+    """
+)
+
+READER_BY_READS = textwrap.dedent(
+    f"""
+    import os, sys
+    fd = os.open("pad", os.O_RDONLY)
+    for bit in range({BITS}):
+        if ({SECRET} >> bit) & 1:
+            os.pread(fd, 1, (1 + bit * {STRIDE}) * 4096)
+    print("WROTE []", file=sys.stderr, flush=True)
+    """
+)
+"""The writer that remains possible: it reads the pages of its 1 bits."""
+
+READER = textwrap.dedent(
+    f"""
+    import json, mmap, os, resource, sys
+    fd = os.open("pad", os.O_RDONLY)
+    size = os.fstat(fd).st_size
+    view = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+    view.madvise(mmap.MADV_RANDOM)
+    number = 0
+    for bit in range({BITS}):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_majflt
+        view[(1 + bit * {STRIDE}) * 4096]
+        if resource.getrusage(resource.RUSAGE_SELF).ru_majflt == before:
+            number |= 1 << bit
+    print("READ " + json.dumps(number), file=sys.stderr, flush=True)
+    """
+)
+
+
+async def spy(tmp_path: Path, sandboxed: bool, writer: str = WRITER) -> tuple[Any, int]:
+    """What the writer's calls said, and the number the reader read after it."""
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    pad = folder / "pad"
+    pad.write_bytes(os.urandom((2 + BITS * STRIDE) * 4096))
+    pad.chmod(0o644)
+    if not evict(pad):
+        pytest.skip(f"{tmp_path} is in memory: its pages cannot be evicted")
+    scripts = [("writer", writer, "WROTE "), ("reader", READER, "READ ")]
+    wrote, read = await one_after_another(
+        tmp_path, folder, scripts, bwrap_wrap() if sandboxed else None
+    )
+    return wrote, int(read)
+
+
+def wrong_bits(number: int) -> int:
+    return bin(number ^ SECRET).count("1")
+
+
+async def test_without_the_sandbox_fadvise_carries_a_number_exactly(tmp_path: Path) -> None:
+    """The control: 16 bits of 16 cross, no error."""
+    wrote, read = await spy(tmp_path, sandboxed=False)
+    assert wrote == []
+    assert read == SECRET
+
+
+@needs_bwrap
+async def test_under_the_sandbox_fadvise_is_refused_and_carries_nothing(tmp_path: Path) -> None:
+    """The writer's every posix_fadvise fails with EPERM; the reader finds the pages as
+    the test left them (uncached), not the number: its bits are the secret's only
+    where those are 0."""
+    wrote, read = await spy(tmp_path, sandboxed=True)
+    assert wrote == ["EPERM"]
+    assert read == 0
+    assert wrong_bits(read) == bin(SECRET).count("1")
+
+
+@needs_bwrap
+async def test_under_the_sandbox_pages_read_still_show_as_cached(tmp_path: Path) -> None:
+    """What remains, stated honestly: a writer that reads the pages of its 1 bits sets
+    them for a later reader (it cannot clear them: that takes DONTNEED or memory
+    pressure). The README's Fair play section says so."""
+    wrote, read = await spy(tmp_path, sandboxed=True, writer=READER_BY_READS)
+    assert wrote == []
+    assert read == SECRET
+
+
+PROBE = textwrap.dedent(
+    """
+    import ctypes, errno, json, mmap, os, socket, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    out = {}
+
+    def call(name, f):
+        try:
+            f()
+            out[name] = "ok"
+        except OSError as err:
+            out[name] = errno.errorcode.get(err.errno, str(err.errno))
+
+    fd = os.open("pad", os.O_RDONLY)
+    call("fadvise", lambda: os.posix_fadvise(fd, 0, 4096, os.POSIX_FADV_WILLNEED))
+
+    def raw(nr, *args):
+        if libc.syscall(nr, *args) != 0:
+            raise OSError(ctypes.get_errno(), "")
+
+    call("readahead", lambda: raw(READAHEAD, fd, ctypes.c_long(0), ctypes.c_size_t(4096)))
+    view = mmap.mmap(fd, 4096 * 4, prot=mmap.PROT_READ)
+    advice = {"MADV_WILLNEED": 3, "MADV_REMOVE": 9, "MADV_COLD": 20, "MADV_PAGEOUT": 21,
+              "MADV_POPULATE_READ": 22, "MADV_DONTNEED": 4, "MADV_RANDOM": 1}
+    for name, value in advice.items():
+        call(name, lambda: view.madvise(value))
+    anonymous = mmap.mmap(-1, 4096 * 4, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    call("MADV_FREE", lambda: anonymous.madvise(8))
+    for name, family, kind in [
+        ("AF_VSOCK", 40, socket.SOCK_STREAM), ("AF_PACKET", 17, socket.SOCK_DGRAM),
+        ("AF_INET", socket.AF_INET, socket.SOCK_STREAM),
+        ("AF_INET6", socket.AF_INET6, socket.SOCK_STREAM),
+        ("AF_UNIX", socket.AF_UNIX, socket.SOCK_STREAM),
+    ]:
+        call(name, lambda: socket.socket(family, kind).close())
+    call("socketpair AF_UNIX", lambda: [s.close() for s in socket.socketpair()])
+    print("PROBED " + json.dumps(out), file=sys.stderr, flush=True)
+    """
+).replace("READAHEAD", str({"x86_64": 187, "aarch64": 213}.get(platform.machine(), 187)))
+
+
+@needs_bwrap
+async def test_each_denied_call_is_refused_and_the_rest_work(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    (folder / "pad").write_bytes(bytes(4096 * 4))
+    (folder / "pad").chmod(0o644)
+    (seen,) = await one_after_another(tmp_path, folder, [("probe", PROBE, "PROBED ")], bwrap_wrap())
+    assert seen["fadvise"] == "EPERM"
+    assert seen["readahead"] == "EPERM"
+    for advice in (
+        "MADV_WILLNEED",
+        "MADV_REMOVE",
+        "MADV_COLD",
+        "MADV_PAGEOUT",
+        "MADV_POPULATE_READ",
+    ):
+        assert seen[advice] == "EPERM", seen
+    assert seen["MADV_DONTNEED"] == seen["MADV_RANDOM"] == seen["MADV_FREE"] == "ok"
+    assert seen["AF_VSOCK"] == seen["AF_PACKET"] == "EAFNOSUPPORT"
+    for family in ("AF_INET", "AF_INET6", "AF_UNIX", "socketpair AF_UNIX"):
+        assert seen[family] == "ok", seen
+    print(json.dumps(seen))
