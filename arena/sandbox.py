@@ -41,11 +41,13 @@ whatever is left (a child that left the group too) when bwrap goes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import resource
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -53,7 +55,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
-from arena._memgroups import groups_root
+from arena._memgroups import groups_root, joined, new_group, release_group
 from arena._seccomp import chained, channels_program, program_pipe, userns_filter, userns_program
 from arena.errors import ConfigError, ManifestError
 
@@ -539,11 +541,18 @@ def sandboxed_build(
     wrap = bwrap_wrap(tmp_mb=BUILD_TMP_MB, build=True, network=network)
     owner = folder.stat()
     uid = UID_BASE + secrets.randbelow(UID_SPAN) if _is_root() else None
+    own_copies(folder)
+    group = None
+    if (memory := groups_root()) is not None:
+        with contextlib.suppress(OSError):  # (the machine's groups changed: limits alone)
+            group = new_group(memory, BUILD_MEMORY_MB * 1024 * 1024)
     with tempfile.TemporaryDirectory(prefix="arena-build-") as home:
         try:
             if uid is not None:
                 _chown_tree(folder, uid, uid)
             wrapped = wrap(command, Path(home), folder)
+            if group is not None:  # every process of the build is born in its group
+                wrapped = joined(wrapped, group)
             env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", **build_env()}
             env |= {"HOME": home, "TMPDIR": home}
 
@@ -562,8 +571,44 @@ def sandboxed_build(
                 wrapped, folder, timeout=timeout, env=env, preexec_fn=limits, disk=disk
             )
         finally:
+            if group is not None:
+                release_group(group)
             if uid is not None:
                 _chown_tree(folder, owner.st_uid, owner.st_gid)
+
+
+BUILD_MEMORY_MB = 2048
+"""The memory of a build's processes together, where arena can make memory groups (as
+root on cgroup v1: `arena._memgroups`); past it the kernel kills one of the build's
+processes. Elsewhere a build has its per-process limits alone."""
+
+
+def own_copies(folder: Path) -> None:
+    """Give every file of `folder` with another hard link a copy of its own, before a
+    build may write it: a submission whose files share their inodes with another's (an
+    organiser who de-duplicates with `cp -al` or rdfind) let one bot's build rewrite
+    the other's files (its uid owns the shared inode once the folder is handed to it).
+    Raises ManifestError if a copy cannot be made."""
+    stack = [str(folder)]
+    while stack:
+        top = stack.pop()
+        with os.scandir(top) as entries:
+            for entry in entries:
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(info.st_mode):
+                    stack.append(entry.path)
+                elif stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                    copy = f"{entry.path}.arena-copy"
+                    try:
+                        shutil.copy2(entry.path, copy, follow_symlinks=False)
+                        os.replace(copy, entry.path)
+                    except OSError as err:
+                        with contextlib.suppress(OSError):
+                            os.unlink(copy)
+                        raise ManifestError(
+                            f"{entry.path} is a hard link shared with another file, and"
+                            f" arena could not give the build a copy of its own: {err.strerror}"
+                        ) from None
 
 
 def _chown_tree(folder: Path, uid: int, gid: int) -> None:

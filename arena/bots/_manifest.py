@@ -525,10 +525,17 @@ EOF_GRACE = 2.0
 behind (out of its process group) may hold the pipe open, and is not waited for."""
 
 
+INODE_BYTES = 16384
+"""What each file or folder counts on the disk besides its blocks: an inode, at the
+bytes-per-inode that mke2fs gives a file system by default, so that a build that makes
+a million empty files fills the disk cap as it would fill the inode table (200,000
+empty files passed a 4 GiB cap when only blocks counted)."""
+
+
 def disk_use(paths: Iterable[Path]) -> int:
-    """Bytes the files under `paths` take on the disk (links not followed; what cannot
-    be read, or is gone by the time it is looked at, counts nothing). Iterative, as deep
-    as the tree goes."""
+    """Bytes the files under `paths` take on the disk, each also counting an inode
+    (`INODE_BYTES`) (links not followed; what cannot be read, or is gone by the time it
+    is looked at, counts nothing). Iterative, as deep as the tree goes."""
     total = 0
     stack = [str(p) for p in paths]
     while stack:
@@ -540,7 +547,7 @@ def disk_use(paths: Iterable[Path]) -> int:
                         info = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    total += info.st_blocks * 512
+                    total += info.st_blocks * 512 + INODE_BYTES
                     if stat.S_ISDIR(info.st_mode):
                         stack.append(entry.path)
         except OSError:

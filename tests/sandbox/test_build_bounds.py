@@ -1,0 +1,75 @@
+"""Issue 40.5: a build is bounded in memory and in inodes, and cannot write another
+bot's files through a hard link they share."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import arena.sandbox
+from arena._memgroups import groups_root
+from arena.bots import build, load_manifest
+from arena.errors import BuildError
+
+from .helpers import needs_bwrap
+
+
+def bot_folder(root: Path, name: str, build_line: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text("print('a bot')\n")
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nrun = "python3 bot.py"\nbuild = "{build_line}"\n'
+    )
+    return folder
+
+
+@needs_bwrap
+def test_a_build_cannot_rewrite_a_file_it_shares_by_a_hard_link(tmp_path: Path) -> None:
+    """An organiser de-duplicated the submissions (`cp -al`): two bots' bot.py are one
+    inode. The second bot's build appends to its bot.py; the first bot's stays as it
+    was (before, it was rewritten, and the first bot was disqualified)."""
+    os.chmod(tmp_path, 0o755)
+    first = bot_folder(tmp_path, "first", "true")
+    second = tmp_path / "second"
+    second.mkdir()
+    os.link(first / "bot.py", second / "bot.py")
+    (second / "bot.toml").write_text(
+        'name = "second"\nrun = "python3 bot.py"\nbuild = "sh -c \\"echo tampered >> bot.py\\""\n'
+    )
+    build(load_manifest(second), sandbox="bwrap", timeout=60)
+    assert (first / "bot.py").read_text() == "print('a bot')\n"
+    assert (second / "bot.py").read_text() == "print('a bot')\ntampered\n"
+    assert (first / "bot.py").stat().st_nlink == 1
+
+
+@needs_bwrap
+def test_a_build_that_makes_many_empty_files_passes_the_disk_cap(tmp_path: Path) -> None:
+    """Empty files take no blocks, but each takes an inode: 2,000 of them count 31 MiB
+    (16 KiB an inode), over a cap of 8 MiB. (Before, 200,000 passed a 4 GiB cap.)"""
+    os.chmod(tmp_path, 0o755)
+    folder = bot_folder(
+        tmp_path,
+        "inodes",
+        "sh -c 'mkdir d; cd d; i=0; while [ $i -lt 2000 ]; do : > f$i; i=$((i+1)); done; sleep 30'",
+    )
+    with pytest.raises(BuildError, match="the build wrote more than 8 MiB to the disk"):
+        build(load_manifest(folder), sandbox="bwrap", timeout=60, disk_mb=8)
+
+
+@needs_bwrap
+@pytest.mark.skipif(groups_root() is None, reason="no memory groups here (root, cgroup v1)")
+def test_a_build_past_its_memory_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build's processes share one memory group (BUILD_MEMORY_MB, 64 MiB here):
+    a build that touches 512 MiB is killed by the kernel, and fails."""
+    monkeypatch.setattr(arena.sandbox, "BUILD_MEMORY_MB", 64)
+    os.chmod(tmp_path, 0o755)
+    hog = f"{sys.executable} -c 'x = bytes(1) * (512 << 20)'"
+    folder = bot_folder(tmp_path, "hog", hog)
+    with pytest.raises(BuildError, match="status 137"):  # SIGKILL, from the kernel
+        build(load_manifest(folder), sandbox="bwrap", timeout=60)
+    monkeypatch.setattr(arena.sandbox, "BUILD_MEMORY_MB", 2048)
+    build(load_manifest(folder), sandbox="bwrap", timeout=60)  # within 2 GiB: built
