@@ -680,6 +680,11 @@ def _schedule(
         if was != now:
             raise _other_settings(store.path, was, now, names)
         identity = stored  # the same rules (an option its format ignores kept as stored)
+    # After the checks above, which name the damage they find, and before the settings
+    # are written again: settings edited by hand (the secret, whose deals every game of
+    # the league was dealt from) are refused; a store made before proofs gets them now.
+    store.verify_rows(settings=True)
+    store.adopt_proofs()
     # The schedule is kept in the store: a resume reads it instead of computing it again
     # (a balanced sample of thousands of tables takes seconds to find).
     key = json.dumps(identity, sort_keys=True)

@@ -42,9 +42,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
+import hmac
 import itertools
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
 import zlib
@@ -71,8 +74,16 @@ SPRT_FORMAT = "arena-sprt-store"
 """The same in every SPRT store (`arena.sprt`), here for `hold_store` to name a holder."""
 STREAKS = "fault_streaks"
 """The meta key of the bots' fault streaks, written with each game."""
-RESERVED_KEYS = frozenset({"format", "schema", STREAKS})
+PROOF_KEY = "proof_key"
+"""The meta key of the store's secret for its proofs (`Store.verify_rows`)."""
+RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY})
 """Meta keys the store keeps for itself."""
+_UNPROVED = frozenset({"format", "schema", STREAKS, PROOF_KEY})
+"""Meta keys no proof covers (the streaks change with every game, the rest are the
+store's own)."""
+_PROOFS = "CREATE TABLE IF NOT EXISTS proofs (id TEXT PRIMARY KEY, replay TEXT, mac TEXT NOT NULL)"
+"""Each game's proof (id: its game id, replay: the SHA-256 of its packed replay) and each
+setting's ("meta:KEY"): HMAC-SHA256 under the store's own secret of what they prove."""
 
 _TABLES = ("meta", "bots", "games", "seats", "replays")
 
@@ -201,6 +212,8 @@ class Store:
         self.path = path
         """The store's file."""
         self._hold: int | None = None  # `hold_store` of a store open to write
+        self._key: bytes | None = None
+        """The secret of the store's proofs; None in a store made before them, read."""
 
     # ------------------------------------------------------------------ open, close
 
@@ -257,6 +270,7 @@ class Store:
             store._check_identity(store._tables())
             if check:
                 store._quick_check()
+            store._load_key()
 
         uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
         if _finished_out_of_reach(path):
@@ -318,6 +332,7 @@ class Store:
             self._make_tables()
         if check:
             self._quick_check()
+        self._load_key()
 
     def _make_tables(self) -> None:
         with self._transaction():
@@ -328,6 +343,8 @@ class Store:
                         self._db.execute(statement)
                 self._set("format", FORMAT)
                 self._set("schema", SCHEMA_VERSION)
+                self._db.execute(_PROOFS)
+                self._set(PROOF_KEY, secrets.token_bytes(32).hex())
 
     def _quick_check(self) -> None:
         problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
@@ -364,6 +381,124 @@ class Store:
                     raise StoreError(
                         f"{self.path}: the store is damaged (the replay of {game_id!r}: {err})"
                     ) from None
+            # Last: damage that the checks above name is named so, not as an edit.
+            self.verify_rows(replays=True)
+
+    # ------------------------------------------------------------------ proofs
+
+    def _load_key(self) -> None:
+        """Read the proofs' secret, if the store has one."""
+        key = self._get(PROOF_KEY)
+        if key is not None:
+            if not isinstance(key, str) or "proofs" not in self._tables():
+                raise StoreError(f"{self.path}: the store is damaged (its proofs)")
+            self._key = bytes.fromhex(key)
+
+    def adopt_proofs(self) -> None:
+        """Give a store made before proofs (open to write) a secret, and its rows as they
+        are their proofs: called once its league has checked what it holds, so that a
+        refused resume writes nothing."""
+        if self._key is not None:
+            return
+        with self._guard("cannot write the proofs"), self._transaction():
+            self._db.execute(_PROOFS)
+            self._key = secrets.token_bytes(32)
+            self._set(PROOF_KEY, self._key.hex())
+            for (game_id,) in self._db.execute("SELECT game_id FROM games").fetchall():
+                row = self._db.execute(
+                    "SELECT log FROM replays WHERE game_id = ?", (game_id,)
+                ).fetchone()
+                self._prove_game(game_id, None if row is None else row[0])
+            for (key,) in self._db.execute("SELECT key FROM meta").fetchall():
+                if key not in _UNPROVED:
+                    self._prove_meta(key)
+
+    def _mac(self, *parts: bytes) -> str:
+        assert self._key is not None
+        return hmac.new(self._key, b"\x00".join(parts), hashlib.sha256).hexdigest()
+
+    def _game_material(self, game_id: str) -> bytes:
+        """What a game's proof covers of its rows: the game's and its seats'."""
+        game = self._db.execute(
+            "SELECT game_id, idx, seed, grp, status, reason, config FROM games WHERE game_id = ?",
+            (game_id,),
+        ).fetchone()
+        seats = self._db.execute(
+            "SELECT seat, bot, place, points, tokens, cause FROM seats WHERE game_id = ?"
+            " ORDER BY seat",
+            (game_id,),
+        ).fetchall()
+        return json.dumps([list(game or []), [list(s) for s in seats]]).encode()
+
+    def _prove_game(self, game_id: str, replay: bytes | None) -> None:
+        """Write the proof of a game's rows as they are now (in the caller's transaction),
+        bound to its replay's digest."""
+        digest = None if replay is None else hashlib.sha256(replay).hexdigest()
+        mac = self._mac(self._game_material(game_id), (digest or "").encode())
+        self._db.execute(
+            "INSERT OR REPLACE INTO proofs(id, replay, mac) VALUES (?, ?, ?)",
+            (game_id, digest, mac),
+        )
+
+    def _prove_value(self, name: str, value: bytes) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO proofs(id, replay, mac) VALUES (?, NULL, ?)",
+            (name, self._mac(name.encode(), value)),
+        )
+
+    def _prove_meta(self, key: str) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            self._prove_value(f"meta:{key}", str(row[0]).encode())
+
+    def _check_value(self, name: str, value: bytes, what: str) -> None:
+        """Raise StoreError if `value` is not what the proof `name` proves."""
+        if self._key is None:
+            return
+        row = self._db.execute("SELECT mac FROM proofs WHERE id = ?", (name,)).fetchone()
+        if row is None or not hmac.compare_digest(str(row[0]), self._mac(name.encode(), value)):
+            raise StoreError(
+                f"{self.path}: {what} does not match its proof: the store was edited by hand"
+                " or damaged, and arena refuses to read it"
+            )
+
+    def verify_rows(self, *, replays: bool = False, settings: bool = False) -> None:
+        """Raise StoreError, naming the game, if a game's rows (its places, bots, causes,
+        seed, settings) or, with `replays`, its replay no longer match the proof written
+        with them; with `settings`, also the settings (the league's secret among them).
+        A store made before proofs has none to check. (The schedule needs none: a kept
+        schedule is used only if it is the one the settings make.)"""
+        if self._key is None:
+            return
+        with self._guard("cannot check the rows"):
+            proofs = {
+                str(i): (r, str(m))
+                for i, r, m in self._db.execute("SELECT id, replay, mac FROM proofs")
+            }
+            for (game_id,) in self._db.execute("SELECT game_id FROM games").fetchall():
+                proof = proofs.get(game_id)
+                digest = None if proof is None else proof[0]
+                mac = self._mac(self._game_material(game_id), (digest or "").encode())
+                if proof is None or not hmac.compare_digest(proof[1], mac):
+                    raise StoreError(
+                        f"{self.path}: the rows of game {shown(game_id)} do not match their"
+                        " proof (places, bots, causes or seed edited by hand, or damaged);"
+                        " arena refuses to read the store"
+                    )
+                if replays and digest is not None:
+                    row = self._db.execute(
+                        "SELECT log FROM replays WHERE game_id = ?", (game_id,)
+                    ).fetchone()
+                    if row is None or hashlib.sha256(row[0]).hexdigest() != digest:
+                        raise StoreError(
+                            f"{self.path}: the replay of game {shown(game_id)} does not match"
+                            " its proof (edited by hand, or damaged)"
+                        )
+            if not settings:
+                return
+            for key, value in self._db.execute("SELECT key, value FROM meta").fetchall():
+                if key not in _UNPROVED:
+                    self._check_value(f"meta:{key}", str(value).encode(), f"setting {key!r}")
 
     def _check_identity(self, tables: set[str]) -> None:
         if "meta" not in tables or self._get("format") != FORMAT:
@@ -465,6 +600,8 @@ class Store:
         json.dumps(value)  # fail before the transaction
         with self._guard(f"cannot store setting {key!r}"), self._transaction():
             self._set(key, value)
+            if self._key is not None:
+                self._prove_meta(key)
 
     # ------------------------------------------------------------------ bots
 
@@ -607,6 +744,8 @@ class Store:
             self._db.execute(
                 "INSERT INTO replays(game_id, log) VALUES (?, ?)", (result.game_id, blob)
             )
+            if self._key is not None:
+                self._prove_game(result.game_id, blob)
         self.check_in_place()
 
     def record_forfeit(
@@ -649,6 +788,8 @@ class Store:
                 "INSERT INTO seats(game_id, seat, bot, place, cause) VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
+            if self._key is not None:
+                self._prove_game(game_id, None)
         self.check_in_place()
 
     # ------------------------------------------------------------------ reading
@@ -777,7 +918,10 @@ class Store:
             if "schedule" not in self._tables():
                 return None
             row = self._db.execute("SELECT blob FROM schedule WHERE key = ?", (key,)).fetchone()
-            return None if row is None else _typed(row, bytes)[0]
+            if row is None:
+                return None
+            blob: bytes = _typed(row, bytes)[0]
+            return blob
 
     def save_schedule(self, key: str, blob: bytes) -> None:
         """Keep a league's schedule (packed by the league) under `key`, its settings; a

@@ -56,6 +56,7 @@ def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
     from arena.store import Store
 
     with Store.open(store, readonly=True) as db:
+        db.verify_rows(replays=True)  # rows or replays edited by hand are refused
         games = write_site(db, out)
     click.echo(f"wrote {out / 'index.html'} ({games} games)", err=True)
 

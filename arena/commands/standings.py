@@ -28,6 +28,7 @@ def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
     if not db.exists():
         raise InputError(f"{db}: no such league store")
     with Store.open(db, readonly=True) as store:
+        store.verify_rows()  # rows edited by hand are refused, naming the game
         results = store.result_columns()
     if not results.game_ids:
         raise InputError(f"{db}: no game has finished yet")

@@ -24,6 +24,7 @@ from arena.store import Store
 
 from ..referee.botscripts import alive, pids, script
 from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
+from ..store_edits import without_proofs
 
 pytestmark = pytest.mark.subprocess
 
@@ -815,6 +816,7 @@ def test_a_store_of_an_older_arena_resumes_without_a_warning(tmp_path: Path) -> 
         settings = json.loads(text)
         old = {"clocks": settings["clocks"], "sandbox": settings["sandbox"]}
         db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(old),))
+        without_proofs(db)  # as an older arena kept it
     code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none")
     assert (code, err) == (0, "")
     assert len(results(store)) == 12

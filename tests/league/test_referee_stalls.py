@@ -100,8 +100,9 @@ def test_a_game_lost_every_time_stops_the_league_with_the_referees_error(
 # every core. Games of one play (--play-cap 1) end in a few steps, so most of the
 # driver's rounds start or end a game: where the lost wake-up hid.
 
-STRESS_GAMES_PER_TABLE = 12
-"""Six bots: 15 + 20 + 15 + 6 + 1 tables of 2 to 6, so 684 games a concurrency, 2,052 in all."""
+STRESS_GAMES_PER_TABLE = 6
+"""Six bots: 15 + 20 + 15 + 6 + 1 tables of 2 to 6, so 342 games a concurrency, 1,026
+in all (and 3,600 through the driver alone: tests/referee/test_driver.py)."""
 
 STRESS_LIMIT_S = 180
 """The most one league of the stress test may take (a few seconds each, under the hog)."""

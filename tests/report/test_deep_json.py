@@ -19,6 +19,7 @@ from arena.cli import main
 from arena.replay import write_replay
 from arena.store import Store
 
+from ..store_edits import without_proofs
 from .sites import league
 
 pytestmark = pytest.mark.subprocess
@@ -75,6 +76,7 @@ def damaged_copy(root: Path, folder: Path, change: str, *values: object) -> Path
     store = folder / "league.sqlite"
     with contextlib.closing(sqlite3.connect(store)) as db, db:
         db.execute(change, values)
+        without_proofs(db)  # a stranger's store: what is read is tested
     return store
 
 

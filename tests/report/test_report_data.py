@@ -23,6 +23,7 @@ from arena.report import LeagueData, game_payload, script, write_site
 from arena.store import Store
 from tests.mutations import mutants
 
+from ..store_edits import without_proofs
 from .sites import league
 
 pytestmark = pytest.mark.subprocess
@@ -148,6 +149,7 @@ def test_a_replay_that_unpacks_to_gigabytes_is_refused(store: Path, tmp_path: Pa
         packed = zlib.compress(b" " * (100 * 2**20), 9)
         assert len(packed) < 200_000
         db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+        without_proofs(db)  # a stranger's store: what is read is tested
     for args in (["replay", bomb, game_id], ["report", bomb, "-o", tmp_path / "site"]):
         result = CliRunner().invoke(main, [str(a) for a in args])
         assert result.exit_code == 2, result.output
@@ -169,6 +171,7 @@ def _damaged_copy(store: Path, bad: Path, damage: str) -> Path:
         else:
             packed = zlib.compress(b'{"type": "game"}\n{"type": "decision"}')
             db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+        without_proofs(db)  # a stranger's store: what is read is tested
     return bad
 
 
@@ -239,6 +242,7 @@ def test_a_decision_of_no_seat_is_refused_not_credited_to_the_last_seat(
     with sqlite3.connect(bad) as db:
         packed = zlib.compress("\n".join(json.dumps(r) for r in records).encode())
         db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+        without_proofs(db)  # a stranger's store: what is read is tested
     result = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "site")])
     assert result.exit_code == 2, result.output
     assert f"game {game_id}: the replay is damaged: a decision of seat -1, in a game of " in (
@@ -355,6 +359,7 @@ def test_a_report_of_a_store_with_malformed_replays_refuses_in_one_line(
         with sqlite3.connect(bad) as db:
             packed = zlib.compress("\n".join(json.dumps(r) for r in log).encode())
             db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+            without_proofs(db)  # a stranger's store: what is read is tested
         result = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "site")])
         assert result.exit_code in (0, 2), (changed, result.output)
         assert result.exception is None or isinstance(result.exception, SystemExit), changed
@@ -390,6 +395,7 @@ def test_a_report_of_a_store_with_values_no_league_writes_refuses_in_one_line(
     bad.write_bytes(store.read_bytes())
     with sqlite3.connect(bad) as db:
         db.execute(change)
+        without_proofs(db)  # a stranger's store: what is read is tested
     gib = 2**30
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "report", str(bad), "-o", str(tmp_path / "site")],
@@ -622,6 +628,7 @@ def _seats_damaged_copy(store: Path, bad: Path) -> tuple[Path, str]:
             "SELECT game_id FROM games ORDER BY rowid LIMIT 1 OFFSET 1"
         ).fetchone()
         db.execute("UPDATE seats SET seat = 5 WHERE game_id = ? AND seat = 1", (game_id,))
+        without_proofs(db)  # a stranger's store: what is read is tested
     return bad, game_id
 
 
