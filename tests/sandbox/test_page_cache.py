@@ -141,8 +141,9 @@ def evict(path: Path) -> bool:
         os.close(fd)
 
 
-async def relay(tmp_path: Path, sandboxed: bool) -> dict[str, Any]:
-    """What a reader learns of the pages a writer read before it (both exited)."""
+def pad_folder(tmp_path: Path) -> Path:
+    """A bot folder holding "pad": a page a bit at every STRIDE pages, none of it cached
+    (the test is skipped where that cannot be)."""
     folder = tmp_path / "bot"
     folder.mkdir(mode=0o755)
     pad = folder / "pad"
@@ -150,6 +151,12 @@ async def relay(tmp_path: Path, sandboxed: bool) -> dict[str, Any]:
     pad.chmod(0o644)
     if not evict(pad):
         pytest.skip(f"{tmp_path} is in memory: its pages cannot be evicted")
+    return folder
+
+
+async def relay(tmp_path: Path, sandboxed: bool) -> dict[str, Any]:
+    """What a reader learns of the pages a writer read before it (both exited)."""
+    folder = pad_folder(tmp_path)
     scripts = [("writer", WRITER, "WROTE "), ("reader", READER, "READ ")]
     wrap = bwrap_wrap() if sandboxed else None
     return (await one_after_another(tmp_path, folder, scripts, wrap))[1]
