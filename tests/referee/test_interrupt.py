@@ -25,7 +25,7 @@ import trio
 import arena.bots._spawn as spawn_module
 from arena.commands._stopping import run_stoppable
 from arena.match import run_match
-from arena.referee import RunSettings
+from arena.referee import RunSettings, _driver
 from arena.rules import GameConfig
 
 from .botscripts import spec
@@ -91,6 +91,9 @@ def test_a_games_thread_and_a_bots_spawn_are_protected_from_keyboard_interrupt(
 
     monkeypatch.setattr(trio.lowlevel, "start_thread_soon", thread_spy)
     monkeypatch.setattr(spawn_module, "_spawner", spawner_spy)
+    # A driver of its own: the last test's thread, slow to see it has no game left on a
+    # busy machine, would take this test's first game without a new start.
+    monkeypatch.setattr(_driver, "_DRIVERS", {})
     bots = [spec("good", tmp_path / "pids.txt", name) for name in ("alice", "bob")]
     results, _ = trio.run(
         lambda: run_match(bots, GameConfig(players=2), games=2, seed=1, settings=RunSettings())
