@@ -1,4 +1,5 @@
-"""One memory limit for all the processes of a bot: a memory cgroup of its own.
+"""One memory limit and one share of the CPU for all the processes of a bot: a memory
+cgroup and a cpu cgroup of its own.
 
 RLIMIT_AS bounds each process by itself, so a bot that forks (up to its process limit)
 may hold many times `--memory-mb`, and the kernel's OOM killer, once the machine runs
@@ -7,12 +8,20 @@ worker, the referee. In a cgroup of its own a bot's processes share one limit, t
 kernel counts what they touch (its tmpfs pages too), and past it the OOM killer ends
 one of *its* processes (a crash of that bot).
 
-Where arena can: as root, with the cgroup v1 memory controller mounted writable (each
-bot's group goes under arena's own, so a limit on arena holds for its bots too).
-Elsewhere (cgroup v2 only, an ordinary user) `groups_root` is None and bots have the
-per-process limits alone. A bot's process joins its group before it runs bwrap: a
-shell writes its own pid into the group's `cgroup.procs`, then runs the command
-(`joined`), so that every process the bot ever makes is born in the group.
+The CPU the same way: where the kernel gives each session a scheduling group of its own
+(autogroup), a bot that forks a crowd of spinners during its decisions takes no more
+than one process would; but run arena inside a cpu cgroup (a container, a systemd
+slice: where most leagues run) and autogroup is off there, so 240 spinners got 240
+shares against an innocent bot's one in another game, which then timed out (issue 40).
+In a cpu group of its own (equal shares, `new_cpu_group`) a bot's processes compete
+only with each other.
+
+Where arena can: as root, with the cgroup v1 memory (and cpu) controller mounted
+writable (each bot's group goes under arena's own, so a limit on arena holds for its
+bots too). Elsewhere (cgroup v2 only, an ordinary user) `groups_root` (`cpu_groups_root`)
+is None and bots have the per-process limits alone. A bot's process joins its groups
+before it runs bwrap: a shell writes its own pid into each group's `cgroup.procs`, then
+runs the command (`joined`), so that every process the bot ever makes is born in them.
 """
 
 from __future__ import annotations
@@ -26,12 +35,18 @@ import secrets
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-_JOIN = 'echo 0 2>/dev/null > "$1"; shift; exec "$@"'
-"""The shell's script: join the group whose cgroup.procs is $1, then run the rest. A join
-that fails (the machine's cgroups changed under arena) leaves the bot with its
-per-process limits: failing its start instead would charge the bot a crash."""
+_JOIN = 'while [ "$1" != -- ]; do echo 0 2>/dev/null > "$1"; shift; done; shift; exec "$@"'
+"""The shell's script: join the groups whose cgroup.procs are the arguments before "--",
+then run the rest. A join that fails (the machine's cgroups changed under arena) leaves
+the bot with its per-process limits: failing its start instead would charge the bot a
+crash."""
+
+CPU_SHARES = 1024
+"""Every bot's cpu group has the same weight (the kernel's default for a group): two bots
+deciding at once get half the CPU each, however many processes either runs."""
 
 _PREFIX = "arena-"
 
@@ -47,12 +62,23 @@ def _shell() -> str | None:
 def groups_root() -> Path | None:
     """The folder under which each bot process gets its memory group, or None where
     arena cannot make one (tried once: a group is made and a process joins it)."""
+    return _root("memory", lambda root: new_group(root, 64 * 1024 * 1024))
+
+
+@functools.cache
+def cpu_groups_root() -> Path | None:
+    """The folder under which each bot process gets its cpu group, or None where arena
+    cannot make one (tried once: a group is made and a process joins it)."""
+    return _root("cpu", new_cpu_group)
+
+
+def _root(controller: str, make: Callable[[Path], Path]) -> Path | None:
     sh = _shell()
     if os.geteuid() != 0 or sh is None:
         return None
     try:
-        own = _own_group()
-        mount = _memory_mount()
+        own = _own_group(controller)
+        mount = _mount(controller)
     except OSError:
         return None
     if own is None or mount is None:
@@ -63,7 +89,7 @@ def groups_root() -> Path | None:
         return None
     _sweep(root)
     try:
-        probe = new_group(root, 64 * 1024 * 1024)
+        probe = make(root)
     except OSError:
         return None
     try:  # a shell must be able to join it (the bots' join goes on if it cannot)
@@ -93,10 +119,24 @@ def new_group(root: Path, limit: int) -> Path:
     return group
 
 
-def joined(command: list[str], group: Path) -> list[str]:
-    """`command` run by a shell that first moves itself into `group`."""
-    procs = str(group / "cgroup.procs")
-    return [_shell() or "/bin/sh", "-c", _JOIN, "arena-memory-group", procs, *command]
+def new_cpu_group(root: Path) -> Path:
+    """Make a cpu group under `root` with the weight every bot's has (`CPU_SHARES`);
+    raises OSError."""
+    _remove_pending()
+    group = root / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    group.mkdir()
+    try:
+        (group / "cpu.shares").write_text(str(CPU_SHARES))
+    except OSError:
+        group.rmdir()
+        raise
+    return group
+
+
+def joined(command: list[str], *groups: Path) -> list[str]:
+    """`command` run by a shell that first moves itself into each of `groups`."""
+    procs = [str(group / "cgroup.procs") for group in groups]
+    return [_shell() or "/bin/sh", "-c", _JOIN, "arena-groups", *procs, "--", *command]
 
 
 _pending: set[Path] = set()
@@ -134,11 +174,11 @@ def _remove_pending(seconds: float = 0.0) -> None:
         time.sleep(0.01)
 
 
-def _own_group() -> str | None:
-    """arena's own group in the v1 memory hierarchy (from /proc/self/cgroup)."""
+def _own_group(controller: str) -> str | None:
+    """arena's own group in the v1 hierarchy of `controller` (from /proc/self/cgroup)."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         parts = line.split(":", 2)
-        if len(parts) == 3 and "memory" in parts[1].split(","):
+        if len(parts) == 3 and controller in parts[1].split(","):
             return parts[2]
     return None
 
@@ -151,15 +191,15 @@ def below(own: str, shown: str) -> str:
     return own[len(shown.rstrip("/")) :] or "/"
 
 
-def _memory_mount() -> tuple[str, str] | None:
-    """Where the v1 memory hierarchy is mounted, writable, and the group it shows there
-    (a container's mount may show its own group as the mount's root), from
+def _mount(controller: str) -> tuple[str, str] | None:
+    """Where the v1 hierarchy of `controller` is mounted, writable, and the group it
+    shows there (a container's mount may show its own group as the mount's root), from
     /proc/self/mountinfo."""
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
         before, _, after = line.partition(" - ")
         fields, tail = before.split(), after.split()
         options = tail[2].split(",") if len(tail) >= 3 else []
-        if tail[:1] == ["cgroup"] and "memory" in options and "rw" in fields[5].split(","):
+        if tail[:1] == ["cgroup"] and controller in options and "rw" in fields[5].split(","):
             return fields[4], fields[3]
     return None
 

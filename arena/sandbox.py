@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
-from arena._memgroups import groups_root, joined, new_group, release_group
+from arena._memgroups import cpu_groups_root, groups_root, joined, new_group, release_group
 from arena._seccomp import chained, channels_program, program_pipe, userns_filter, userns_program
 from arena.errors import ConfigError, ManifestError
 
@@ -385,6 +385,7 @@ def bwrap_wrap(
         rlimits=prlimit is not None,
         contained=channels is not None,
         memory_root=groups_root(),
+        cpu_root=cpu_groups_root(),
     )
 
 
@@ -403,11 +404,15 @@ class _Wrapper:
         rlimits: bool,
         contained: bool = False,
         memory_root: Path | None = None,
+        cpu_root: Path | None = None,
     ) -> None:
         self._wrap = wrap
         self.memory_root = memory_root
         """Where each bot process gets a memory group of its own, all its processes
         sharing the memory limit (`arena._memgroups`); None where arena cannot."""
+        self.cpu_root = cpu_root
+        """Where each bot process gets a cpu group of its own, all its processes sharing
+        one bot's share of the CPU (`arena._memgroups`); None where arena cannot."""
         self.contained = contained
         """Its bots may be stopped between their turns (SPEC §8.5): bubblewrap kills
         every process of the sandbox, stopped or not, if arena dies, and the

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import trio
 
-from arena._memgroups import joined, new_group, release_group
+from arena._memgroups import joined, new_cpu_group, new_group, release_group
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, signal_group, spawn
 from arena.errors import ConfigError, MachineError
@@ -116,11 +116,18 @@ class BotProcess:
     """A running bot process: its pipes, its stderr log and its process group."""
 
     def __init__(
-        self, process: Child, workdir: Path, log_path: Path | None, group: Path | None = None
+        self,
+        process: Child,
+        workdir: Path,
+        log_path: Path | None,
+        group: Path | None = None,
+        cpu_group: Path | None = None,
     ) -> None:
         self.process = process
         self.group = group
         """Its memory group (`arena._memgroups`), removed once it is gone; or None."""
+        self.cpu_group = cpu_group
+        """Its cpu group (`arena._memgroups`), removed once it is gone; or None."""
         self._oom_killed = False
         """Whether the group had killed a process of it, read before the group went."""
         self.workdir = workdir
@@ -227,6 +234,9 @@ class BotProcess:
             self._oom_killed = self.memory_exhausted()
             release_group(self.group)
             self.group = None
+        if self.cpu_group is not None:
+            release_group(self.cpu_group)
+            self.cpu_group = None
 
 
 def _signal_name(number: int) -> str | None:
@@ -354,6 +364,7 @@ async def start_process(
         raise
     fds: tuple[int, ...] = ()
     group: Path | None = None
+    cpu_group: Path | None = None
     try:
         command = resolve_command(spec.command, spec.folder)
         rlimits = _rlimits(limits)
@@ -377,8 +388,16 @@ async def start_process(
                 group = new_group(memory_root, limits.memory_mb * MiB)
             except OSError:  # (no more groups to be had): the per-process limits hold
                 group = None
-            if group is not None:
-                command = joined(command, group)
+        # ... and one share of the CPU, however many processes it runs.
+        cpu_root: Path | None = getattr(wrap, "cpu_root", None)
+        if cpu_root is not None:
+            try:
+                cpu_group = new_cpu_group(cpu_root)
+            except OSError:  # (no more groups to be had): the kernel's scheduling holds
+                cpu_group = None
+        groups = [g for g in (group, cpu_group) if g is not None]
+        if groups:
+            command = joined(command, *groups)
         # A bot folder is its working directory; a bare command line runs where arena runs.
         cwd = spec.folder if spec.folder is not None else Path.cwd()
         # The sandbox may have more to do in the child (arena.sandbox: a seccomp filter).
@@ -390,14 +409,15 @@ async def start_process(
     except BaseException:
         log.close()
         remove_tree(workdir)
-        if group is not None:
-            with contextlib.suppress(OSError):
-                group.rmdir()
+        for made in (group, cpu_group):
+            if made is not None:
+                with contextlib.suppress(OSError):
+                    made.rmdir()
         raise
     finally:
         for fd in fds:
             os.close(fd)
     nursery.start_soon(_drain, process.stderr, log)
-    bot = BotProcess(process, workdir, log_path, group)
+    bot = BotProcess(process, workdir, log_path, group, cpu_group)
     bot.pausable = bool(getattr(wrap, "contained", False))
     return bot

@@ -332,6 +332,54 @@ def measure(ms: str) -> Report:
     return {"pipe": fcntl.fcntl(0, fcntl.F_GETPIPE_SZ)}
 
 
+ACT_CPU = [0.0]
+"""CPU seconds to compute at each decision (the `cpu_per_act` bot)."""
+WORST = [0.0]
+"""Its slowest decision so far, wall time in seconds."""
+
+
+def cpu_per_act(ms: str) -> Report:
+    """No attack: a legal bot that computes `ms` milliseconds of CPU time at every
+    decision, and reports its slowest decision's wall time whenever it grows."""
+    ACT_CPU[0] = int(ms) / 1000
+    return {"pid": os.getpid()}
+
+
+SPINNERS = [0]
+"""How many spinning children to fork at its first decision (the `spinners` bot)."""
+
+
+def spinners(count: str, think_ms: str) -> Report:
+    """Crowd the CPU: at its first decision fork `count` children that spin for as
+    long as the bot lives (stopped with it between its decisions), and think
+    `think_ms` milliseconds of wall time at every decision while they spin."""
+    SPINNERS[0] = int(count)
+    THINK[0] = int(think_ms) / 1000
+    return {"pid": os.getpid()}
+
+
+def _spin_up(count: int) -> int:
+    """Fork `count` children that wait until all are forked, then spin while the bot
+    lives; how many it could fork."""
+    parent, made = os.getpid(), 0
+    go, ready = os.pipe()
+    for _ in range(count):
+        try:
+            child = os.fork()
+        except OSError:
+            break
+        if child == 0:
+            os.close(ready)
+            os.read(go, 1)  # until the parent closes its end
+            while os.getppid() == parent:
+                pass
+            os._exit(0)
+        made += 1
+    os.close(go)
+    os.close(ready)
+    return made
+
+
 PROCESS = os.urandom(8).hex()
 """Names this process in reports (a pid repeats across sandboxes' PID namespaces)."""
 
@@ -406,6 +454,8 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "spy": spy,
     "userns_tmpfs": userns_tmpfs,
     "steal": steal,
+    "cpu_per_act": cpu_per_act,
+    "spinners": spinners,
 }
 
 
@@ -447,7 +497,20 @@ def play() -> None:
                     for _ in range(FILL[0]):
                         fill.write(b"x" * (1 << 20))
                 FILL[0] = 0
+            started = time.perf_counter()
+            if SPINNERS[0]:
+                made = _spin_up(SPINNERS[0])
+                SPINNERS[0] = 0
+                sys.stderr.write("REPORT " + json.dumps({"spinners": made}) + "\n")
+                sys.stderr.flush()
+            end = time.process_time() + ACT_CPU[0]
+            while time.process_time() < end:
+                pass
             time.sleep(THINK[0])
+            if ACT_CPU[0] and time.perf_counter() - started > WORST[0]:
+                WORST[0] = time.perf_counter() - started
+                sys.stderr.write("REPORT " + json.dumps({"worst_s": WORST[0]}) + "\n")
+                sys.stderr.flush()
             send({"type": "action", "request_id": message["request_id"], "choice": 0})
             if STEAL:
                 answered = (time.perf_counter(), _child_cpu())
