@@ -48,12 +48,14 @@ import trio
 import protocol
 from arena.bots import (
     BUILD_DISK_MB,
+    BUILD_MEMORY_MB,
     BUILD_TIMEOUT,
     MANIFEST,
     MAX_DEPTH,
     BotSpec,
     Limits,
     build,
+    build_is_cached,
     check_out_of_reach,
     load_manifest,
     real_path,
@@ -116,6 +118,10 @@ class LeagueConfig:
     """Builds may use the network (in the sandbox they have none otherwise)."""
     build_disk_mb: int = BUILD_DISK_MB
     """MiB a bot's build may add to its folder (`arena.bots.build`)."""
+    build_memory_mb: int = BUILD_MEMORY_MB
+    """MiB a sandboxed bot's build may use, its processes together (`arena.bots.build`)."""
+    rebuild: bool = False
+    """Build every bot, also one whose folder is as its last successful build left it."""
     cluster: str | None = None
     """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
     workers (`arena.cluster`); there a `concurrency` of 0 means a game per worker thread
@@ -351,6 +357,10 @@ class BuildSettings(Protocol):
     @property
     def build_disk_mb(self) -> int: ...
     @property
+    def build_memory_mb(self) -> int: ...
+    @property
+    def rebuild(self) -> bool: ...
+    @property
     def build_timeout(self) -> float: ...
     @property
     def log_dir(self) -> Path | None: ...
@@ -361,13 +371,21 @@ class BuildSettings(Protocol):
 def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str], None]) -> None:
     """Build `spec` as `settings` say (in the sandbox, with its own log) and check that
     the sandbox shows its program; raises BotError with the reason."""
+    cached = not settings.rebuild and build_is_cached(
+        spec, sandbox=settings.sandbox, network=settings.build_network
+    )
     if spec.build is not None:
-        say(f"building {spec.name}: {' '.join(spec.build)}")
+        if cached:
+            say(f"{spec.name}: built already, its folder as that build left it (--rebuild)")
+        else:
+            say(f"building {spec.name}: {' '.join(spec.build)}")
     build(
         spec,
         sandbox=settings.sandbox,
         network=settings.build_network,
         disk_mb=settings.build_disk_mb,
+        memory_mb=settings.build_memory_mb,
+        rebuild=settings.rebuild,
         timeout=settings.build_timeout,
         log_path=settings.log_dir / f"{spec.name}.log" if settings.log_dir else None,
         log_kb=settings.limits.stderr_kb,

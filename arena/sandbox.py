@@ -529,7 +529,13 @@ its time is bounded by the build timeout."""
 
 
 def sandboxed_build(
-    command: list[str], folder: Path, *, network: bool, timeout: float, disk_mb: int | None = None
+    command: list[str],
+    folder: Path,
+    *,
+    network: bool,
+    timeout: float,
+    disk_mb: int | None = None,
+    memory_mb: int = 2048,
 ) -> tuple[int | None, bytes]:
     """Run a bot's build command under bubblewrap; (exit status or None on timeout, output).
 
@@ -539,7 +545,9 @@ def sandboxed_build(
     given back to its owner afterwards (links are never followed), so a build can
     read nothing of the host that the bot could not, /etc/shadow and other bots
     included. With `disk_mb`, a build that adds more than that to its folder is killed
-    (BuildError).
+    (BuildError). Its processes together may touch `memory_mb` MiB where arena can make
+    memory groups (as root on cgroup v1: `arena._memgroups`); past it the kernel kills
+    one of them. Elsewhere a build has its per-process limits alone.
     """
     from arena.bots._manifest import run_build
 
@@ -550,7 +558,7 @@ def sandboxed_build(
     group = None
     if (memory := groups_root()) is not None:
         with contextlib.suppress(OSError):  # (the machine's groups changed: limits alone)
-            group = new_group(memory, BUILD_MEMORY_MB * 1024 * 1024)
+            group = new_group(memory, memory_mb * 1024 * 1024)
     with tempfile.TemporaryDirectory(prefix="arena-build-") as home:
         try:
             if uid is not None:
@@ -580,12 +588,6 @@ def sandboxed_build(
                 release_group(group)
             if uid is not None:
                 _chown_tree(folder, owner.st_uid, owner.st_gid)
-
-
-BUILD_MEMORY_MB = 2048
-"""The memory of a build's processes together, where arena can make memory groups (as
-root on cgroup v1: `arena._memgroups`); past it the kernel kills one of the build's
-processes. Elsewhere a build has its per-process limits alone."""
 
 
 def own_copies(folder: Path) -> None:

@@ -3,7 +3,8 @@ pytest's own temporary folder, in this process and in the processes it starts.
 
 A test that SIGKILLs arena on purpose (to check a resume) leaves its bots' work
 folders behind, as any SIGKILLed run does; there, pytest clears them with its other
-old runs instead of /tmp gathering them."""
+old runs instead of /tmp gathering them. The records of successful builds
+(`arena.bots.build_cache_dir`) go there too, not into the user's ~/.cache."""
 
 from __future__ import annotations
 
@@ -21,4 +22,5 @@ def _temporary_files_under_pytests_folder(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", folder)
         patch.setenv("TMPDIR", folder)
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         yield

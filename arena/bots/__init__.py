@@ -5,6 +5,7 @@ from __future__ import annotations
 from arena.bots._builds import run_builds
 from arena.bots._manifest import (
     BUILD_DISK_MB,
+    BUILD_MEMORY_MB,
     BUILD_STOP,
     BUILD_TIMEOUT,
     MANIFEST,
@@ -14,6 +15,8 @@ from arena.bots._manifest import (
     BuildsStopped,
     BuildStop,
     build,
+    build_cache_dir,
+    build_is_cached,
     check_name,
     check_out_of_reach,
     load_bot,
@@ -28,6 +31,7 @@ from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, st
 
 __all__ = [
     "BUILD_DISK_MB",
+    "BUILD_MEMORY_MB",
     "BUILD_STOP",
     "BUILD_TIMEOUT",
     "MANIFEST",
@@ -39,6 +43,8 @@ __all__ = [
     "BuildsStopped",
     "Limits",
     "build",
+    "build_cache_dir",
+    "build_is_cached",
     "check_log_dir",
     "check_name",
     "check_out_of_reach",

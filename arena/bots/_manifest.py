@@ -419,6 +419,65 @@ BUILD_DISK_MB = 4096
 sandbox lets a build write files of up to 1 GiB each, and nothing else bounds their sum;
 its /tmp and HOME are in memory, and bounded)."""
 
+BUILD_MEMORY_MB = 2048
+"""The memory of a sandboxed build's processes together, in MiB, where arena can make
+memory groups (as root on cgroup v1: `arena._memgroups`); past it the kernel kills one
+of the build's processes. Elsewhere a build has its per-process limits alone."""
+
+
+# -- the build cache ---------------------------------------------------------------------
+#
+# A build that succeeded leaves a record named by what it left: the folder's path, its
+# submission's digest, and the name, size, mode, mtime and inode of everything in it,
+# build outputs and caches included (the digest skips them), with how it was built.
+# When a league resumes, or another league, SPRT or check takes the same folder, a
+# folder that is still exactly as a successful build left it is not built again
+# (`--rebuild` builds it anyway); one whose outputs were deleted (`cargo clean`), or a
+# fresh copy elsewhere, is.
+
+
+def build_cache_dir() -> Path:
+    """Where the records of successful builds are kept: $XDG_CACHE_HOME/arena/builds,
+    else ~/.cache/arena/builds."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "arena" / "builds"
+
+
+def _build_record(spec: BotSpec, sandbox: str, network: bool) -> Path:
+    """The record a successful build of `spec`'s folder as it is now would have left;
+    raises ManifestError as `BotSpec.digest` and `walk_tree` do."""
+    assert spec.folder is not None
+    h = hashlib.sha256()
+    h.update(repr((os.path.realpath(spec.folder), spec.digest(), sandbox, network)).encode())
+    for rel, _, entry, _ in walk_tree(spec.name, spec.folder):
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError as err:
+            raise _unreadable(spec.name, rel, err) from None
+        h.update(os.fsencode(rel) + b"\0")
+        h.update(repr((info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)).encode())
+    return build_cache_dir() / h.hexdigest()
+
+
+def build_is_cached(spec: BotSpec, *, sandbox: str = "none", network: bool = False) -> bool:
+    """Whether `spec`'s folder is exactly as a successful build (made the same way) left
+    it, so that `build` will not run its build again; raises ManifestError as
+    `BotSpec.digest` does."""
+    if spec.build is None or spec.folder is None:
+        return False
+    return _build_record(spec, sandbox, network).is_file()
+
+
+def _remember_build(spec: BotSpec, sandbox: str, network: bool) -> None:
+    """Record `spec`'s successful build; a cache that cannot be written only means the
+    next run builds again."""
+    with contextlib.suppress(OSError, ManifestError):
+        record = _build_record(spec, sandbox, network)
+        record.parent.mkdir(parents=True, exist_ok=True)
+        partial = record.with_name(f"{record.name}.{os.getpid()}.part")
+        partial.write_text(f"{spec.name}\t{spec.folder}\t{time.time():.0f}\n")
+        os.replace(partial, record)
+
 
 def build(
     spec: BotSpec,
@@ -429,8 +488,12 @@ def build(
     log_path: Path | None = None,
     log_kb: int = 1024,
     disk_mb: int = BUILD_DISK_MB,
+    memory_mb: int = BUILD_MEMORY_MB,
+    rebuild: bool = False,
 ) -> str:
     """Run the bot's build command in its folder; returns its output, raises BuildError.
+    A folder that a successful build left as it is now is not built again
+    (`build_is_cached`) unless `rebuild`.
 
     With `sandbox` "bwrap" the build runs under bubblewrap as the bot will (see
     `arena.sandbox.sandboxed_build`): its own folder writable, the toolchains visible
@@ -441,13 +504,20 @@ def build(
     """
     if spec.build is None or spec.folder is None:
         return ""
+    if not rebuild and build_is_cached(spec, sandbox=sandbox, network=network):
+        return ""
     command = resolve_command(spec.build, spec.folder)
     try:
         if sandbox == "bwrap":
             from arena.sandbox import sandboxed_build
 
             code, data = sandboxed_build(
-                command, spec.folder, network=network, timeout=timeout, disk_mb=disk_mb
+                command,
+                spec.folder,
+                network=network,
+                timeout=timeout,
+                disk_mb=disk_mb,
+                memory_mb=memory_mb,
             )
         else:
             disk = ([spec.folder], disk_mb)
@@ -468,6 +538,7 @@ def build(
         check_tree(spec.name, spec.folder)  # what the build made, build outputs included
     except ManifestError as err:
         raise BuildError(f"{err} (after its build)") from None
+    _remember_build(spec, sandbox, network)
     return output
 
 

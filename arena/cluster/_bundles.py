@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from arena.bots import BUILD_DISK_MB, BotSpec, build
+from arena.bots import BUILD_DISK_MB, BUILD_MEMORY_MB, BotSpec, build
 from arena.bots._manifest import _submission_files
 from arena.errors import ArenaError
 
@@ -48,6 +48,8 @@ class BuildSettings:
     log_kb: int
     disk_mb: int = BUILD_DISK_MB
     """MiB a build may add to its folder."""
+    memory_mb: int = BUILD_MEMORY_MB
+    """MiB a sandboxed build's processes may use together."""
 
 
 def pack(spec: BotSpec) -> bytes:
@@ -120,6 +122,7 @@ def ensure_built(spec: BotSpec, digest: str, bundle: bytes, settings: BuildSetti
             network=settings.network,
             timeout=settings.timeout,
             disk_mb=settings.disk_mb,
+            memory_mb=settings.memory_mb,
             log_path=log,
             log_kb=settings.log_kb,
         )

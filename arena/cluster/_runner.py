@@ -152,6 +152,7 @@ class DaskRunner:
             network=config.build_network,
             timeout=config.build_timeout,
             disk_mb=config.build_disk_mb,
+            memory_mb=config.build_memory_mb,
             log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
             log_kb=config.limits.stderr_kb,
         )

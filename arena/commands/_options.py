@@ -10,7 +10,15 @@ from typing import Any, TypeVar
 
 import click
 
-from arena.bots import BUILD_DISK_MB, BUILD_TIMEOUT, BotSpec, Limits, build, resolve_command
+from arena.bots import (
+    BUILD_DISK_MB,
+    BUILD_MEMORY_MB,
+    BUILD_TIMEOUT,
+    BotSpec,
+    Limits,
+    build,
+    resolve_command,
+)
 from arena.errors import ConfigError, InputError
 from arena.referee import Clocks
 from arena.rules import FORMAT_OPTIONS, Edition, Ending, Format, GameConfig
@@ -166,9 +174,23 @@ build_options = [
         help="MiB a bot's build may add to its folder before it is killed. [default: 4096]",
     ),
     click.option(
+        "--build-memory-mb",
+        type=click.IntRange(16, 1 << 20),
+        default=None,
+        help="MiB a sandboxed bot's build may use, all its processes together (as root on"
+        " cgroup v1; elsewhere per process limits alone). [default: 2048]",
+    ),
+    click.option(
         "--build-network/--no-build-network",
         default=None,
         help="Let builds use the network (sandboxed builds have none otherwise).",
+    ),
+    click.option(
+        "--rebuild",
+        is_flag=True,
+        default=None,
+        help="Build every bot again, even one whose folder is as its last successful build"
+        " left it (such a build is skipped otherwise: after a toolchain's upgrade, say).",
     ),
 ]
 """How bots are built (part of `run_options`; check-bot adds them alone)."""
@@ -342,6 +364,8 @@ def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> None:
         timeout=opts.get("build_timeout") or BUILD_TIMEOUT,
         log_path=log_dir / f"{spec.name}.log" if log_dir is not None else None,
         disk_mb=opts.get("build_disk_mb") or BUILD_DISK_MB,
+        memory_mb=opts.get("build_memory_mb") or BUILD_MEMORY_MB,
+        rebuild=bool(opts.get("rebuild")),
     )
 
 

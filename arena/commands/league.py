@@ -60,7 +60,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
         "concurrency", "fault_limit", "build_timeout", "build_network", "build_disk_mb",
-        "cluster",
+        "build_memory_mb", "rebuild", "cluster",
         "max_processes", "pin_cpus",
     ):  # fmt: skip
         if opts.get(key) is not None:

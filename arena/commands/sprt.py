@@ -244,8 +244,9 @@ def _extra(opts: dict[str, Any]) -> dict[str, Any]:
         extra["build_timeout"] = opts["build_timeout"]
     if opts.get("build_network") is not None:
         extra["build_network"] = opts["build_network"]
-    if opts.get("build_disk_mb") is not None:
-        extra["build_disk_mb"] = opts["build_disk_mb"]
+    for key in ("build_disk_mb", "build_memory_mb", "rebuild"):
+        if opts.get(key) is not None:
+            extra[key] = opts[key]
     return extra
 
 

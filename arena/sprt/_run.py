@@ -26,6 +26,7 @@ import trio
 import protocol
 from arena.bots import (
     BUILD_DISK_MB,
+    BUILD_MEMORY_MB,
     BUILD_TIMEOUT,
     BotSpec,
     Limits,
@@ -90,6 +91,10 @@ class SprtConfig:
     build_network: bool = False
     build_disk_mb: int = BUILD_DISK_MB
     """MiB a bot's build may add to its folder (`arena.bots.build`)."""
+    build_memory_mb: int = BUILD_MEMORY_MB
+    """MiB a sandboxed bot's build may use, its processes together (`arena.bots.build`)."""
+    rebuild: bool = False
+    """Build every bot, also one whose folder is as its last successful build left it."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_games, bool) or not isinstance(self.max_games, int):

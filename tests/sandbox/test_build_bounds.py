@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import arena.sandbox
 from arena._memgroups import groups_root
 from arena.bots import build, load_manifest
 from arena.errors import BuildError
@@ -62,14 +61,12 @@ def test_a_build_that_makes_many_empty_files_passes_the_disk_cap(tmp_path: Path)
 
 @needs_bwrap
 @pytest.mark.skipif(groups_root() is None, reason="no memory groups here (root, cgroup v1)")
-def test_a_build_past_its_memory_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The build's processes share one memory group (BUILD_MEMORY_MB, 64 MiB here):
-    a build that touches 512 MiB is killed by the kernel, and fails."""
-    monkeypatch.setattr(arena.sandbox, "BUILD_MEMORY_MB", 64)
+def test_a_build_past_its_memory_is_killed(tmp_path: Path) -> None:
+    """The build's processes share one memory group (`--build-memory-mb`, 64 MiB
+    here): a build that touches 512 MiB is killed by the kernel, and fails."""
     os.chmod(tmp_path, 0o755)
     hog = f"{sys.executable} -c 'x = bytes(1) * (512 << 20)'"
     folder = bot_folder(tmp_path, "hog", hog)
     with pytest.raises(BuildError, match="status 137"):  # SIGKILL, from the kernel
-        build(load_manifest(folder), sandbox="bwrap", timeout=60)
-    monkeypatch.setattr(arena.sandbox, "BUILD_MEMORY_MB", 2048)
+        build(load_manifest(folder), sandbox="bwrap", timeout=60, memory_mb=64)
     build(load_manifest(folder), sandbox="bwrap", timeout=60)  # within 2 GiB: built
