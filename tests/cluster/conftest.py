@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from ..processes import dies_with_us
+
 DASK = Path(sys.executable).with_name("dask")
 
 
@@ -74,6 +76,7 @@ class Cluster:
                     "--local-directory", str(self.root / f"dask{index}"),
                 ],
                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                preexec_fn=dies_with_us(),
             )  # fmt: skip
         self.workers.append(worker)
         self.logs.append(log)
@@ -127,6 +130,7 @@ def private_cluster(root: Path, workers: int = 1) -> Iterator[Cluster]:
                 "--no-dashboard",
             ],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=dies_with_us(),
         )  # fmt: skip
     found = Cluster(root, f"tcp://127.0.0.1:{port}", scheduler)
     try:

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from ..processes import dies_with_us
+
 ROOT = Path(__file__).resolve().parents[2]
 
 WITNESS = r"""
@@ -136,6 +138,7 @@ def start_arena(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=dies_with_us(),
     )  # fmt: skip
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from arena.referee import _driver
 
+from ..processes import dies_with_us
 from .test_league_run import four_bots, league_file, random_bot, results, run_cli
 
 pytestmark = pytest.mark.subprocess
@@ -112,7 +113,11 @@ STRESS_LIMIT_S = 180
 def cpu_hogs() -> Iterator[None]:
     """A process spinning on every core, for as long as the block runs."""
     hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"],
+            start_new_session=True,
+            preexec_fn=dies_with_us(),
+        )
         for _ in range(os.cpu_count() or 1)
     ]
     try:

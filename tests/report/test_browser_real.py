@@ -30,6 +30,7 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
     replay_of,
 )
 
+from ..processes import dies_with_us
 from . import test_browser
 from .sites import league
 
@@ -87,7 +88,7 @@ def running_league(tmp_path: Path) -> Iterator[Path]:
             [sys.executable, "-m", "arena", "league", "--bots", str(bots), "--store", str(store),
              "--table-size", "2", "--games-per-table", "4", "-j", "1", "--sandbox", "none",
              "--progress", "quiet"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=dies_with_us(),
         )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
@@ -106,7 +107,7 @@ def test_the_live_server_follows_a_running_league(page: Any, running_league: Pat
     server = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(running_league), "--port", str(port)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=dies_with_us(),
     )  # fmt: skip
     try:
         base = f"http://127.0.0.1:{port}/"
