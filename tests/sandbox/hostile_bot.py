@@ -416,19 +416,27 @@ def steal() -> Report:
         while os.getppid() == parent:
             pass
         os._exit(0)
-    STEAL.update(child=child, idle_cpu=0.0, idle_wall=0.0)
+    STEAL.update(child=child, idle_cpu=0.0, idle_runnable=0.0, idle_wall=0.0)
     return {"pid": os.getpid()}
 
 
 def _child_cpu() -> float:
     """The `steal` bot's child's CPU time so far, in seconds (ns from schedstat)."""
+    return _child_sched()[0]
+
+
+def _child_sched() -> tuple[float, float]:
+    """The `steal` bot's child's CPU time and its time waiting for a CPU while runnable,
+    so far, in seconds (from schedstat): their sum grows with the wall time whenever
+    the child is not stopped, however busy the machine is."""
     with open(f"/proc/{STEAL['child']}/schedstat") as stat:
-        return int(stat.read().split()[0]) / 1e9
+        ran, waited = stat.read().split()[:2]
+    return int(ran) / 1e9, int(waited) / 1e9
 
 
 def _steal_report() -> None:
     """The `steal` bot's second report, at the end of its session."""
-    report = {k: STEAL[k] for k in ("idle_cpu", "idle_wall")}
+    report = {k: STEAL[k] for k in ("idle_cpu", "idle_runnable", "idle_wall")}
     sys.stderr.write("REPORT " + json.dumps(report) + "\n")
     sys.stderr.flush()
 
@@ -467,7 +475,7 @@ def play() -> None:
         w.write(len(data).to_bytes(4, "big") + data)
         w.flush()
 
-    answered: tuple[float, float] | None = None  # (wall, child's CPU) at its last answer
+    answered: tuple[float, float, float] | None = None  # wall, child's CPU and wait, at answer
     while True:
         head = r.read(4)
         if len(head) < 4:
@@ -478,8 +486,10 @@ def play() -> None:
         if LARGEST:
             LARGEST[kind] = max(LARGEST.get(kind, 0), size)
         if kind == "act" and STEAL and answered is not None:
+            ran, waited = _child_sched()
             STEAL["idle_wall"] += time.perf_counter() - answered[0]
-            STEAL["idle_cpu"] += _child_cpu() - answered[1]
+            STEAL["idle_cpu"] += ran - answered[1]
+            STEAL["idle_runnable"] += ran + waited - answered[1] - answered[2]
         if kind == "hello":
             send({"type": "hello", "name": "hostile", "version": "1", "protocol": 1})
         elif kind == "game_start":
@@ -513,7 +523,7 @@ def play() -> None:
                 sys.stderr.flush()
             send({"type": "action", "request_id": message["request_id"], "choice": 0})
             if STEAL:
-                answered = (time.perf_counter(), _child_cpu())
+                answered = (time.perf_counter(), *_child_sched())
         elif kind == "bye":
             break
     if STEAL:

@@ -56,9 +56,11 @@ async def test_a_bot_gets_no_cpu_time_while_another_decides(
         assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
     else:
         # Without the sandbox nothing is stopped (a killed arena would leave stopped
-        # bots behind for ever), and a child may leave the group: it spins on.
+        # bots behind for ever), and a child may leave the group: it spins on, on a
+        # CPU or waiting for one (how much CPU it gets depends on the machine's load;
+        # that it is runnable throughout does not).
         assert "left" in lines, lines
-        assert end["idle_cpu"] > 0.4 * end["idle_wall"], end
+        assert end["idle_runnable"] > 0.8 * end["idle_wall"], end
     assert await gone(token)
 
 
