@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "protocol" / "vectors"
+GAMES = VECTORS / "games"
 SPEC = ROOT / "protocol" / "SPEC.md"
 
 
@@ -32,9 +33,11 @@ def vector_json(name: str) -> Any:
     return json.loads((VECTORS / f"{name}.json").read_text())
 
 
-def load_generator() -> ModuleType:
+def load_generator(
+    path: Path = VECTORS / "generate.py", name: str = "_vectors_generate"
+) -> ModuleType:
     """protocol/vectors/generate.py as a module (it is a script, not part of the package)."""
-    spec = importlib.util.spec_from_file_location("_vectors_generate", VECTORS / "generate.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -47,3 +50,20 @@ def load_generator() -> ModuleType:
 def generator() -> ModuleType:
     """The vector generator, loaded once."""
     return load_generator()
+
+
+def game_names() -> list[str]:
+    """The golden game transcripts, by name (protocol/vectors/games/NAME.jsonl)."""
+    return sorted(p.stem for p in GAMES.glob("*.jsonl"))
+
+
+def game_lines(name: str) -> list[dict[str, Any]]:
+    """The lines of a golden game transcript, as JSON objects (key order kept)."""
+    with (GAMES / f"{name}.jsonl").open(encoding="utf-8") as file:
+        return [json.loads(line) for line in file]
+
+
+@pytest.fixture(scope="session")
+def game_generator() -> ModuleType:
+    """The transcript generator, protocol/vectors/games/generate.py, loaded once."""
+    return load_generator(GAMES / "generate.py", "_games_generate")
