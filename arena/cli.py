@@ -7,6 +7,7 @@ and turns every `ArenaError` into a one-line message and a non-zero exit.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import os
 import signal
@@ -37,6 +38,17 @@ class _Group(click.Group):
         module, attribute, _ = COMMANDS[name]
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command name gets the nearest one suggested (`arena leauge`)."""
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            hint = f" Did you mean '{near[0]}'?" if near else ""
+            ctx.fail(f"No such command '{printable(name)}'.{hint} (arena --help lists them)")
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """`arena --help` lists the commands from `COMMANDS`, importing none of them."""

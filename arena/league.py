@@ -647,8 +647,15 @@ def check_before_store(config: LeagueConfig) -> None:
         left = f"; left out: {'; '.join(problems)}" if problems else ""
         raise ConfigError(
             f"{config.bots}: {found}, and tables of {config.table_size} need"
-            f" {config.table_size}{left}"
+            f" {config.table_size}{_smaller_tables(len(specs))}{left}"
         )
+
+
+def _smaller_tables(bots: int) -> str:
+    """What to do about too few bots for the tables asked for."""
+    if bots >= 2:
+        return f" (--table-size {bots} makes tables they fill)"
+    return " (a league needs 2 bots at least)"
 
 
 def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -> None:
@@ -677,7 +684,8 @@ def _schedule(
     if len(names) < config.table_size:
         left = f"; left out: {'; '.join(left_out)}" if left_out else ""
         raise ConfigError(
-            f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough{left}"
+            f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
+            f"{_smaller_tables(len(names))}{left}"
         )
     stored = store.get_setting("league")
     seed = _league_seed(config, stored, store.path)

@@ -230,3 +230,63 @@ def test_a_replay_that_lacks_a_field_names_it(tmp_path: Path) -> None:
         assert f"{replay}: not a replay arena can read (a record lacks the field 'names')" in (
             result.output
         )
+
+
+# Issue 44.5: the words a user needs.
+
+
+@pytest.mark.parametrize("command", [["check-bot"], ["match", "--sandbox", "none"]])
+def test_a_word_that_is_neither_a_folder_nor_a_command_is_said_so(
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was "command 'nosuchdir' not found on the PATH"."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*command, "nosuchdir", *(["nosuchdir"] if command[0] == "match" else []))
+    assert result.exit_code == 2
+    assert "no bot folder or command named 'nosuchdir'" in result.output
+    assert "a bot is a folder with a bot.toml" in result.output
+
+
+def test_a_file_of_a_bot_folder_suggests_the_folder(tmp_path: Path) -> None:
+    """It was "program '.../bot.py' not found or not executable"."""
+    folder = bot(tmp_path, "ok")
+    result = invoke("check-bot", folder / "bot.py")
+    assert result.exit_code == 2
+    assert f"{folder / 'bot.py'} is a file of the bot folder {folder}: give the folder" in (
+        result.output
+    )
+
+
+def test_a_mistyped_command_suggests_the_nearest() -> None:
+    result = invoke("leauge")
+    assert result.exit_code == 2
+    assert "No such command 'leauge'. Did you mean 'league'?" in result.output
+    result = invoke("frobnicate")
+    assert "No such command 'frobnicate'." in result.output
+    assert "Did you mean" not in result.output
+
+
+def test_a_bad_run_names_its_bot_toml(tmp_path: Path) -> None:
+    folder = bot(tmp_path, "typo", manifest='name = "typo"\nrun = "pyhton3 bot.py"\n')
+    for command in (["check-bot", folder], ["match", folder, folder, "--sandbox", "none"]):
+        result = invoke(*command)
+        assert result.exit_code == 2
+        assert f"{folder / 'bot.toml'}: command 'pyhton3' not found on the PATH" in result.output
+
+
+def test_check_bot_says_whether_it_built_and_whether_the_sandbox_is_on(tmp_path: Path) -> None:
+    folder = bot(
+        tmp_path,
+        "built",
+        # (its pids outside its folder: a bot that writes into its folder is built again)
+        manifest=f'name = "built"\nrun = "python3 bot.py {tmp_path / "pids"}"\n'
+        'build = "touch made"\n',
+    )
+    args = ["check-bot", "--sandbox", "none", "--hello-wait-ms", "0", folder]
+    first = invoke(*args).output.splitlines()
+    assert first[1:3] == [
+        "  build: built unconfined: touch made",
+        "  sandbox: none: the bot ran unconfined",
+    ]
+    again = invoke(*args).output.splitlines()
+    assert again[1].startswith("  build: built already, its folder as that build left it")

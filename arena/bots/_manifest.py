@@ -297,6 +297,23 @@ def load_bot(arg: str) -> BotSpec:
         return load_manifest(path.parent)
     if " " not in arg.strip() and not path.exists() and ("/" in arg or arg.endswith(".toml")):
         raise ManifestError(f"{arg}: no such bot folder (a bot is a folder with a {MANIFEST})")
+    if path.is_file() and (path.parent / MANIFEST).is_file() and not os.access(path, os.X_OK):
+        raise ManifestError(
+            f"{arg} is a file of the bot folder {path.parent}: give the folder"
+            f" (arena runs a folder's bot as its {MANIFEST} says)"
+        )
+    if (
+        arg.strip()
+        and " " not in arg.strip()
+        and "=" not in arg
+        and "/" not in arg
+        and not path.exists()
+        and shutil.which(arg.strip(), path=os.environ.get("PATH", os.defpath)) is None
+    ):
+        raise ManifestError(
+            f"no bot folder or command named {shown(arg.strip())} (a bot is a folder with a"
+            f' {MANIFEST}, or a command line such as "python3 my_bot.py")'
+        )
     name = None
     if "=" in arg.split(" ", 1)[0]:
         name, arg = arg.split("=", 1)
@@ -353,6 +370,17 @@ def unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:
             spec = dataclasses.replace(spec, name=f"{spec.name}-{count}")
         out.append(spec)
     return out
+
+
+def resolve_run(spec: BotSpec) -> list[str]:
+    """`resolve_command` of the bot's run command; a program that is not found is said
+    with the bot.toml that names it."""
+    try:
+        return resolve_command(spec.command, spec.folder)
+    except ManifestError as err:
+        if spec.folder is None:
+            raise
+        raise ManifestError(f"{spec.folder / MANIFEST}: {err}") from None
 
 
 def resolve_command(words: Sequence[str], folder: Path | None) -> list[str]:

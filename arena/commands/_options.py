@@ -17,6 +17,7 @@ from arena.bots import (
     BotSpec,
     Limits,
     build,
+    build_is_cached,
     resolve_command,
 )
 from arena.errors import ConfigError, InputError
@@ -354,9 +355,18 @@ def sandbox_mode(opts: dict[str, Any]) -> str:
     return str(opts["_sandbox_mode"])
 
 
-def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> None:
-    """Build `spec` as the options say (`arena.bots.build`), its output in its log."""
+def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> str:
+    """Build `spec` as the options say (`arena.bots.build`), its output in its log;
+    what was done, in words ("no build step", "built: make", "built already ...")."""
     log_dir = opts.get("log_dir")
+    network = bool(opts.get("build_network"))
+    where = " in the sandbox" if sandbox == "bwrap" else " unconfined"
+    if spec.build is None or spec.folder is None:
+        done = "no build step"
+    elif not opts.get("rebuild") and build_is_cached(spec, sandbox=sandbox, network=network):
+        done = "built already, its folder as that build left it (--rebuild builds it again)"
+    else:
+        done = f"built{where}: {' '.join(spec.build)}"
     build(
         spec,
         sandbox=sandbox,
@@ -367,6 +377,7 @@ def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> None:
         memory_mb=opts.get("build_memory_mb") or BUILD_MEMORY_MB,
         rebuild=bool(opts.get("rebuild")),
     )
+    return done
 
 
 def check_sandboxed(spec: BotSpec, wrap: Wrap | None) -> None:

@@ -11,8 +11,8 @@ import click
 from arena.bots import (
     BotSpec,
     check_log_dir,
-    load_manifest,
-    resolve_command,
+    load_bot,
+    resolve_run,
     run_builds,
     shell_words,
 )
@@ -75,6 +75,8 @@ def _shell_warning(words: list[str]) -> Check:
 @sandbox_option
 @build_options[0]
 @build_options[1]
+@build_options[2]
+@build_options[4]
 @click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -105,8 +107,10 @@ def check_bot_command(
     or a bot folder with a bot.toml. Exit status 0 only for a conforming bot.
     """
     check_log_dir(opts.get("log_dir"))
-    if len(command) == 1 and Path(command[0]).is_dir():
-        spec = load_manifest(Path(command[0]))
+    if len(command) == 1:  # a folder, or one word: a folder's file or a typo is said so
+        spec = load_bot(command[0])
+        if spec.folder is None:
+            spec = BotSpec(name="bot-under-test", command=spec.command, folder=None)
     else:
         spec = BotSpec(name="bot-under-test", command=command, folder=None)
 
@@ -114,9 +118,12 @@ def check_bot_command(
     clocks = build_clocks({}, opts)
     limits = build_limits({}, opts)
 
+    built: list[str] = []
+
     def prepare() -> None:
-        build_bot(spec, opts, sandbox_mode(opts))  # a folder's build, as match and league do
-        resolve_command(spec.command, spec.folder)  # a missing program is a usage error
+        # A folder's build, as match and league do.
+        built.append(build_bot(spec, opts, sandbox_mode(opts)))
+        resolve_run(spec)  # a missing program is a usage error
 
     async def run() -> list[Check]:
         # The build runs inside the stoppable run, as a league's do: a stop kills it,
@@ -135,7 +142,11 @@ def check_bot_command(
     missing_files = bool(checks) and _missing_files(checks[0])
     if shell := shell_words(spec.command[1:]):
         checks = [_shell_warning(shell), *checks]
-    for line in report(spec.command, checks):
+    sandboxed = "bubblewrap" if sandbox_mode(opts) == "bwrap" else "none: the bot ran unconfined"
+    notes = [f"  build: {built[0]}"] if built else []
+    notes.append(f"  sandbox: {sandboxed}")
+    lines = report(spec.command, checks)
+    for line in [lines[0], *notes, *lines[1:]]:
         click.echo(printable(line))
     if wrap is not None and spec.folder is None and missing_files:
         click.echo(BARE_COMMAND_NOTE)

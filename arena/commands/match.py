@@ -14,7 +14,7 @@ from arena.bots import (
     check_log_dir,
     check_out_of_reach,
     load_bot,
-    resolve_command,
+    resolve_run,
     run_builds,
     unique_names,
 )
@@ -121,7 +121,7 @@ def match(
             if spec.build is not None and spec.folder is not None:
                 click.echo(printable(f"building {spec.name}: {' '.join(spec.build)}"), err=True)
             build_bot(spec, opts, sandbox_mode(opts))
-            resolve_command(spec.command, spec.folder)  # fails early on a missing program
+            resolve_run(spec)  # fails early on a missing program
             check_sandboxed(spec, wrap)
 
     async def play() -> tuple[list[GameResult], dict[str, int]]:

@@ -132,7 +132,8 @@ def test_a_bot_whose_program_is_not_found_is_left_out_by_name(tmp_path: Path) ->
     code, _, err = run_cli("league", str(league_file(tmp_path)), "-q")
     assert code == 2
     assert (
-        "2 playable bot(s) for tables of 3: not enough; left out: typo: command 'pyhton3'" in err
+        "2 playable bot(s) for tables of 3: not enough (--table-size 2 makes tables they fill);"
+        " left out: typo: command 'pyhton3'" in err
     ), err
 
 
@@ -321,6 +322,7 @@ def test_too_few_submissions_are_refused_before_a_store_is_made(tmp_path: Path, 
     assert code == 2, err
     assert f"{bots}: {found} bot submission(s) (folders with bot.toml)" in err
     assert "tables of 4 need 4" in err
+    assert ("--table-size 3 makes tables they fill" if found else "a league needs 2 bots") in err
     assert f"left out: {bots / 'broken' / 'bot.toml'}: not valid TOML" in err
     assert "Traceback" not in err
     assert not store.exists()
