@@ -70,7 +70,7 @@ class _Group(click.Group):
                 sys.stdout.flush()  # a full disk says so here, not at exit
             return result
         except ArenaError as err:
-            _fail(err)
+            _fail(err, err.exit_status)
         except KeyboardInterrupt:  # a command with nothing to keep or say (`arena rate`)
             stop(signal.SIGINT)
         except OSError as err:
@@ -85,7 +85,7 @@ class _Group(click.Group):
             ours, rest = group.split(ArenaError)
             if ours is None or rest is not None:
                 raise
-            _fail(_first(ours))
+            _fail(_first(ours), _first(ours).exit_status)
 
 
 def _os_failure(err: OSError) -> NoReturn:

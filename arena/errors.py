@@ -49,6 +49,9 @@ def clipped(text: str, limit: int = SHOWN) -> str:
 class ArenaError(Exception):
     """Base class of every error arena raises on purpose."""
 
+    exit_status = 2
+    """The CLI's exit status for it: 2, a usage error, unless a subclass says otherwise."""
+
 
 class ConfigError(ArenaError, ValueError):
     """A game, match or league configuration is invalid."""

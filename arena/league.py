@@ -98,6 +98,9 @@ class LeagueConfig:
     max_tables: int | None = 1000
     concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     fault_limit: int = 5
+    strict: bool = False
+    """Refuse to play (exit 1) if any submission is left out (a bot.toml that cannot be
+    read, a name taken, a failed build)."""
     fresh_process: bool = False
     pin_cpus: bool = False
     """Each worker process, with every bot process it starts, runs on one CPU of its
@@ -333,6 +336,14 @@ class LeagueReport:
     changed: list[str] = dataclasses.field(default_factory=list)
     disqualified: list[str] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    """Why each submission left out was, one line each (`excluded` names them)."""
+
+
+class LeftOut(ConfigError):
+    """`--strict`: a submission was left out, and no game is played."""
+
+    exit_status = 1
 
 
 @runtime_checkable
@@ -554,13 +565,18 @@ async def run_league(
         bots = prepare(config, progress.message, built, found)
     else:
         bots = await run_builds(found[0], prepare, config, progress.message, None, found)
+    if config.strict and bots.reasons:
+        raise LeftOut(
+            f"--strict: {len(bots.reasons)} submission(s) left out, so no game is played:"
+            f" {'; '.join(bots.reasons)}"
+        )
     specs = bots.ready
     _out_of_reach(config, store.path, specs)
     # The settings are checked before anything is stored: a refused resume changes
     # nothing (a digest stored then would hide a changed submission from the next one).
     schedule = _schedule(config, [s.name for s in specs], store, progress.warning, bots.reasons)
     changed = register(store, bots, progress.warning)
-    report = LeagueReport(schedule, excluded=bots.excluded, changed=changed)
+    report = LeagueReport(schedule, excluded=bots.excluded, changed=changed, left_out=bots.reasons)
     done = store.done_game_ids()
     todo = [g for g in schedule.games if g.game_id not in done]
     report.skipped = len(schedule.games) - len(todo)

@@ -55,7 +55,7 @@ class JsonLinesProgress(Progress):
         click.echo(json.dumps({
             "event": "done", "played": report.played, "forfeits": report.forfeits,
             "skipped": report.skipped, "disqualified": report.disqualified,
-            "excluded": report.excluded, "changed": report.changed,
+            "excluded": report.excluded, "left_out": report.left_out, "changed": report.changed,
             "seconds": round(report.seconds, 3),
         }))  # fmt: skip
 
@@ -116,6 +116,7 @@ class TerminalProgress(Progress):
             printable(f"stored in {store}; its web report: arena report {store} -o site/"),
             err=True,
         )
+        _say_left_out(report)
 
     def _top(self) -> None:
         from arena.standings import compute_standings, render
@@ -130,10 +131,25 @@ class TerminalProgress(Progress):
 
 
 class QuietProgress(Progress):
-    """Nothing but warnings, on stderr (`--progress quiet`, `-q`)."""
+    """Nothing but warnings, on stderr (`--progress quiet`, `-q`); the submissions left
+    out among them, at the end."""
 
     def warning(self, text: str) -> None:
         click.echo(printable(text), err=True)
+
+    def finished(self, report: LeagueReport) -> None:
+        _say_left_out(report)
+
+
+def _say_left_out(report: LeagueReport) -> None:
+    """The submissions left out, again at the end: said at the start too, where a long
+    league's output hides them."""
+    if report.left_out:
+        click.echo(
+            f"warning: {len(report.left_out)} submission(s) left out, not playing:", err=True
+        )
+        for why in report.left_out:
+            click.echo(printable(f"  {why}"), err=True)
 
 
 def make_progress(mode: str, every: int, store: Store) -> Progress:

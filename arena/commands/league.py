@@ -60,7 +60,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     for key in (
         "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
         "concurrency", "fault_limit", "build_timeout", "build_network", "build_disk_mb",
-        "build_memory_mb", "rebuild", "cluster",
+        "build_memory_mb", "rebuild", "strict", "cluster",
         "max_processes", "pin_cpus",
     ):  # fmt: skip
         if opts.get(key) is not None:
@@ -180,6 +180,13 @@ def _sandbox(opts: dict[str, Any]) -> str:
     help="Play the games as tasks on the workers of the Dask scheduler at this address"
     " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
     " the bots' toolchains on every worker (see the README).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    default=None,
+    help="Refuse to play (exit 1) if any submission is left out: a bot.toml that cannot"
+    " be read, a name another submission has, a failed build.",
 )
 @click.option(
     "--fault-limit",

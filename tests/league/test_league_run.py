@@ -934,10 +934,12 @@ def test_a_strangers_bot_toml_is_left_out_in_one_line(
     (tmp_path / "bots" / "eve" / "bot.toml").write_text(manifest)
     code, out, err = run_cli("league", str(league_file(tmp_path)), "--sandbox", "none")
     assert code == 0, err
-    left_out = [line for line in (out + err).splitlines() if "left out" in line]
+    left_out = [line for line in (out + err).splitlines() if line.startswith("left out")]
     assert len(left_out) == 1
     assert message in left_out[0]
     assert len(left_out[0]) < 400
+    assert err.splitlines()[-2] == "warning: 1 submission(s) left out, not playing:"  # (44.4)
+    assert len(err.splitlines()[-1]) < 400
     assert len(results(tmp_path / "league.sqlite")) == 4 * 3
     code, _, err = run_cli("check-bot", str(tmp_path / "bots" / "eve"))
     assert code != 0
@@ -1718,3 +1720,36 @@ def test_a_league_file_and_a_manifest_saved_with_a_byte_order_mark_are_read(
     path.write_bytes(b"[league]\n" + codecs.BOM_UTF8 + b'bots = "bots"\n')
     with pytest.raises(InputError, match="not valid TOML"):
         read_league_file(path)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_left_out_submissions_are_repeated_at_the_end(tmp_path: Path, quiet: bool) -> None:
+    """Issue 44.4: a league that left out 5 of 7 bots said so only at the top of its
+    output, and exited 0: the end says it again, also with -q."""
+    four_bots(tmp_path)
+    (tmp_path / "bots" / "broken").mkdir()
+    (tmp_path / "bots" / "broken" / "bot.toml").write_text("name = [\n")
+    make_bot(tmp_path, "unbuilt", build="false")
+    path = league_file(tmp_path, games_per_table=1, duplicate=False)
+    code, _, err = run_cli("league", str(path), *(["-q"] if quiet else []))
+    assert code == 0, err
+    tail = err.splitlines()[-3:]
+    assert tail[0] == "warning: 2 submission(s) left out, not playing:"
+    assert tail[1].startswith(f"  {tmp_path / 'bots' / 'broken' / 'bot.toml'}: not valid TOML")
+    assert tail[2].startswith("  unbuilt: build exited with status 1")
+
+
+def test_strict_refuses_to_play_when_a_submission_is_left_out(tmp_path: Path) -> None:
+    four_bots(tmp_path)
+    make_bot(tmp_path, "unbuilt", build="false")
+    path = league_file(tmp_path, games_per_table=1, duplicate=False)
+    code, _, err = run_cli("league", str(path), "--strict")
+    assert code == 1, err
+    assert "arena: error: --strict: 1 submission(s) left out, so no game is played: unbuilt:" in (
+        err
+    )
+    assert results(tmp_path / "league.sqlite") == {}
+    shutil.rmtree(tmp_path / "bots" / "unbuilt")
+    code, _, err = run_cli("league", str(path), "--strict")
+    assert code == 0, err
+    assert len(results(tmp_path / "league.sqlite")) == 4
