@@ -1,13 +1,18 @@
-"""A seccomp filter that denies new user namespaces, for bots and builds started by root.
+"""The seccomp programs of the sandbox, in classic BPF over `struct seccomp_data`
+(written out here because no library for it is part of arena's dependencies):
+
+- the allow-list of every bot process (`allowlist_program`, below; its table is
+  `arena._syscalls`), installed by bubblewrap;
+- a filter that denies new user namespaces, for bots and builds started by root.
 
 Run as an ordinary user, bubblewrap makes a user namespace for the sandbox and its
 `--disable-userns` forbids nesting another. Run by root it needs none, and a bot could
 then make one of its own (unshare(CLONE_NEWUSER | CLONE_NEWNS)), mount a tmpfs with
 no size limit in it and fill the host's memory. This filter, installed by bwrap in
-a bot's process just before it runs the bot's command (chained before the
-covert-channel filter below, `chained`), or for a build in the child just before it
-runs bwrap (root may install one without no_new_privs), is inherited by everything
-the bot or build starts, and makes
+a bot's process just before it runs the bot's command (chained before the allow-list,
+`chained`, which refuses namespaces too), or for a build in the child just before it
+runs bwrap (root may install one without no_new_privs; a build gets no allow-list),
+is inherited by everything the bot or build starts, and makes
 
 - unshare and clone with CLONE_NEWUSER fail with EPERM,
 - setns fail with EPERM (a bot has no business joining namespaces),
@@ -15,8 +20,7 @@ the bot or build starts, and makes
   the C library then falls back to clone, which the filter checks),
 - x32 system calls fail with EPERM (another numbering of the same calls).
 
-Everything else is allowed. It is classic BPF over `struct seccomp_data`, written out
-here because no library for it is part of arena's dependencies.
+Everything else it allows.
 """
 
 from __future__ import annotations
