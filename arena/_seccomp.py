@@ -1,13 +1,18 @@
-"""A seccomp filter that denies new user namespaces, for bots and builds started by root.
+"""The seccomp programs of the sandbox, in classic BPF over `struct seccomp_data`
+(written out here because no library for it is part of arena's dependencies):
+
+- the allow-list of every bot process (`allowlist_program`, below; its table is
+  `arena._syscalls`), installed by bubblewrap;
+- a filter that denies new user namespaces, for bots and builds started by root.
 
 Run as an ordinary user, bubblewrap makes a user namespace for the sandbox and its
 `--disable-userns` forbids nesting another. Run by root it needs none, and a bot could
 then make one of its own (unshare(CLONE_NEWUSER | CLONE_NEWNS)), mount a tmpfs with
 no size limit in it and fill the host's memory. This filter, installed by bwrap in
-a bot's process just before it runs the bot's command (chained before the
-covert-channel filter below, `chained`), or for a build in the child just before it
-runs bwrap (root may install one without no_new_privs), is inherited by everything
-the bot or build starts, and makes
+a bot's process just before it runs the bot's command (chained before the allow-list,
+`chained`, which refuses namespaces too), or for a build in the child just before it
+runs bwrap (root may install one without no_new_privs; a build gets no allow-list),
+is inherited by everything the bot or build starts, and makes
 
 - unshare and clone with CLONE_NEWUSER fail with EPERM,
 - setns fail with EPERM (a bot has no business joining namespaces),
@@ -15,8 +20,7 @@ the bot or build starts, and makes
   the C library then falls back to clone, which the filter checks),
 - x32 system calls fail with EPERM (another numbering of the same calls).
 
-Everything else is allowed. It is classic BPF over `struct seccomp_data`, written out
-here because no library for it is part of arena's dependencies.
+Everything else it allows.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import platform
 import struct
 from collections.abc import Callable
 from typing import NamedTuple
+
+from arena import _syscalls
 
 _LD_W_ABS = 0x20
 _JEQ_K = 0x15
@@ -143,113 +149,89 @@ def userns_filter() -> Callable[[], None] | None:
     return install
 
 
-# -- the filter against covert channels between processes ------------------------------
+# -- the allow-list: the filter of every bot process ------------------------------------
 #
-# Two bot processes that run at the same time can signal to each other through the
-# kernel's state of a file they both see (their read-only submission folder, /usr):
-# one takes a lock or opens the file, the other tests the lock or is told of the open
-# by inotify. A bot's processes in two games of one deal could so pass on an
-# opponent's hand, and two bots at one table their own. Installed by bubblewrap
-# (`--seccomp`) in every bot process of a game, as root or not, this filter makes
+# Installed by bubblewrap (`--seccomp`) in every bot process of a game, as root or not
+# (and so in prlimit and setpriv, which run before the bot's command, and in the
+# sandbox's init), the allow-list (`arena._syscalls`, each entry with its reason) lets
+# a bot make the calls its runtime needs and refuses the rest: ENOSYS for a call the
+# list does not name (as on a kernel without it: a runtime that probes for a new call
+# falls back), EPERM for the calls a bot has no business making. It never kills.
+#
+# It closes the covert channels between processes that run at the same time or one
+# after the other through the kernel's state of a file they both see (their read-only
+# submission folder, /usr): a bot's processes in two games of one deal could so pass
+# on an opponent's hand, and two bots at one table their own. So
 #
 # - flock, and fcntl's F_SETLK, F_SETLKW (and their 64-bit and open-file-description
 #   forms), succeed without locking anything: a lock neither holds nor conflicts,
 #   so it carries no signal (and a runtime that locks its own files runs on);
 # - fcntl's F_GETLK (and its forms) fail with ENOLCK: there is no lock to report;
 # - fcntl's F_NOTIFY (dnotify) and F_SETLEASE fail with EPERM;
-# - inotify_init, inotify_init1 and inotify_add_watch fail with ENOSYS, fanotify_init
-#   with EPERM;
+# - inotify fails with ENOSYS, fanotify with EPERM;
 # - setsid and setpgid fail with EPERM: every process of a bot stays in its process
 #   group, which arena stops while the bot is not deciding (SPEC §8.5), so none can
 #   leave it to compute on the others' time;
 # - the exact probes of the page cache fail, which would tell a process, without
 #   reading anything, whether a page of a file was read lately (by any process, one
 #   long gone included): preadv2 with RWF_NOWAIT with EOPNOTSUPP (what a file system
-#   without it answers), mincore and cachestat with ENOSYS, and io_uring_setup and
-#   io_setup with ENOSYS (io_uring and Linux AIO read without waiting too; runtimes
-#   fall back to threads, as glibc's POSIX AIO always does);
-# - add_key, request_key and keyctl fail with ENOSYS: the kernel's keyrings have no
+#   without it answers), mincore and cachestat with ENOSYS, and io_uring and Linux AIO
+#   with ENOSYS (they read without waiting too; runtimes fall back to threads, as
+#   glibc's POSIX AIO always does);
+# - the kernel's keyrings (add_key, request_key, keyctl) fail with ENOSYS: they have no
 #   namespace of their own when arena runs as root, and a keyring one process named
 #   (and opened to all) another process, of another uid and after the first had
 #   exited, joined by its name and read;
 # - the calls that move pages of a file into or out of the shared page cache without
 #   reading them fail with EPERM: fadvise64 (and i386's fadvise64_64), readahead,
-#   process_madvise, and madvise with MADV_WILLNEED, MADV_REMOVE, MADV_COLD,
-#   MADV_PAGEOUT, MADV_POPULATE_READ or MADV_POPULATE_WRITE (MADV_DONTNEED and
-#   MADV_FREE, which allocators use, drop a process's own mapping and leave the cache
-#   alone): with them a process set and cleared bits in the cache exactly, for a later
-#   process to read by counting its major page faults (issue 40);
+#   process_madvise, and madvise with any advice but those that leave the cache alone
+#   (`_MADV_ALLOWED`: MADV_DONTNEED and MADV_FREE, which allocators use, drop a
+#   process's own mapping): with WILLNEED, PAGEOUT and the like a process set and
+#   cleared bits in the cache exactly, for a later process to read by counting its
+#   major page faults (issue 40);
 # - socket and socketpair of any family but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK
 #   fail with EAFNOSUPPORT, as on a kernel without the family: AF_VSOCK's ports are
 #   the machine's, not the sandbox network namespace's, and a bound port was a bit
 #   another sandbox read through EADDRINUSE; i386's socketcall, whose arguments a
 #   filter cannot read, fails with ENOSYS (the C library then calls socket itself);
-# - x32 system calls fail with EPERM.
+# - clone with a flag for a new namespace, unshare and setns fail with EPERM, clone3
+#   with ENOSYS (its flags are behind a pointer), x32 calls with EPERM.
 #
 # What it cannot close is timing: whether a read of a page is quick (the page cache)
 # and the load of the machine; the README says so.
+#
+# The program: per architecture, a binary search over the numbers (ranges of
+# neighbours with one verdict merged), each leaf a return or a short judge of the
+# arguments. Classic BPF's conditional jumps reach 255 instructions ahead at most, so a
+# jump past a longer branch goes through an unconditional one (32 bits).
 
 _ARG1_OFFSET = 24  # arg1's low 32 bits (little-endian): fcntl's command
 _ARG2_OFFSET = 32  # arg2's low 32 bits: madvise's advice
-_MADV_DENIED = (3, 9, 20, 21, 22, 23)
-"""MADV_WILLNEED, MADV_REMOVE, MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_READ and _WRITE."""
+_MADV_ALLOWED = (0, 1, 2, 4, 8, 10, 11, 14, 15, 16, 17, 18, 19, 24, 102, 103)
+"""MADV_NORMAL, _RANDOM, _SEQUENTIAL, _DONTNEED, _FREE, _DONTFORK, _DOFORK, _HUGEPAGE,
+_NOHUGEPAGE, _DONTDUMP, _DODUMP, _WIPEONFORK, _KEEPONFORK, _DONTNEED_LOCKED,
+_GUARD_INSTALL and _GUARD_REMOVE: advice on a process's own mapping. Refused (EPERM):
+MADV_WILLNEED, _REMOVE, _COLD, _PAGEOUT, _POPULATE_READ and _WRITE (they move pages of a
+file into or out of the page cache), _COLLAPSE (it reads a file's missing pages in),
+_MERGEABLE and _UNMERGEABLE (KSM merges equal pages of processes: a timing channel),
+_HWPOISON, _SOFT_OFFLINE, and advice this list does not know."""
 _FAMILIES = (1, 2, 10, 16)
 """AF_UNIX, AF_INET, AF_INET6, AF_NETLINK: the socket families a bot may open (in its
 own network namespace, which has nothing but a loopback that is down)."""
 _ARG5_OFFSET = 56  # arg5's low 32 bits: preadv2's flags (on every architecture here)
 _RWF_NOWAIT = 0x08
+_CLONE_NEW = 0x7E020000
+"""CLONE_NEWNS, _NEWCGROUP, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID and _NEWNET."""
 
 _F_GETLKS = (5, 12, 36)  # F_GETLK, F_GETLK64, F_OFD_GETLK
 _F_SETLKS = (6, 7, 13, 14, 37, 38)  # F_SETLK(W), F_SETLK(W)64, F_OFD_SETLK(W)
 _F_DENIED = (1024, 1026)  # F_SETLEASE, F_NOTIFY
 
-
-class _Calls(NamedTuple):
-    """The system call numbers the channel filter judges on one architecture."""
-
-    arch: int
-    flock: int
-    fcntl: tuple[int, ...]
-    inotify: tuple[int, ...]
-    fanotify_init: int
-    session: tuple[int, int]
-    """setsid and setpgid."""
-    preadv2: int
-    absent: tuple[int, ...]
-    """Denied outright (ENOSYS): mincore, cachestat, io_uring_setup, io_setup, add_key,
-    request_key and keyctl (and i386's socketcall)."""
-    paging: tuple[int, ...]
-    """Denied (EPERM): fadvise64 (and fadvise64_64), readahead, process_madvise."""
-    madvise: int
-    sockets: tuple[int, ...]
-    """socket and socketpair: their family (arg0) judged."""
+_Insn = tuple[int, int, int, int]
+_Labelled = list[tuple[int, str | None, str | None, int] | str]
 
 
-_CHANNEL_CALLS = {
-    "x86_64": [
-        _Calls(
-            arch=0xC000003E, flock=73, fcntl=(72,), inotify=(253, 254, 294), fanotify_init=300,
-            session=(112, 109), preadv2=327, absent=(27, 451, 425, 206, 248, 249, 250),
-            paging=(221, 187, 440), madvise=28, sockets=(41, 53),
-        ),
-        _Calls(  # i386 (int 0x80)
-            arch=0x40000003, flock=143, fcntl=(55, 221), inotify=(291, 292, 332),
-            fanotify_init=338, session=(66, 57), preadv2=378,
-            absent=(218, 451, 425, 245, 286, 287, 288, 102),
-            paging=(250, 272, 225, 440), madvise=219, sockets=(359, 360),
-        ),
-    ],
-    "aarch64": [
-        _Calls(
-            arch=0xC00000B7, flock=32, fcntl=(25,), inotify=(26, 27), fanotify_init=262,
-            session=(157, 154), preadv2=286, absent=(232, 451, 425, 0, 217, 218, 219),
-            paging=(223, 213, 440), madvise=233, sockets=(198, 199),
-        ),
-    ],
-}  # fmt: skip
-
-
-def _assemble(program: list[tuple[int, str | None, str | None, int] | str]) -> bytes:
+def _assemble(program: _Labelled) -> list[_Insn]:
     """Classic BPF from instructions (code, jump-if-true label, jump-if-false label, k)
     and the labels (strings) between them."""
     labels: dict[str, int] = {}
@@ -263,70 +245,129 @@ def _assemble(program: list[tuple[int, str | None, str | None, int] | str]) -> b
     def offset(label: str | None, at: int) -> int:
         return 0 if label is None else labels[label] - at - 1
 
-    return b"".join(
-        _insn(op, offset(jt, at), offset(jf, at), k) for at, (op, jt, jf, k) in enumerate(code)
-    )
+    return [(op, offset(jt, at), offset(jf, at), k) for at, (op, jt, jf, k) in enumerate(code)]
 
 
-def channels_program(machine: str | None = None) -> bytes | None:
-    """The covert-channel filter for this machine's architectures (see above), or None
-    on an architecture this module does not know."""
-    arches = _CHANNEL_CALLS.get(machine or platform.machine())
-    if arches is None:
-        return None
-    success, no_lock = _ERRNO | 0, _ERRNO | errno.ENOLCK
-    deny, nosys = _ERRNO | errno.EPERM, _ERRNO | errno.ENOSYS
-    program: list[tuple[int, str | None, str | None, int] | str] = []
-    for i, calls in enumerate(arches):
-        arch, fcntl, ret = f"arch{i}", f"fcntl{i}", f"ret{i}"
-        program += [f"{arch}", (_LD_W_ABS, None, None, _ARCH_OFFSET)]
-        program += [(_JEQ_K, None, f"arch{i + 1}", calls.arch), (_LD_W_ABS, None, None, _NR_OFFSET)]
-        if calls.arch == 0xC000003E:
-            program += [(_JGE_K, f"{ret}-deny", None, _X32_BIT)]
-        program += [(_JEQ_K, f"{ret}-success", None, calls.flock)]
-        program += [(_JEQ_K, fcntl, None, nr) for nr in calls.fcntl]
-        program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.inotify]
-        program += [(_JEQ_K, f"{ret}-deny", None, calls.fanotify_init)]
-        program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.session]
-        program += [(_JEQ_K, f"{ret}-nosys", None, nr) for nr in calls.absent]
-        program += [(_JEQ_K, f"{ret}-deny", None, nr) for nr in calls.paging]
-        program += [(_JEQ_K, f"madvise{i}", None, calls.madvise)]
-        program += [(_JEQ_K, f"socket{i}", None, nr) for nr in calls.sockets]
-        program += [(_JEQ_K, f"preadv2{i}", None, calls.preadv2)]
-        program += [(_RET_K, None, None, _ALLOW), f"madvise{i}"]
-        program += [(_LD_W_ABS, None, None, _ARG2_OFFSET)]
-        program += [(_JEQ_K, f"{ret}-deny", None, advice) for advice in _MADV_DENIED]
-        program += [(_RET_K, None, None, _ALLOW), f"socket{i}"]
-        program += [(_LD_W_ABS, None, None, _ARG0_OFFSET)]
-        program += [(_JEQ_K, f"{ret}-allow", None, family) for family in _FAMILIES]
-        program += [(_RET_K, None, None, _ERRNO | errno.EAFNOSUPPORT), f"{ret}-allow"]
-        program += [(_RET_K, None, None, _ALLOW), f"preadv2{i}"]
-        program += [(_LD_W_ABS, None, None, _ARG5_OFFSET)]
-        program += [(_JSET_K, f"{ret}-unsupported", None, _RWF_NOWAIT)]
-        program += [(_RET_K, None, None, _ALLOW)]
-        program += [fcntl, (_LD_W_ABS, None, None, _ARG1_OFFSET)]
-        program += [(_JEQ_K, f"{ret}-success", None, cmd) for cmd in _F_SETLKS]
-        program += [(_JEQ_K, f"{ret}-nolock", None, cmd) for cmd in _F_GETLKS]
-        program += [(_JEQ_K, f"{ret}-deny", None, cmd) for cmd in _F_DENIED]
-        program += [(_RET_K, None, None, _ALLOW)]
-        for name, value in (("success", success), ("nolock", no_lock), ("deny", deny)):
-            program += [f"{ret}-{name}", (_RET_K, None, None, value)]
-        program += [f"{ret}-nosys", (_RET_K, None, None, nosys)]
-        program += [f"{ret}-unsupported", (_RET_K, None, None, _ERRNO | errno.EOPNOTSUPP)]
-    program += [f"arch{len(arches)}", (_RET_K, None, None, _ALLOW)]  # not ours to judge
+def _returns(value: int) -> list[_Insn]:
+    return [(_RET_K, 0, 0, value)]
+
+
+def _judge(verdict: str) -> list[_Insn]:
+    """The instructions that judge a call given its verdict (`arena._syscalls`)."""
+    allow, deny = _ALLOW, _ERRNO | errno.EPERM
+    if verdict == _syscalls.ALLOW:
+        return _returns(allow)
+    if verdict in (_syscalls.ENOSYS, _syscalls.EPERM):
+        return _returns(_ERRNO | getattr(errno, verdict))
+    if verdict == "lock":
+        return _returns(_ERRNO | 0)  # "succeeds"
+    program: _Labelled
+    if verdict == "fcntl":
+        program = [(_LD_W_ABS, None, None, _ARG1_OFFSET)]
+        program += [(_JEQ_K, "success", None, cmd) for cmd in _F_SETLKS]
+        program += [(_JEQ_K, "nolock", None, cmd) for cmd in _F_GETLKS]
+        program += [(_JEQ_K, "deny", None, cmd) for cmd in _F_DENIED]
+        program += [(_RET_K, None, None, allow), "success", (_RET_K, None, None, _ERRNO | 0)]
+        program += ["nolock", (_RET_K, None, None, _ERRNO | errno.ENOLCK)]
+        program += ["deny", (_RET_K, None, None, deny)]
+    elif verdict == "madvise":
+        program = [(_LD_W_ABS, None, None, _ARG2_OFFSET)]
+        program += [(_JEQ_K, "allow", None, advice) for advice in _MADV_ALLOWED]
+        program += [(_RET_K, None, None, deny), "allow", (_RET_K, None, None, allow)]
+    elif verdict == "socket":
+        program = [(_LD_W_ABS, None, None, _ARG0_OFFSET)]
+        program += [(_JEQ_K, "allow", None, family) for family in _FAMILIES]
+        program += [(_RET_K, None, None, _ERRNO | errno.EAFNOSUPPORT)]
+        program += ["allow", (_RET_K, None, None, allow)]
+    elif verdict == "preadv2":
+        program = [(_LD_W_ABS, None, None, _ARG5_OFFSET)]
+        program += [(_JSET_K, "nowait", None, _RWF_NOWAIT), (_RET_K, None, None, allow)]
+        program += ["nowait", (_RET_K, None, None, _ERRNO | errno.EOPNOTSUPP)]
+    elif verdict == "clone":
+        program = [(_LD_W_ABS, None, None, _ARG0_OFFSET)]
+        program += [(_JSET_K, "deny", None, _CLONE_NEW), (_RET_K, None, None, allow)]
+        program += ["deny", (_RET_K, None, None, deny)]
+    else:
+        raise ValueError(f"no judge for the verdict {verdict!r}")
     return _assemble(program)
 
 
-def program_pipe(program: bytes) -> int:
-    """The read end of a pipe that holds `program` and then ends (for bubblewrap's
-    `--seccomp FD`, which reads a program to its end); the caller closes it."""
-    read_fd, write_fd = os.pipe()
+class _Range(NamedTuple):
+    low: int
+    high: int  # inclusive
+    verdict: str
+
+
+def _ranges(arch: str) -> list[_Range]:
+    """The numbers 0 to 2**32 - 1 of `arch` as ranges of one verdict each, in order."""
+    known = _syscalls.verdicts(arch)
+    top = _syscalls.X32_BIT if arch == "x86_64" else 1 << 32
+    ranges: list[_Range] = []
+
+    def add(low: int, high: int, verdict: str) -> None:
+        if ranges and ranges[-1].verdict == verdict and ranges[-1].high == low - 1:
+            ranges[-1] = ranges[-1]._replace(high=high)
+        else:
+            ranges.append(_Range(low, high, verdict))
+
+    at = 0
+    for number in sorted(known):
+        if number > at:
+            add(at, number - 1, _syscalls.ENOSYS)
+        add(number, number, known[number])
+        at = number + 1
+    add(at, top - 1, _syscalls.ENOSYS)
+    if top < 1 << 32:
+        add(top, (1 << 32) - 1, _syscalls.EPERM)  # x32
+    return ranges
+
+
+def _search(ranges: list[_Range]) -> list[_Insn]:
+    """A binary search for the system call number (in the accumulator) among `ranges`,
+    its leaves their judges; every jump relative, so the code goes anywhere."""
+    if len(ranges) == 1:
+        return _judge(ranges[0].verdict)
+    middle = len(ranges) // 2
+    below, above = _search(ranges[:middle]), _search(ranges[middle:])
+    split = ranges[middle].low
+    if len(below) <= 255:
+        return [(_JGE_K, len(below), 0, split), *below, *above]
+    return [(_JGE_K, 0, 1, split), (_JA, 0, 0, len(below)), *below, *above]
+
+
+def allowlist_program(machine: str | None = None) -> bytes | None:
+    """The allow-list filter for this machine's architectures (see above), or None on
+    an architecture this module does not know. A call of another architecture fails
+    with ENOSYS."""
+    arches = _syscalls.MACHINES.get(machine or platform.machine())
+    if arches is None:
+        return None
+    code: list[_Insn] = [(_LD_W_ABS, 0, 0, _ARCH_OFFSET)]
+    for arch in arches:
+        block = [(_LD_W_ABS, 0, 0, _NR_OFFSET), *_search(_ranges(arch))]
+        # Not this architecture: over the block (with a jump of any length).
+        code += [(_JEQ_K, 1, 0, _syscalls.AUDIT_ARCH[arch]), (_JA, 0, 0, len(block)), *block]
+    code += _returns(_ERRNO | errno.ENOSYS)
+    if len(code) > _BPF_MAXINSNS:
+        raise ValueError(f"the allow-list takes {len(code)} instructions, past the kernel's 4096")
+    return b"".join(_insn(*insn) for insn in code)
+
+
+_BPF_MAXINSNS = 4096
+
+
+def program_fd(program: bytes) -> int:
+    """A descriptor that reads `program` from its start to its end (for bubblewrap's
+    `--seccomp FD`, which reads a program to its end and closes it); the caller closes
+    it. A memfd: a pipe takes but 4 KiB without a reader where the user has many pipes
+    (fs.pipe-user-pages-soft), and the allow-list is longer."""
+    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
     try:
-        if os.write(write_fd, program) != len(program):  # a pipe takes 4 KiB at once
-            raise OSError(f"a seccomp program of {len(program)} bytes did not fit a pipe")
+        view = memoryview(program)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
     except BaseException:
-        os.close(read_fd)
+        os.close(fd)
         raise
-    finally:
-        os.close(write_fd)
-    return read_fd
+    return fd

@@ -19,7 +19,7 @@ writable temporary folder (its HOME and TMPDIR, and /tmp).
           --ro-bind FOLDER FOLDER                            (the submission)
           --remount-ro / --remount-ro /dev
           --setenv HOME WORKDIR --setenv TMPDIR WORKDIR --chdir FOLDER
-          --seccomp FD                                       (the filters, from a pipe)
+          --seccomp FD                                       (the filters, from a memfd)
           -- prlimit --as=N:N --cpu=N:N ...                  (the resource limits)
           -- setpriv --reuid=UID --regid=UID --clear-groups  (as root)
                      --inh-caps=-all --bounding-set=-all --no-new-privs
@@ -56,7 +56,13 @@ from pathlib import Path
 
 import protocol
 from arena._memgroups import cpu_groups_root, groups_root, joined, new_group, release_group
-from arena._seccomp import chained, channels_program, program_pipe, userns_filter, userns_program
+from arena._seccomp import (
+    allowlist_program,
+    chained,
+    program_fd,
+    userns_filter,
+    userns_program,
+)
 from arena.errors import ConfigError, ManifestError
 
 Wrap = Callable[[list[str], Path, Path | None], list[str]]
@@ -371,19 +377,20 @@ def bwrap_wrap(
             args += _drop_privileges(uid if uid else UID_BASE + secrets.randbelow(UID_SPAN))
         return args + command
 
-    # A bot's processes in its games get the covert-channel filter; a build gets none
-    # (its tools lock their files, and it plays no game). As root, bwrap installs the
-    # user-namespace filter in a bot with it, and a build's child installs it itself.
+    # A bot's processes in its games get the allow-list (`arena._syscalls`); a build
+    # gets none (its tools lock their files, and it plays no game). As root, bwrap
+    # installs the user-namespace filter in a bot with it, and a build's child
+    # installs it itself.
     if build:
         return _Wrapper(wrap, userns_filter() if root else None, None, rlimits=False)
-    channels = channels_program()
-    program = chained(userns_program() if root else None, channels)
+    allowlist = allowlist_program()
+    program = chained(userns_program() if root else None, allowlist)
     return _Wrapper(
         wrap,
         None,
         program,
         rlimits=prlimit is not None,
-        contained=channels is not None,
+        contained=allowlist is not None,
         memory_root=groups_root(),
         cpu_root=cpu_groups_root(),
     )
@@ -392,8 +399,8 @@ def bwrap_wrap(
 class _Wrapper:
     """A `Wrap` with what the child process must do before it runs bwrap (for a build
     as root: install the filter that denies new user namespaces, `arena._seccomp`) and
-    the seccomp program bwrap installs in the bot (the covert-channel filter, and as
-    root the user-namespace filter chained before it)."""
+    the seccomp program bwrap installs in the bot (the allow-list, and as root the
+    user-namespace filter chained before it)."""
 
     def __init__(
         self,
@@ -416,11 +423,11 @@ class _Wrapper:
         self.contained = contained
         """Its bots may be stopped between their turns (SPEC §8.5): bubblewrap kills
         every process of the sandbox, stopped or not, if arena dies, and the
-        covert-channel filter keeps them in their process group."""
+        allow-list keeps them in their process group."""
         self.preexec = preexec
         self.seccomp = seccomp
-        """For `--seccomp FD`: whoever starts the command passes it a pipe that holds
-        this program (`with_seccomp`)."""
+        """For `--seccomp FD`: whoever starts the command passes it a descriptor that
+        reads this program (`with_seccomp`)."""
         self.with_rlimits = self._with_rlimits if rlimits else None
         """None, or the command line (as `__call__`) that also sets the bot's resource
         limits ((RLIMIT_*, value) pairs), by prlimit in the sandbox: then the process
@@ -441,12 +448,12 @@ class _Wrapper:
 
     def with_seccomp(self, args: list[str]) -> tuple[list[str], tuple[int, ...]]:
         """`args`, a command line of this wrap, with bwrap reading the bot's seccomp
-        program from a pipe, and the pipe's read end, for the process to inherit (the
+        program from a descriptor, and the descriptor, for the process to inherit (the
         caller closes it once the process has started); without a program, `args` and
         no descriptor."""
         if self.seccomp is None:
             return args, ()
-        fd = program_pipe(self.seccomp)
+        fd = program_fd(self.seccomp)
         return [args[0], "--seccomp", str(fd), *args[1:]], (fd,)
 
 

@@ -377,7 +377,7 @@ async def start_process(
         elif wrap is not None:
             command = wrap(command, workdir, spec.folder)
         # The sandbox may have a seccomp program for bubblewrap to install in the bot
-        # (arena.sandbox: the covert-channel filter), read from a pipe.
+        # (arena.sandbox: the allow-list of system calls), read from a memfd.
         with_seccomp = getattr(wrap, "with_seccomp", None)
         if with_seccomp is not None:
             command, fds = with_seccomp(command)

@@ -159,19 +159,19 @@ async def test_under_the_sandbox_no_lock_or_watch_crosses_between_processes(
 @needs_bwrap
 def test_a_build_keeps_its_locks() -> None:
     """A build plays no game, and its tools (cargo, maven) lock their own files: it
-    gets no covert-channel filter."""
+    gets no allow-list."""
     assert bwrap_wrap(build=True).seccomp is None
     assert bwrap_wrap().seccomp is not None
 
 
 @needs_bwrap
-def test_without_the_channel_filter_bots_are_not_stopped_between_turns(
+def test_without_the_allowlist_bots_are_not_stopped_between_turns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """On an architecture the channel filter does not know, a bot could leave its
+    """On an architecture the allow-list does not know, a bot could leave its
     process group, so arena must not rely on stopping it (SPEC §8.5), even when the
     user-namespace filter (as root) still gives bwrap a program."""
-    monkeypatch.setattr(arena.sandbox, "channels_program", lambda: None)
+    monkeypatch.setattr(arena.sandbox, "allowlist_program", lambda: None)
     wrap = bwrap_wrap()
     assert not wrap.contained
     assert (wrap.seccomp is not None) == (os.geteuid() == 0)

@@ -13,14 +13,17 @@ reader's count still sees them; the README says so (Fair play).
 from __future__ import annotations
 
 import json
+import os
 import platform
 import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.sandbox import bwrap_wrap
 
-from .helpers import needs_bwrap, one_after_another
+from .helpers import BOTH, needs_bwrap, one_after_another
 from .test_page_cache import BITS, SECRET, STRIDE, pad_folder
 from .test_page_cache import WRITER as WRITER_BY_READS
 
@@ -58,9 +61,27 @@ READER = textwrap.dedent(
 )
 
 
-async def spy(tmp_path: Path, sandboxed: bool, writer: str = WRITER) -> tuple[Any, int]:
-    """What the writer's calls said, and the number the reader read after it."""
+def pad(tmp_path: Path, cached: bool) -> Path:
+    """A folder with the pad (`pad_folder`), the pages of its bits uncached, or all
+    `cached`."""
+    tmp_path.mkdir(exist_ok=True)
     folder = pad_folder(tmp_path)
+    if cached:
+        fd = os.open(folder / "pad", os.O_RDONLY)
+        try:
+            for bit in range(BITS):
+                os.pread(fd, 1, (1 + bit * STRIDE) * 4096)
+        finally:
+            os.close(fd)
+    return folder
+
+
+async def spy(
+    tmp_path: Path, sandboxed: bool, writer: str = WRITER, *, cached: bool = False
+) -> tuple[Any, int]:
+    """What the writer's calls said, and the number the reader read after it; the pad's
+    pages of the bits uncached before the writer starts, or `cached`."""
+    folder = pad(tmp_path, cached)
     scripts = [("writer", writer, "WROTE "), ("reader", READER, "READ ")]
     wrote, read = await one_after_another(
         tmp_path, folder, scripts, bwrap_wrap() if sandboxed else None
@@ -98,6 +119,70 @@ async def test_under_the_sandbox_pages_read_still_show_as_cached(tmp_path: Path)
     wrote, read = await spy(tmp_path, sandboxed=True, writer=WRITER_BY_READS)
     assert wrote == {}
     assert read == SECRET
+
+
+def madvise_writer(advice: int, bits: int) -> str:
+    """A writer that gives `advice` to the pages of its number's `bits` (1 or 0) in a
+    mapping of the pad (having touched each, to map it)."""
+    return textwrap.dedent(
+        f"""
+        import ctypes, errno, json, mmap, os, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]
+        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        fd = os.open("pad", os.O_RDONLY)
+        size = os.fstat(fd).st_size
+        mapped = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        failed = set()
+        for bit in range({BITS}):
+            if ({SECRET} >> bit) & 1 == {bits}:
+                address = mapped + (1 + bit * {STRIDE}) * 4096
+                if {advice} != 3:  # (WILLNEED reads in a page not touched)
+                    ctypes.c_char.from_address(address).value
+                if libc.madvise(address, 4096, {advice}) != 0:
+                    failed.add(errno.errorcode.get(ctypes.get_errno(), "?"))
+        print("WROTE " + json.dumps(sorted(failed)), file=sys.stderr, flush=True)
+        """
+    )
+
+
+MADV_WILLNEED, MADV_DONTNEED, MADV_PAGEOUT = 3, 4, 21
+SETS = madvise_writer(MADV_WILLNEED, 1)
+"""Reads the pages of its 1 bits into the cache."""
+CLEARS = madvise_writer(MADV_PAGEOUT, 0)
+"""Drops the pages of its 0 bits from the cache (all of them cached before)."""
+DROPS = madvise_writer(MADV_DONTNEED, 0)
+"""Drops its mapping of the pages of its 0 bits: the cache keeps them."""
+ALL = (1 << BITS) - 1
+
+
+async def test_without_the_sandbox_madvise_sets_and_clears_bits_exactly(tmp_path: Path) -> None:
+    """The control: MADV_WILLNEED sets 16 bits of 16 in the page cache, MADV_PAGEOUT
+    clears them (as root, or the file's owner: the kernel pages out no one else's)."""
+    assert await spy(tmp_path / "set", sandboxed=False, writer=SETS) == ([], SECRET)
+    assert await spy(tmp_path / "clear", sandboxed=False, writer=CLEARS, cached=True) == (
+        [],
+        SECRET,
+    )
+
+
+@needs_bwrap
+async def test_under_the_sandbox_madvise_moves_no_page(tmp_path: Path) -> None:
+    """Both advices fail with EPERM: the reader finds the pages as the test left them."""
+    assert await spy(tmp_path / "set", sandboxed=True, writer=SETS) == (["EPERM"], 0)
+    assert await spy(tmp_path / "clear", sandboxed=True, writer=CLEARS, cached=True) == (
+        ["EPERM"],
+        ALL,
+    )
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+async def test_madv_dontneed_leaves_the_page_cache_alone(tmp_path: Path, sandboxed: bool) -> None:
+    """MADV_DONTNEED (allocators use it, so the sandbox allows it) drops a process's own
+    mapping of a page, not the page: in the sandbox or not, it clears no bit."""
+    assert await spy(tmp_path, sandboxed=sandboxed, writer=DROPS, cached=True) == ([], ALL)
 
 
 PROBE = textwrap.dedent(
