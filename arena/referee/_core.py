@@ -1,20 +1,9 @@
-"""The game as the referee plays it: the rules engine and the wire forms of its state.
-
-`PyCore` is built on the rules engine (`arena.rules.Game`) and `_wire`; the C extension
-`arena.referee._fastcore` gives the same `Core` API, faster, where it is built. Both
-say the same thing at every step (tests/referee/test_fastcore.py plays them side by
-side over every configuration); the rules engine stays the reference.
-
-`Core` is the C one when it can be imported and is no older than its source, and
-`PyCore` otherwise, or when the environment variable ARENA_PURE_PYTHON is set.
-"""
+"""The game as the referee plays it: the rules engine (`arena.rules.Game`, the only
+implementation of the rules) and the wire forms of its state (`_wire`)."""
 
 from __future__ import annotations
 
-import importlib
-import os
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import protocol
 from arena.errors import GameOverError
@@ -22,32 +11,7 @@ from arena.referee import _wire
 from arena.rules import Action, Card, Cause, Game, GameConfig, Outcome
 
 
-class CoreAPI(Protocol):
-    """What the referee asks of a game."""
-
-    def __init__(self, config: GameConfig, seed: int) -> None: ...
-    @property
-    def to_move(self) -> int | None: ...
-    @property
-    def is_over(self) -> bool: ...
-    @property
-    def plays(self) -> int: ...
-    def legal_actions(self) -> tuple[Action, ...]: ...
-    def apply(self, index: int) -> None: ...
-    def eliminate(self, seat: int, cause: Cause) -> None: ...
-    def in_game(self, seat: int) -> bool: ...
-    def hand(self, seat: int) -> tuple[Card, ...]: ...
-    def outcome(self) -> Outcome: ...
-    def take_events(self) -> list[dict[str, Any]]: ...
-    def news(self, seat: int) -> list[dict[str, Any]]: ...
-    def act_frame(
-        self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None
-    ) -> bytes: ...
-    def log_events(self, log: list[dict[str, Any]]) -> None: ...
-    def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None: ...
-
-
-class PyCore:
+class Core:
     """The referee's game on the rules engine: `Game` with the wire forms of its events
     (each converted once) and of its acts."""
 
@@ -156,40 +120,3 @@ class PyCore:
             game.legal_actions(),
         )
         return protocol.encode_frame(act)
-
-
-def usable(built: str, source: str) -> bool:
-    """False if the C core `built` is older than its `source` (edited since the build:
-    it would not play what the source says); True for an installed copy, without it."""
-    try:
-        return os.stat(source).st_mtime <= os.stat(built).st_mtime
-    except FileNotFoundError:
-        return True
-
-
-def _fast() -> Any:
-    """The C core's module, if it is built, usable, and not refused (ARENA_PURE_PYTHON)."""
-    if os.environ.get("ARENA_PURE_PYTHON"):
-        return None
-    try:
-        fastcore = importlib.import_module("arena.referee._fastcore")
-    except ImportError:
-        return None
-    source = os.path.join(os.path.dirname(__file__), "_fastcore.c")
-    built = fastcore.__file__
-    if built is None or not usable(built, source):
-        return None
-    return fastcore
-
-
-_FAST = _fast()
-
-Core: type[CoreAPI] = PyCore if _FAST is None else _FAST.Core
-"""The referee's game: the C core where it can be used, `PyCore` otherwise."""
-
-canonical_action: Callable[[int], bytes] = (
-    _wire.canonical_action if _FAST is None else _FAST.canonical_action
-)
-"""`_wire.canonical_action`, from the C core where it is used."""
-
-CORE_NAME = "C" if Core is not PyCore else "Python"
