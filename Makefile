@@ -4,9 +4,6 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME := $(VENV)/.installed-runtime
-# The referee's C core, compiled by the install and again after an edit of its source
-# (without a C compiler the referee plays on the Python rules engine: slower, the same).
-CORE := arena/referee/_fastcore$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 
 .PHONY: demo test setup runtime system-deps bots lint typecheck pytest bench clean
 
@@ -17,7 +14,7 @@ demo: runtime system-deps bots
 
 test: setup system-deps bots lint typecheck pytest
 
-runtime: $(RUNTIME) $(CORE)
+runtime: $(RUNTIME)
 
 setup: $(STAMP)
 
@@ -30,11 +27,7 @@ $(RUNTIME): pyproject.toml
 	$(BIN)/python -m compileall -q protocol
 	touch $(RUNTIME)
 
-# Order-only on the install, which compiles it too: compiled again only after an edit.
-$(CORE): arena/referee/_fastcore.c | $(RUNTIME)
-	-$(BIN)/python hatch_build.py
-
-$(STAMP): $(RUNTIME) $(CORE)
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -48,8 +41,8 @@ bots: runtime
 	scripts/build-bots.sh
 
 lint: setup
-	$(BIN)/ruff check arena protocol tests bench example_bots hatch_build.py
-	$(BIN)/ruff format --check arena protocol tests bench example_bots hatch_build.py
+	$(BIN)/ruff check arena protocol tests bench example_bots
+	$(BIN)/ruff format --check arena protocol tests bench example_bots
 
 typecheck: setup
 	$(BIN)/mypy

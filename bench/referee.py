@@ -5,9 +5,7 @@
 2. referee: 4-seat games between the same instant Python bots, through the whole
    referee (rules, observations, clocks, validation): decisions/s, and its ratio to 1;
    its CPU per decision against a blocking round trip's; and the same with two games
-   at once in one process, as a league worker plays them. The referee plays on its C
-   core where that is built (arena.referee._core); its CPU per decision on the Python
-   rules engine, the fallback, is printed too.
+   at once in one process, as a league worker plays them.
 3. games/s with bot processes reused across games against a fresh process per game.
 
 With --one-cpu the whole run (this process and every bot it starts) is pinned to one
@@ -28,7 +26,7 @@ import trio
 import protocol
 from arena.bots import BotSpec
 from arena.match import run_match
-from arena.referee import BotSession, Clocks, RunSettings, _core, open_pools, play_game
+from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_game
 from arena.rules import GameConfig
 
 from instant_bot import SOURCE as BOT
@@ -119,19 +117,10 @@ def blocking_floor(
     return count / elapsed, cpu / count
 
 
-async def decisions_per_second(
-    seconds: float, at_once: int = 1, *, python: bool = False
-) -> tuple[float, float]:
+async def decisions_per_second(seconds: float, at_once: int = 1) -> tuple[float, float]:
     """Decisions/s of 4-seat games between instant bots, their start-up excluded, and
     this process's CPU seconds per decision; with `at_once` games at a time in this
-    process (each between 4 bots of its own), as a league worker plays them; with
-    `python`, on the Python rules engine even where the C core is built."""
-    if python:
-        core, _core.Core = _core.Core, _core.PyCore
-        try:
-            return await decisions_per_second(seconds, at_once)
-        finally:
-            _core.Core = core
+    process (each between 4 bots of its own), as a league worker plays them."""
     settings = RunSettings(clocks=Clocks(decision_ms=5000))
     specs = [bot(f"b{i}") for i in range(4 * at_once)]
     async with open_pools(specs, settings) as by_name:
@@ -202,7 +191,7 @@ async def recorded_act() -> dict[str, object]:
 async def main(seconds: float) -> None:
     act = await recorded_act()
     size = len(protocol.encode_frame(act))
-    floors, floors4, referees, blocking, blocking4, twos, pythons = [], [], [], [], [], [], []
+    floors, floors4, referees, blocking, blocking4, twos = [], [], [], [], [], []
     for _ in range(3):  # interleaved, so that a noisy neighbour hits both alike
         blocking.append(blocking_floor(seconds, act))
         blocking4.append(blocking_floor(seconds, act, processes=4))
@@ -210,7 +199,6 @@ async def main(seconds: float) -> None:
         floors4.append(await floor(seconds, act, processes=4))
         referees.append(await decisions_per_second(seconds))
         twos.append(await decisions_per_second(seconds, at_once=2))
-        pythons.append(await decisions_per_second(seconds, python=True))
     rtt, rtt4 = max(floors), max(floors4)
     dps, cpu = max(referees)
     brtt, bcpu = min(blocking, key=lambda b: b[1])
@@ -218,7 +206,6 @@ async def main(seconds: float) -> None:
     cpu = min(cpu for _, cpu in referees)
     dps2 = max(dps for dps, _ in twos)
     cpu2 = min(cpu for _, cpu in twos)
-    cpu_python = min(cpu for _, cpu in pythons)
     reuse = await games_per_second(40, fresh=False)
     fresh = await games_per_second(10, fresh=True)
     print(
@@ -233,7 +220,6 @@ async def main(seconds: float) -> None:
         f" {bcpu4 * 1e6:.0f} us CPU per round trip"
     )
     print(f"floor: the same, going round 4 bot processes: {rtt4:,.0f}/s")
-    print(f"referee's game core: {_core.CORE_NAME}")
     print(f"referee: 4-seat games between 4 instant bots: {dps:,.0f} decisions/s")
     print(f"referee process CPU per decision: {cpu * 1e6:.0f} us")
     print(
@@ -241,10 +227,6 @@ async def main(seconds: float) -> None:
         "  (target: at most 2x)"
     )
     print(f"referee CPU per decision / blocking floor going round 4 processes: {cpu / bcpu4:.1f}x")
-    print(
-        f"referee on the Python rules engine (the fallback): {cpu_python * 1e6:.0f} us CPU per"
-        f" decision, {cpu_python / bcpu:.1f}x the blocking floor"
-    )
     print(
         f"referee, 2 games at once in this process: {dps2:,.0f} decisions/s"
         f" ({dps2 / dps:.2f}x one game), {cpu2 * 1e6:.0f} us CPU per decision"

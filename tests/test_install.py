@@ -31,6 +31,7 @@ def run(*args: str | Path, cwd: Path | None = None) -> str:
 def test_a_wheel_installs_and_runs_in_a_fresh_environment(tmp_path: Path) -> None:
     run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", tmp_path, ROOT)
     (wheel,) = tmp_path.glob("arena-*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), "arena is pure Python: one wheel for all"
     with zipfile.ZipFile(wheel) as packed:  # the report's pages ship inside the package
         names = set(packed.namelist())
     assert {"arena/report/static/index.html", "arena/report/static/assets/app.js"} <= names

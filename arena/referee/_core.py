@@ -1,66 +1,142 @@
-"""The game as the referee plays it: the rules engine and the wire forms of its state.
+"""The game as the referee plays it: the rules engine (`arena.rules.Game`, the only
+implementation of the rules) and the wire forms of its state (`_wire`).
 
-`PyCore` is built on the rules engine (`arena.rules.Game`) and `_wire`; the C extension
-`arena.referee._fastcore` gives the same `Core` API, faster, where it is built. Both
-say the same thing at every step (tests/referee/test_fastcore.py plays them side by
-side over every configuration); the rules engine stays the reference.
-
-`Core` is the C one when it can be imported and is no older than its source, and
-`PyCore` otherwise, or when the environment variable ARENA_PURE_PYTHON is set.
+An act frame is written without the dicts of `_wire.act` (which stays the plain
+reference of the same bytes): each public event is encoded once, with the others of
+its step of the game, when it is converted for the log, and its bytes are spliced into
+every act that carries it; the observation is a msgspec struct read from the engine's
+state, whose discard pile (the longest part of it) is encoded a card at a time as it
+grows, and whose face-up cards are encoded again only when they change. The bytes are those of
+`protocol.encode_frame(_wire.act(...))`: keys in SPEC order, each value in its
+shortest form (tests/referee/test_core.py).
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, cast
+
+import msgspec
 
 import protocol
 from arena.errors import GameOverError
 from arena.referee import _wire
-from arena.rules import Action, Card, Cause, Game, GameConfig, Outcome
+from arena.rules import CODES, Action, Card, Cause, Draw, Event, Game, GameConfig, Outcome, Play
+
+_encode = msgspec.msgpack.Encoder().encode
+"""msgpack as msgpack-python's Packer(use_bin_type=True) writes it (the same bytes for
+every value a message holds: None, bool, int, str, lists and dicts in insertion order)."""
+
+_CODES = [CODES[Card(value)] for value in range(len(Card))]
+"""The code of each card, by its value (a list is indexed faster than a dict)."""
+
+_CODE_BYTES = [_encode(CODES[Card(value)]) for value in range(len(Card))]
+"""The encoded code of each card, by its value."""
+
+_LEGAL_BYTES = {id(action): _encode(d) for action, d in _wire._ACTION_DICTS.items()}
+"""The encoded wire form of each of the engine's shared actions, by identity."""
 
 
-class CoreAPI(Protocol):
-    """What the referee asks of a game."""
-
-    def __init__(self, config: GameConfig, seed: int) -> None: ...
-    @property
-    def to_move(self) -> int | None: ...
-    @property
-    def is_over(self) -> bool: ...
-    @property
-    def plays(self) -> int: ...
-    def legal_actions(self) -> tuple[Action, ...]: ...
-    def apply(self, index: int) -> None: ...
-    def eliminate(self, seat: int, cause: Cause) -> None: ...
-    def in_game(self, seat: int) -> bool: ...
-    def hand(self, seat: int) -> tuple[Card, ...]: ...
-    def outcome(self) -> Outcome: ...
-    def take_events(self) -> list[dict[str, Any]]: ...
-    def news(self, seat: int) -> list[dict[str, Any]]: ...
-    def act_frame(
-        self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None
-    ) -> bytes: ...
-    def log_events(self, log: list[dict[str, Any]]) -> None: ...
-    def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None: ...
+def _event_dict(event: Event) -> dict[str, Any]:
+    """`_wire.event_to_dict`, with the events of nearly every decision inline."""
+    kind = type(event)
+    if kind is Play:
+        play = cast(Play, event)
+        return {"type": "play", "seat": play.seat, "card": _CODES[play.card], "total": play.total}
+    if kind is Draw:
+        draw = cast(Draw, event)
+        return {"type": "draw", "seat": draw.seat, "count": draw.count}
+    return _wire.event_to_dict(event)
 
 
-class PyCore:
+def _array_header(n: int) -> bytes:
+    """The msgpack header of an array of `n` items."""
+    if n < 16:
+        return _FIXARRAY[n]
+    if n < 0x10000:
+        return b"\xdc" + n.to_bytes(2, "big")
+    return b"\xdd" + n.to_bytes(4, "big")
+
+
+_FIXARRAY = [bytes([0x90 | n]) for n in range(16)]
+_NOTHING = msgspec.Raw(b"")
+
+
+class _Observation(msgspec.Struct):
+    """The observation map of an act (SPEC §7.3), its fields in SPEC order."""
+
+    seat: int
+    hand: list[str]
+    total: int
+    direction: int
+    to_move: int | None
+    owes: int
+    hand_sizes: list[int]
+    in_game: list[bool]
+    in_round: list[bool]
+    face_up: msgspec.Raw
+    draw_size: int
+    discard: msgspec.Raw
+    scores: list[int] | None
+    tokens: list[int] | None
+    round: int
+    plays: int
+
+
+class _Clock(msgspec.Struct):
+    decision_ms: int
+    bank_ms: int | None
+
+
+class _Act(msgspec.Struct):
+    """An act (SPEC §5.3), its fields in SPEC order; events and legal actions encoded."""
+
+    type: str
+    request_id: int
+    observation: _Observation
+    events: msgspec.Raw
+    clock: _Clock
+    legal: msgspec.Raw
+
+
+class Core:
     """The referee's game on the rules engine: `Game` with the wire forms of its events
-    (each converted once) and of its acts."""
+    (each converted once, to a dict for the log and to msgpack for the acts) and of its
+    acts."""
 
-    __slots__ = ("_events", "_game", "_heard", "_taken")
+    __slots__ = (
+        "_discard",
+        "_discard_bytes",
+        "_discard_count",
+        "_ends",
+        "_events",
+        "_face_up",
+        "_game",
+        "_heard",
+        "_packed",
+        "_taken",
+    )
 
     def __init__(self, config: GameConfig, seed: int) -> None:
         self._game = Game(config, seed)
         self._events: list[dict[str, Any]] = []
         """The wire forms of the engine's events so far (converted when first needed)."""
+        self._packed = bytearray()
+        """The same events encoded, one after another."""
+        self._ends = {0: 0}
+        """Where the bytes of the first n events end in `_packed`, for every n the
+        events were synced at (every seat's news starts at one of these)."""
         self._taken = 0
         """Events handed out by `take_events`."""
         self._heard = [0] * config.players
         """Per seat, the events sent to it."""
+        self._discard: list[Card] = []
+        """The engine's discard pile when `_discard_bytes` was last brought up to date
+        (the engine puts a new list in its place at a reshuffle or a new round)."""
+        self._discard_bytes = bytearray()
+        """The encoded codes of the first `_discard_count` cards of `_discard`."""
+        self._discard_count = 0
+        self._face_up: tuple[list[tuple[Card, ...]] | None, msgspec.Raw] = (None, _NOTHING)
+        """The engine's face-up cards when last encoded, and their encoding."""
 
     @property
     def to_move(self) -> int | None:
@@ -104,10 +180,18 @@ class PyCore:
         return self._game.outcome()
 
     def _sync(self) -> list[dict[str, Any]]:
+        """The wire forms of every event so far: the new ones are converted, and
+        encoded together (one array, whose items are the events' own bytes)."""
         events = self._events
         engine = self._game.events
-        if len(events) < len(engine):
-            events.extend(map(_wire.event_to_dict, engine[len(events) :]))
+        known = len(events)
+        if known < len(engine):
+            new = [_event_dict(event) for event in engine[known:]]
+            events.extend(new)
+            packed = _encode(new)
+            count = len(new)
+            self._packed += memoryview(packed)[1 if count < 16 else 3 if count < 0x10000 else 5 :]
+            self._ends[len(events)] = len(self._packed)
         return events
 
     def take_events(self) -> list[dict[str, Any]]:
@@ -122,6 +206,12 @@ class PyCore:
         start, self._heard[seat] = self._heard[seat], len(events)
         return events[start:]
 
+    def _packed_news(self, seat: int) -> bytes:
+        """`news(seat)` as one encoded array: its events' bytes, spliced."""
+        count = len(self._sync())
+        start, self._heard[seat] = self._heard[seat], count
+        return _array_header(count - start) + self._packed[self._ends[start] :]
+
     def log_events(self, log: list[dict[str, Any]]) -> None:
         """Append the records of the events since the last `take_events` (or call)."""
         log.extend([{"type": "event", "event": e} for e in self.take_events()])
@@ -129,12 +219,17 @@ class PyCore:
     def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None:
         """The referee's decision: append its record to `log`, play the legal action
         number `index` (as `apply`), then append the records of its events."""
-        action = self._legal(index)
         game = self._game
+        legal = game._legal
+        if game._reason is not None:
+            raise GameOverError("the game is over")
+        if not 0 <= index < len(legal):
+            raise IndexError(f"no legal action {index} of {len(legal)}")
+        action = legal[index]
         log.append(
             {
                 "type": "decision",
-                "seat": game.to_move,
+                "seat": game._current,
                 "request_id": request_id,
                 "choice": index,
                 "action": _wire.action_to_dict(action),
@@ -142,54 +237,72 @@ class PyCore:
             }
         )
         game.apply_unchecked(action)
-        self.log_events(log)
+        events = self._sync()
+        start, self._taken = self._taken, len(events)
+        log.extend([{"type": "event", "event": e} for e in events[start:]])
+
+    def _discard_raw(self) -> msgspec.Raw:
+        """The discard pile, encoded: only the cards added since the last call are
+        encoded (the engine's pile only grows, until it puts a new list in its place)."""
+        pile = self._game._discard
+        done = self._discard_bytes
+        count = len(pile)
+        if pile is not self._discard or count < self._discard_count:
+            self._discard = pile
+            self._discard_count = 0
+            done.clear()
+        if self._discard_count < count:
+            code = _CODE_BYTES.__getitem__
+            done += b"".join(map(code, pile[self._discard_count :]))
+            self._discard_count = count
+        return msgspec.Raw(_array_header(count) + done)
+
+    def _face_up_raw(self) -> msgspec.Raw:
+        """The face-up cards, encoded again only when they changed (at an elimination)."""
+        face_up = self._game._face_up
+        key, raw = self._face_up
+        if key != face_up:
+            raw = msgspec.Raw(_encode([[CODES[c] for c in cards] for cards in face_up]))
+            self._face_up = (face_up.copy(), raw)
+        return raw
 
     def act_frame(self, seat: int, request_id: int, decision_ms: int, bank_ms: int | None) -> bytes:
-        """The act frame for `seat` (SPEC §5.3), with its news (which count as sent)."""
+        """The act frame for `seat` (SPEC §5.3), with its news (which count as sent):
+        the bytes of `protocol.encode_frame(_wire.act(...))`, built without its dicts."""
         game = self._game
-        act = _wire.act(
-            request_id,
-            game.observation_dict(seat),
-            self.news(seat),
-            decision_ms,
-            bank_ms,
-            game.legal_actions(),
+        if not 0 <= seat < game._n:
+            game.observation_dict(seat)  # its error
+        code = _CODES.__getitem__
+        scores = game._scores
+        tokens = game._tokens
+        observation = _Observation(
+            seat,
+            list(map(code, sorted(game._hands[seat]))),
+            game._total,
+            game._direction,
+            game.to_move,
+            game._owes,
+            list(map(len, game._hands)),
+            game._in_game,
+            game._in_round,
+            self._face_up_raw(),
+            len(game._draw),
+            self._discard_raw(),
+            scores,
+            tokens,
+            game._round,
+            game._plays,
         )
-        return protocol.encode_frame(act)
-
-
-def usable(built: str, source: str) -> bool:
-    """False if the C core `built` is older than its `source` (edited since the build:
-    it would not play what the source says); True for an installed copy, without it."""
-    try:
-        return os.stat(source).st_mtime <= os.stat(built).st_mtime
-    except FileNotFoundError:
-        return True
-
-
-def _fast() -> Any:
-    """The C core's module, if it is built, usable, and not refused (ARENA_PURE_PYTHON)."""
-    if os.environ.get("ARENA_PURE_PYTHON"):
-        return None
-    try:
-        fastcore = importlib.import_module("arena.referee._fastcore")
-    except ImportError:
-        return None
-    source = os.path.join(os.path.dirname(__file__), "_fastcore.c")
-    built = fastcore.__file__
-    if built is None or not usable(built, source):
-        return None
-    return fastcore
-
-
-_FAST = _fast()
-
-Core: type[CoreAPI] = PyCore if _FAST is None else _FAST.Core
-"""The referee's game: the C core where it can be used, `PyCore` otherwise."""
-
-canonical_action: Callable[[int], bytes] = (
-    _wire.canonical_action if _FAST is None else _FAST.canonical_action
-)
-"""`_wire.canonical_action`, from the C core where it is used."""
-
-CORE_NAME = "C" if Core is not PyCore else "Python"
+        legal = game.legal_actions()
+        act = _Act(
+            "act",
+            request_id,
+            observation,
+            msgspec.Raw(self._packed_news(seat)),
+            _Clock(decision_ms, bank_ms),
+            msgspec.Raw(_array_header(len(legal)) + b"".join([_LEGAL_BYTES[id(a)] for a in legal])),
+        )
+        body = _encode(act)
+        if len(body) > protocol.MAX_FRAME_LIMIT:
+            raise ValueError(f"message of {len(body)} bytes does not fit in one frame")
+        return len(body).to_bytes(4, "big") + body

@@ -371,7 +371,7 @@ class _Runner:
                 return seat, fault
         grace = clocks.grace_ms
         pause_others = self._pause_others
-        canonical = _core.canonical_action
+        canonical = _wire.canonical_action
         while (mover := core.to_move) is not None:
             frame, request_id, allowed = self._request(mover)
             session = seats[mover]

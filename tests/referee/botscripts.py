@@ -51,11 +51,6 @@ while True:
 
 ANSWER = 'send({"type": "action", "request_id": m["request_id"], "choice": 0})'
 HELLO = 'send({"type": "hello", "name": "t", "version": "1", "protocol": 1})'
-VARIED = (
-    '{"type": "action", "request_id": m["request_id"],'
-    ' "choice": (m["request_id"] * 7 + m["observation"]["total"]) % len(m["legal"])}'
-)
-
 BEHAVIOURS: dict[str, dict[str, str]] = {
     "good": {},
     "hang": {"on_act": "time.sleep(1000)"},
@@ -160,23 +155,6 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     # print() to a pipe is buffered: the text comes out at exit, after every frame.
     "prints_to_stdout": {"on_act": f'print("thinking")\n        {ANSWER}'},
     "memory_hog": {"on_act": f"x = bytearray(3_000_000_000)\n        {ANSWER}"},
-    # Choices that follow from what the bot is sent, so that two runs play alike
-    # (tests/referee/test_core.py); "varied_reordered" writes its keys in another order
-    # (not SPEC §3.4's), "varied_crash" exits at its 7th act, "varied_illegal" answers
-    # out of range at its 5th.
-    "varied": {"on_act": f"send({VARIED})"},
-    "varied_reordered": {
-        "on_act": f'send({{"choice": {VARIED}["choice"], "request_id": m["request_id"],'
-        ' "type": "action"})'
-    },
-    "varied_crash": {"on_act": f"if acts == 7: sys.exit(3)\n        send({VARIED})"},
-    "varied_illegal": {
-        "on_act": (
-            'if acts == 5: send({"type": "action", "request_id": m["request_id"],'
-            ' "choice": len(m["legal"])})'
-            f"\n        else: send({VARIED})"
-        )
-    },
 }
 
 
