@@ -73,6 +73,7 @@ bench: setup bots
 	$(BENCH) bench/report.py
 	$(BENCH) bench/places_csv.py
 	$(BENCH) bench/standings.py
+	$(BENCH) bench/export.py
 	$(BENCH) bench/sprt.py
 	$(BENCH) bench/startup.py
 
