@@ -27,6 +27,7 @@ from arena.commands._options import (
     sandbox_mode,
     sandbox_option,
     size,
+    tc_option,
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
@@ -62,6 +63,7 @@ def _shell_warning(words: list[str]) -> Check:
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
 @click.argument("command", nargs=-1, required=True)
+@tc_option
 @click.option("--decision-ms", type=ms(1), default=None, help="Time per decision.")
 @click.option("--startup-ms", type=ms(1), default=None, help="Start-up time.")
 @click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time.")
