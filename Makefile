@@ -66,6 +66,7 @@ bench: setup bots
 	$(BENCH) bench/report.py
 	$(BENCH) bench/places_csv.py
 	$(BENCH) bench/standings.py
+	$(BENCH) bench/export.py
 	$(BENCH) bench/sprt.py
 	$(BENCH) bench/startup.py
 

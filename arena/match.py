@@ -6,7 +6,10 @@ import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
+
+import trio
 
 from arena.bots import BotSpec
 from arena.referee import GameResult, RunSettings, open_pools, play_seated
@@ -48,29 +51,46 @@ async def run_match(
     settings: RunSettings,
     replay_dir: Path | None = None,
     on_result: Callable[[GameResult], None] | None = None,
+    concurrency: int = 1,
 ) -> tuple[list[GameResult], dict[str, int]]:
     """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
-    function of `seed` and i (`arena.seeds`). Returns the results and, per bot, the
-    number of processes started."""
+    function of `seed` and i (`arena.seeds`). Returns the results, in game order, and,
+    per bot, the number of processes started.
+
+    `concurrency` games are played at once, each with processes of its own (a bot's
+    idle processes are reused, as one at a time); a game's seats and deal depend only
+    on its number, so the games are the same whatever the concurrency, and only the
+    order in which they finish (and `on_result` is called) differs."""
     n = len(specs)
-    results: list[GameResult] = []
+    results: dict[int, GameResult] = {}
+    numbers = iter(range(games))
     async with open_pools(specs, settings) as by_name:
         pools = list(by_name.values())
-        for i in range(games):
-            order = [pools[(i + s) % n] for s in range(n)]
-            result = await play_seated(
-                order,
-                config,
-                keyed_seed(str(seed), "match", i),
-                clocks=settings.clocks,
-                game_id=match_game_id(i),
-            )
-            if replay_dir is not None:
-                write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
-            results.append(result)
-            if on_result is not None:
-                on_result(result)
-    return results, {pool.spec.name: pool.started for pool in pools}
+
+        async def play_on() -> None:
+            for i in numbers:  # shared: each player of games takes the next number
+                order = [pools[(i + s) % n] for s in range(n)]
+                result = await play_seated(
+                    order,
+                    config,
+                    keyed_seed(str(seed), "match", i),
+                    clocks=settings.clocks,
+                    game_id=match_game_id(i),
+                )
+                if replay_dir is not None:
+                    write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
+                results[i] = result
+                if on_result is not None:
+                    on_result(result)
+
+        if concurrency <= 1:
+            await play_on()
+        else:
+            async with trio.open_nursery() as nursery:
+                for _ in range(min(concurrency, games)):
+                    nursery.start_soon(play_on)
+    ordered = [results[i] for i in sorted(results)]
+    return ordered, {pool.spec.name: pool.started for pool in pools}
 
 
 @dataclasses.dataclass
@@ -132,3 +152,89 @@ def result_to_json(result: GameResult) -> dict[str, Any]:
         "reason": outcome.reason.value,
         "plays": outcome.plays,
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRating:
+    """A bot's Elo from a match's games, relative to the average of its bots (a
+    Plackett–Luce fit of the finishing orders, as `arena standings` makes)."""
+
+    name: str
+    places: tuple[int, ...]
+    """How many games it finished in each place, first place first (shared ones too)."""
+    elo: float
+    plus_minus: float | None
+    """Half-width of the 95% interval (Fisher information)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadToHead:
+    """The result of a match of two bots, as the first named sees it."""
+
+    first: str
+    second: str
+    wins: int
+    losses: int
+    draws: int
+    elo: float
+    """The Elo difference first - second."""
+    plus_minus: float | None
+    """Half-width of its 95% interval."""
+
+    @property
+    def score(self) -> float:
+        """The first bot's share of the points (a draw counts half)."""
+        games = self.wins + self.losses + self.draws
+        return (self.wins + self.draws / 2) / games if games else 0.0
+
+
+def rate_match(
+    names: Sequence[str], results: Sequence[GameResult]
+) -> tuple[list[MatchRating], HeadToHead | None]:
+    """Each bot's places and Elo over a match's games (`arena.ratings.fit_plackett_luce`,
+    with the standings' prior and 95% intervals from its Fisher information), and for a
+    match of two bots their wins, losses and draws and the Elo difference with its
+    interval. Empty without games."""
+    from arena.ratings import ELO_PER_NAT, fit_plackett_luce
+    from arena.standings import CONFIDENCE
+
+    if not results:
+        return [], None
+    z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+    rankings = [[[r.names[s] for s in group] for group in r.outcome.order()] for r in results]
+    fit = fit_plackett_luce(rankings)
+    errors = fit.standard_errors()
+    places = {name: [0] * len(names) for name in names}
+    for result in results:
+        for seat, name in enumerate(result.names):
+            places[name][result.outcome.places[seat] - 1] += 1
+    ratings = []
+    for name in names:
+        k = fit.players.index(name)
+        ratings.append(
+            MatchRating(
+                name,
+                tuple(places[name]),
+                ELO_PER_NAT * float(fit.log_strength[k]),
+                None if errors is None else z * ELO_PER_NAT * float(errors[k]),
+            )
+        )
+    if len(names) != 2:
+        return ratings, None
+    first, second = names
+    wins = losses = 0
+    for result in results:
+        mine = result.outcome.places[result.names.index(first)]
+        theirs = result.outcome.places[result.names.index(second)]
+        wins += mine < theirs
+        losses += mine > theirs
+    diff, error = fit.contrast(first, second)
+    return ratings, HeadToHead(
+        first,
+        second,
+        wins,
+        losses,
+        len(results) - wins - losses,
+        ELO_PER_NAT * diff,
+        None if error is None else z * ELO_PER_NAT * error,
+    )

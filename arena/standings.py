@@ -599,7 +599,7 @@ name's tab or carriage return is an escape before this is looked at, but the lis
 OWASP's whole)."""
 
 
-def _csv_name(name: str) -> str:
+def csv_name(name: str) -> str:
     """How a name is written in a CSV cell: its control and format characters as
     escapes, as in the tables (a CSV is printed and viewed too; no name a league
     accepts holds one, and `arena rate` reads no control character), and with a
@@ -630,7 +630,7 @@ def render(standings: Standings, fmt: str = "simple", *, notes: bool = True) -> 
     JSON always have every column, with full precision and no notes; JSON says how
     the ratings were computed, and why a requested bootstrap gave no error bars
     (``bootstrap.no_error_bars``), where CSV, one row a bot, leaves their cells empty.
-    Tables and CSV show names as `_cell` and `_csv_name` say; JSON gives them as they
+    Tables and CSV show names as `_cell` and `csv_name` say; JSON gives them as they
     are.
     """
     check_format(fmt)
@@ -725,7 +725,7 @@ def _as_csv(standings: Standings) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_CSV_COLUMNS)
     for row in standings.rows:
-        values = _row_values(row) | dict(row.faults) | {"bot": _csv_name(row.player)}
+        values = _row_values(row) | dict(row.faults) | {"bot": csv_name(row.player)}
         writer.writerow(["" if values[c] is None else values[c] for c in _CSV_COLUMNS])
     return out.getvalue()
 
@@ -817,7 +817,7 @@ def render_head_to_head(h2h: HeadToHead, fmt: str = "simple") -> str:
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        names = [_csv_name(name) for name in h2h.players]
+        names = [csv_name(name) for name in h2h.players]
         writer.writerow(["bot", *names])
         for r, name in enumerate(names):
             shares = (h2h.share(r, c) for c in range(n))

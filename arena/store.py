@@ -53,7 +53,7 @@ import tempfile
 import zlib
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -202,6 +202,34 @@ class SeatRow:
     """Tokens left in the tokens format, else None."""
     cause: str | None
     """Why the seat was eliminated ("bust", "timeout", "forfeit", ...); None if never."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One stored game with its seats, as `Store.games` reads it (`arena export`)."""
+
+    game_id: str
+    index: int
+    """The game's position in the schedule."""
+    seed: int
+    group: str | None
+    """The duplicate group, or None."""
+    status: str
+    """"done" (played) or "forfeit"."""
+    reason: str | None
+    """Why the game ended ("target", "last_standing", "forfeit", ...)."""
+    config: dict[str, Any] | None
+    """The game's settings (`GameConfig.to_dict`); None for a forfeit."""
+    started_at: float | None
+    finished_at: float | None
+    seconds: float | None
+    decisions: int | None
+    plays: int | None
+    rounds: int | None
+    seats: tuple[SeatRow, ...]
+    """In seat order."""
+    replay: bytes | None
+    """The packed replay (`pack_replay`), if asked for and the game has one."""
 
 
 def _material(game: Sequence[Any] | None, seats: Sequence[Sequence[Any]]) -> bytes:
@@ -473,48 +501,61 @@ class Store:
         seed, settings) or, with `replays`, its replay no longer match the proof written
         with them; with `settings`, also the settings (the league's secret among them).
         A store made before proofs has none to check. (The schedule needs none: a kept
-        schedule is used only if it is the one the settings make.)"""
+        schedule is used only if it is the one the settings make.)
+
+        The rows are read in one snapshot (a league may be writing) and one game at a
+        time, in one query, so memory stays bounded however many games the store holds
+        (`arena export` of a million games)."""
         if self._key is None:
             return
+        db = self._db
         with self._guard("cannot check the rows"):
-            proofs = {
-                str(i): (r, str(m))
-                for i, r, m in self._db.execute("SELECT id, replay, mac FROM proofs")
-            }
-            # Every game's rows in two reads, not two queries a game (a million games).
-            seats: defaultdict[str, list[Any]] = defaultdict(list)
-            for row in self._db.execute(
-                "SELECT game_id, seat, bot, place, points, tokens, cause FROM seats"
-                " ORDER BY game_id, seat"
-            ):
-                seats[row[0]].append(row[1:])
-            for game in self._db.execute(
-                "SELECT game_id, idx, seed, grp, status, reason, config FROM games"
-            ).fetchall():
-                game_id = game[0]
-                proof = proofs.get(game_id)
-                digest = None if proof is None else proof[0]
-                mac = self._mac(_material(game, seats.get(game_id, [])), (digest or "").encode())
-                if proof is None or not hmac.compare_digest(proof[1], mac):
+            snapshot = not db.in_transaction
+            if snapshot:
+                db.execute("BEGIN")
+            try:
+                self._verify_games(replays)
+                if settings:
+                    for key, value in db.execute("SELECT key, value FROM meta").fetchall():
+                        if key not in _UNPROVED:
+                            self._check_value(
+                                f"meta:{key}", str(value).encode(), f"setting {key!r}"
+                            )
+            finally:
+                if snapshot and db.in_transaction:
+                    db.execute("COMMIT")
+
+    def _verify_games(self, replays: bool) -> None:
+        """`verify_rows` of the games: each game's rows with its proof and its seats, in
+        game id order (the tables' own indexes: nothing is sorted but a game's seats)."""
+        rows = self._db.execute(
+            "SELECT g.game_id, g.idx, g.seed, g.grp, g.status, g.reason, g.config,"
+            " p.replay, p.mac, s.seat, s.bot, s.place, s.points, s.tokens, s.cause"
+            " FROM games AS g LEFT JOIN proofs AS p ON p.id = g.game_id"
+            " LEFT JOIN seats AS s ON s.game_id = g.game_id ORDER BY g.game_id, s.seat"
+        )
+        for _, group in itertools.groupby(rows, key=_first_column):
+            first, *rest = group
+            game, digest, proved = first[:7], first[7], first[8]
+            # A game without seats has one row, of no seat (seat is never NULL).
+            seats = [row[9:] for row in (first, *rest) if row[9] is not None]
+            game_id = game[0]
+            mac = self._mac(_material(game, seats), (digest or "").encode())
+            if proved is None or not hmac.compare_digest(str(proved), mac):
+                raise StoreError(
+                    f"{self.path}: the rows of game {shown(game_id)} do not match their"
+                    " proof (places, bots, causes or seed edited by hand, or damaged);"
+                    " arena refuses to read the store"
+                )
+            if replays and digest is not None:
+                row = self._db.execute(
+                    "SELECT log FROM replays WHERE game_id = ?", (game_id,)
+                ).fetchone()
+                if row is None or hashlib.sha256(row[0]).hexdigest() != digest:
                     raise StoreError(
-                        f"{self.path}: the rows of game {shown(game_id)} do not match their"
-                        " proof (places, bots, causes or seed edited by hand, or damaged);"
-                        " arena refuses to read the store"
+                        f"{self.path}: the replay of game {shown(game_id)} does not match"
+                        " its proof (edited by hand, or damaged)"
                     )
-                if replays and digest is not None:
-                    row = self._db.execute(
-                        "SELECT log FROM replays WHERE game_id = ?", (game_id,)
-                    ).fetchone()
-                    if row is None or hashlib.sha256(row[0]).hexdigest() != digest:
-                        raise StoreError(
-                            f"{self.path}: the replay of game {shown(game_id)} does not match"
-                            " its proof (edited by hand, or damaged)"
-                        )
-            if not settings:
-                return
-            for key, value in self._db.execute("SELECT key, value FROM meta").fetchall():
-                if key not in _UNPROVED:
-                    self._check_value(f"meta:{key}", str(value).encode(), f"setting {key!r}")
 
     def _check_identity(self, tables: set[str]) -> None:
         if "meta" not in tables or self._get("format") != FORMAT:
@@ -950,6 +991,60 @@ class Store:
             self._db.execute("DELETE FROM schedule")
             self._db.execute("INSERT INTO schedule (key, blob) VALUES (?, ?)", (key, blob))
 
+    def games(self, *, replays: bool = False) -> Generator[GameRow]:
+        """Every stored game with its seats (and with `replays` its packed replay), in
+        schedule order, one at a time: memory stays bounded however many games there
+        are (SQLite sorts them on disk past a few MiB).
+
+        The games are first checked against their proofs (`verify_rows`, with their
+        replays if `replays`), then read, all in one snapshot: a store edited by hand
+        raises `StoreError` before the first game, and a league writing meanwhile adds
+        nothing that was not checked. Damaged values raise `StoreError` when reached.
+        Close the iterator (or read it to its end) to end the snapshot."""
+        db = self._db
+        seat_kinds = (int, str, int, _INT_OR_NONE, _INT_OR_NONE, _STR_OR_NONE)
+        game_kinds = (
+            str, int, str, _STR_OR_NONE, str, _STR_OR_NONE, _STR_OR_NONE, _REAL_OR_NONE,
+            _REAL_OR_NONE, _REAL_OR_NONE, _INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE,
+        )  # fmt: skip
+        with self._guard("cannot read the games"):
+            snapshot = not db.in_transaction
+            if snapshot:
+                db.execute("BEGIN")
+            try:
+                self.verify_rows(replays=replays)
+                rows = db.execute(
+                    "SELECT g.game_id, g.idx, g.seed, g.grp, g.status, g.reason, g.config,"
+                    " g.started_at, g.finished_at, g.seconds, g.decisions, g.plays, g.rounds,"
+                    " s.seat, s.bot, s.place, s.points, s.tokens, s.cause"
+                    " FROM games AS g JOIN seats AS s USING (game_id)"
+                    " ORDER BY g.idx, g.game_id, s.seat"
+                )
+                for _, group in itertools.groupby(rows, key=_first_column):
+                    first, *rest = group
+                    game = _typed(first[:13], *game_kinds)
+                    seats = tuple(
+                        SeatRow(game[0], game[1], game[4], *_typed(row[13:], *seat_kinds))
+                        for row in (first, *rest)
+                    )
+                    config = None if game[6] is None else json.loads(game[6])
+                    if config is not None and not isinstance(config, dict):
+                        raise ValueError(f"game {shown(game[0])}: settings {shown(config)}")
+                    blob = None
+                    if replays and game[4] == "done":
+                        row = db.execute(
+                            "SELECT log FROM replays WHERE game_id = ?", (game[0],)
+                        ).fetchone()
+                        blob = None if row is None else _typed(row, bytes)[0]
+                    started, finished, seconds, decisions, plays, rounds = game[7:]
+                    yield GameRow(
+                        game[0], game[1], int(game[2]), game[3], game[4], game[5], config,
+                        started, finished, seconds, decisions, plays, rounds, seats, blob,
+                    )  # fmt: skip
+            finally:
+                if snapshot and db.in_transaction:
+                    db.execute("COMMIT")
+
     def replay(self, game_id: str) -> list[dict[str, Any]]:
         """The replay log of a played game; StoreError if there is none."""
         with self._guard(f"cannot read the replay of {game_id}"):
@@ -1163,7 +1258,7 @@ def hold_store(path: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        holder = _HOLDERS.get(_format_of(path) or "", "a league or an SPRT")
+        holder = _HOLDERS.get(format_of(path) or "", "a league or an SPRT")
         raise StoreError(
             f"{path}: the store is in use by another arena process ({holder} still running"
             " on it): wait for it to finish or stop it, or give another store"
@@ -1177,7 +1272,7 @@ _HOLDERS = {FORMAT: "a league", SPRT_FORMAT: "an SPRT"}
 """Who holds a store of each format (`hold_store`)."""
 
 
-def _format_of(path: Path) -> str | None:
+def format_of(path: Path) -> str | None:
     """The meta "format" of the SQLite file at `path`, read-only (another process is
     writing it), or None if it cannot be read."""
     uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
@@ -1192,6 +1287,7 @@ def _format_of(path: Path) -> str | None:
 
 _STR_OR_NONE = (str, type(None))
 _INT_OR_NONE = (int, type(None))
+_REAL_OR_NONE = (float, int, type(None))
 
 
 _CHUNK_ROWS = 1 << 16
@@ -1292,6 +1388,10 @@ def _check_places(seat_game: Any, place: Any, names: Sequence[str]) -> None:
             f"game {names[k]} has places {places} for its {int(seats[k])} players (a place"
             " is 1 plus the number of its game's players placed better)"
         )
+
+
+def _first_column(row: Sequence[Any]) -> Any:
+    return row[0]
 
 
 def _columns(rows: list[Any], width: int) -> list[tuple[Any, ...]]:

@@ -12,6 +12,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "match": ("arena.commands.match", "match", "Play games between 2 to 6 bots."),
     "league": ("arena.commands.league", "league", "Run a league from a file or a bots folder."),
     "standings": ("arena.commands.standings", "standings", "Print a league store's standings."),
+    "export": ("arena.commands.export", "export", "Write a league store's games as JSONL or CSV."),
     "replay": ("arena.commands.replay", "replay", "Print a game play by play."),
     "report": ("arena.commands.report", "report", "Write a league's web report."),
     "serve": ("arena.commands.report", "serve", "Serve a league's web report live."),

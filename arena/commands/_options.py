@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
@@ -105,7 +107,81 @@ pin_cpus_option = click.option(
 )
 """The --pin-cpus option of the commands that play in worker processes (league, sprt)."""
 
+TC_FORMS = "DECISION[+GRACE] and/or bank:BANK[+INCREMENT], in ms"
+"""The forms of --tc, for its help and its errors."""
+
+_TC_PART = re.compile(r"(bank:)?([0-9]+)(?:\+([0-9]+))?")
+
+_TC_KEYS = {
+    "decision_ms": "the time per decision",
+    "grace_ms": "the deadline margin",
+    "bank_ms": "the time bank",
+    "increment_ms": "the bank increment",
+}
+"""The clock settings --tc may set, and how an error names each."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A --tc as given (`text`) and the clock settings it sets (`values`, by the names
+    of their own options: decision_ms, grace_ms, bank_ms, increment_ms)."""
+
+    text: str
+    values: dict[str, int]
+
+
+class TimeControlType(click.ParamType[TimeControl]):
+    """--tc: `DECISION[+GRACE]`, `bank:BANK[+INCREMENT]`, or both joined by a comma."""
+
+    name = "tc"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, TimeControl):
+            return value
+        text = str(value)
+        values: dict[str, int] = {}
+        parts = text.split(",")
+        for part in parts:
+            match = _TC_PART.fullmatch(part)
+            keys = (
+                ("bank_ms", "increment_ms") if match and match[1] else ("decision_ms", "grace_ms")
+            )
+            if match is None or len(parts) > 2 or keys[0] in values:
+                self.fail(
+                    f"{text!r} is not a time control: give {TC_FORMS} (1000, 1000+50,"
+                    " bank:60000+100 or 1000+50,bank:60000+100)",
+                    param,
+                    ctx,
+                )
+            for key, number in zip(keys, (match[2], match[3]), strict=True):
+                if number is None:
+                    continue
+                low = 1 if key == "decision_ms" else 0
+                if not low <= int(number) <= MAX_MS:
+                    self.fail(
+                        f"{text!r}: {_TC_KEYS[key]} must be from {low} to {MAX_MS:,} ms,"
+                        f" not {int(number):,}",
+                        param,
+                        ctx,
+                    )
+                values[key] = int(number)
+        return TimeControl(text, values)
+
+
+tc_option = click.option(
+    "--tc",
+    type=TimeControlType(),
+    default=None,
+    metavar="TC",
+    help="Clocks in short, in ms: DECISION[+GRACE] (1000+50: 1,000 ms a decision, 50 ms"
+    " grace), bank:BANK[+INCREMENT] (bank:60000+100: a 60,000 ms bank per game, 100 ms"
+    " added after each decision), or both joined by a comma. An option it sets"
+    " (--decision-ms, --grace-ms, --bank-ms, --increment-ms) cannot be given too.",
+)
+"""The --tc option (part of `run_options`; check-bot adds it alone)."""
+
 _RUN_OPTIONS = [
+    tc_option,
     click.option("--decision-ms", type=ms(1), default=None, help="Time per decision."),
     click.option("--bank-ms", type=ms(0), default=None, help="Time bank per game."),
     click.option("--increment-ms", type=ms(0), default=None, help="Bank increment."),
@@ -315,6 +391,16 @@ def build_clocks(base: dict[str, Any], opts: dict[str, Any]) -> Clocks:
     for key in ("decision_ms", "bank_ms", "increment_ms", "startup_ms", "grace_ms"):
         if opts.get(key) is not None:
             data[key] = opts[key]
+    tc = opts.get("tc")
+    if isinstance(tc, TimeControl):
+        for key, value in tc.values.items():
+            if opts.get(key) is not None:
+                option = "--" + key.replace("_", "-")
+                raise ConfigError(
+                    f"--tc {tc.text} sets {_TC_KEYS[key]} ({value} ms), and {option}"
+                    f" {opts[key]} sets it too: give one of them"
+                )
+            data[key] = value
     if opts.get("exit_grace_ms") is not None:
         data["exit_grace_ms"] = opts["exit_grace_ms"]
     try:

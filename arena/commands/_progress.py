@@ -62,11 +62,16 @@ class JsonLinesProgress(Progress):
 
 class TerminalProgress(Progress):
     """A progress line on stderr (redrawn on a terminal, ten lines otherwise), and the
-    top of the standings every `every` games (0: a tenth of leagues over 50 games)."""
+    top of the standings every `every` games (0: a tenth of leagues over 50 games), with
+    the line of the bot `watch` added under it when it is not in the top."""
 
-    def __init__(self, every: int, store: Store) -> None:
+    TOP = 5
+    """The bots the table of the standings shows."""
+
+    def __init__(self, every: int, store: Store, watch: str | None = None) -> None:
         self.every = every
         self.store = store
+        self.watch = watch
         self.start = time.monotonic()
         self.first = 0
         self.tty = sys.stderr.isatty()
@@ -126,8 +131,15 @@ class TerminalProgress(Progress):
             return
         standings = compute_standings(records, intervals=False)
         text = render(standings, "simple", notes=False).splitlines()
+        shown = text[: 2 + self.TOP]  # the header, its rule and the top bots
+        if self.watch is not None:
+            names = [row.player for row in standings.rows]
+            if self.watch not in names:
+                shown.append(printable(f"({self.watch}: no game of it stored yet)"))
+            elif names.index(self.watch) >= self.TOP:
+                shown.append(text[2 + names.index(self.watch)])  # a line a row
         prefix = "\n" if self.tty else ""
-        click.echo(prefix + "\n".join(text[:7]), err=True)
+        click.echo(prefix + "\n".join(shown), err=True)
 
 
 class QuietProgress(Progress):
@@ -152,10 +164,11 @@ def _say_left_out(report: LeagueReport) -> None:
             click.echo(printable(f"  {why}"), err=True)
 
 
-def make_progress(mode: str, every: int, store: Store) -> Progress:
-    """The observer for `--progress MODE`."""
+def make_progress(mode: str, every: int, store: Store, watch: str | None = None) -> Progress:
+    """The observer for `--progress MODE` (`watch`: the bot whose line every table of
+    the terminal's shows)."""
     if mode == "jsonl":
         return JsonLinesProgress()
     if mode == "terminal":
-        return TerminalProgress(every, store)
+        return TerminalProgress(every, store, watch)
     return QuietProgress()

@@ -27,6 +27,7 @@ from arena.commands._options import (
     sandbox_mode,
     sandbox_option,
     size,
+    tc_option,
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
@@ -62,6 +63,7 @@ def _shell_warning(words: list[str]) -> Check:
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
 @click.argument("command", nargs=-1, required=True)
+@tc_option
 @click.option("--decision-ms", type=ms(1), default=None, help="Time per decision.")
 @click.option("--startup-ms", type=ms(1), default=None, help="Start-up time.")
 @click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time.")
@@ -107,6 +109,8 @@ def check_bot_command(
     or a bot folder with a bot.toml. Exit status 0 only for a conforming bot.
     """
     check_log_dir(opts.get("log_dir"))
+    clocks = build_clocks({}, opts)  # the options' mistakes first, then the bot's
+    limits = build_limits({}, opts)
     if len(command) == 1:  # a folder, or one word: a folder's file or a typo is said so
         spec = load_bot(command[0])
         if spec.folder is None:
@@ -115,8 +119,6 @@ def check_bot_command(
         spec = BotSpec(name="bot-under-test", command=command, folder=None)
 
     wrap = build_wrap(opts)
-    clocks = build_clocks({}, opts)
-    limits = build_limits({}, opts)
 
     built: list[str] = []
 

@@ -220,7 +220,16 @@ def _sandbox(opts: dict[str, Any]) -> str:
     default=0,
     help="Print the top of the standings every N games (0: a tenth of the league).",
 )
-def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -> None:
+@click.option(
+    "--watch",
+    metavar="BOT",
+    default=None,
+    help="Show this bot's line in every table of the standings the progress prints"
+    " (under the top 5 when it is not among them).",
+)
+def league(
+    file: Path | None, mode: str, quiet: bool, every: int, watch: str | None, **opts: Any
+) -> None:
     """Run the league in FILE (TOML), or one given by --bots; resume where it stopped.
 
     Games already in the store are skipped, so running the same command again after
@@ -244,7 +253,7 @@ def league(file: Path | None, mode: str, quiet: bool, every: int, **opts: Any) -
         probe(config.cluster)
     check_log_dir(config.log_dir)
     with Store.open(config.store) as store:
-        progress = make_progress(mode, every, store)
+        progress = make_progress(mode, every, store, watch)
         _play(config, store, progress)
         store.check_in_place()  # a store removed after its last game: not "all well"
         if mode != "jsonl":

@@ -31,8 +31,16 @@ from arena.commands._options import (
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands._terminal import printable
+from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError, InputError
-from arena.match import BotSummary, replays_in_the_way, result_to_json, run_match, summarize
+from arena.match import (
+    BotSummary,
+    rate_match,
+    replays_in_the_way,
+    result_to_json,
+    run_match,
+    summarize,
+)
 from arena.referee import GameResult, RunSettings
 from arena.rules import FAULT_ORDER, GameConfig
 from arena.seeds import new_secret, seed_key
@@ -43,6 +51,15 @@ CAUSES = [cause.value for cause in FAULT_ORDER]
 @click.command()
 @click.argument("bots", nargs=-1, required=True)
 @click.option("-n", "--games", type=click.IntRange(1), default=10, show_default=True)
+@click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(1, MAX_CONCURRENCY),
+    default=1,
+    show_default=True,
+    help=f"Games at once, at most {MAX_CONCURRENCY} (four per core), each with processes of"
+    " its own: the games are the same at any -j, only the order they finish in differs.",
+)
 @click.option(
     "--seed",
     default=None,
@@ -63,6 +80,7 @@ CAUSES = [cause.value for cause in FAULT_ORDER]
 def match(
     bots: tuple[str, ...],
     games: int,
+    concurrency: int,
     seed: str | None,
     replays: Path | None,
     as_json: bool,
@@ -71,7 +89,9 @@ def match(
 ) -> None:
     """Play games between 2 to 6 BOTS: bot folders (with bot.toml) or quoted commands.
 
-    Seats rotate from game to game. NAME=COMMAND names a command-line bot.
+    Seats rotate from game to game. NAME=COMMAND names a command-line bot. The table
+    closes with each bot's Elo and its 95% interval (a Plackett–Luce fit, as arena
+    standings), and for two bots their wins, losses and draws and the Elo difference.
     """
     if not 2 <= len(bots) <= 6:
         raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
@@ -110,6 +130,7 @@ def match(
         for --json, whose readers expect a whole match), and how many they are."""
         if finished and not as_json:
             _print_table(config, summarize([s.name for s in specs], finished))
+            _print_ratings([s.name for s in specs], finished)
         kept = f" after {len(finished)} of {games} games"
         if replays is not None and finished:
             kept += f" (their replays are in {replays})"
@@ -130,7 +151,7 @@ def match(
         await run_builds(specs, prepare)
         return await run_match(
             specs, config, games=games, seed=seed, settings=settings, replay_dir=replays,
-            on_result=on_result,
+            on_result=on_result, concurrency=concurrency,
         )  # fmt: skip
 
     results, started = run_stoppable(play, stopped, resumable=False)
@@ -142,6 +163,56 @@ def match(
     if not quiet and drawn:
         click.echo(f"deals from the secret seed {seed} (--seed {seed} deals them again)", err=True)
     _print_table(config, rows)
+    _print_ratings([s.name for s in specs], results)
+
+
+def _print_ratings(names: list[str], results: list[GameResult]) -> None:
+    """The closing summary: each bot's places and Elo with its interval, and for two
+    bots their wins, losses and draws and the Elo difference with its interval."""
+    ratings, pair = rate_match(names, results)
+    if not ratings:
+        return
+
+    def interval(elo: float, plus_minus: float | None) -> str:
+        if plus_minus is None:
+            return f"{elo:+.0f}"
+        low, high = elo - plus_minus, elo + plus_minus
+        return f"{elo:+.0f} ± {plus_minus:.0f} (95%: {low:+.0f} to {high:+.0f})"
+
+    click.echo("")
+    if pair is not None:
+        click.echo(
+            printable(
+                f"{pair.first} vs {pair.second}: {pair.wins} W, {pair.losses} L, {pair.draws} D"
+                f" ({pair.score:.1%} for {pair.first})"
+            )
+        )
+        click.echo(
+            printable(f"Elo {pair.first} - {pair.second}: {interval(pair.elo, pair.plus_minus)}")
+        )
+    else:
+        headers = ["bot", *(_ordinal(k + 1) for k in range(len(names))), "Elo", "±"]
+        table = [
+            [
+                printable(r.name),
+                *r.places,
+                f"{r.elo:+.0f}",
+                "" if r.plus_minus is None else f"{r.plus_minus:.0f}",
+            ]
+            for r in sorted(ratings, key=lambda r: -r.elo)
+        ]
+        click.echo(
+            tabulate.tabulate(table, headers=headers, tablefmt="simple", disable_numparse=True)
+        )
+    relative = "" if pair is not None else ", relative to the bots' average"
+    click.echo(
+        "Elo: a Plackett–Luce fit of the finishing orders, as arena standings (a prior of 1"
+        f" pseudo-win and 1 pseudo-loss per bot){relative}; ± is its 95% interval"
+    )
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
 
 
 def _print_game(result: GameResult) -> None:

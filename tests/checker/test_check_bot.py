@@ -272,7 +272,7 @@ def test_text_printed_to_stdout_that_comes_out_only_at_exit_fails(tmp_path: Path
 def test_missing_program_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["check-bot", "--", "no-such-program-here"])
     assert result.exit_code == 2
-    assert "not found" in result.output
+    assert "no bot folder or command named 'no-such-program-here'" in result.output
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,14 @@ def make_bot(root: Path, name: str, behaviour: str = "good") -> Path:
     return folder
 
 
+def table_rows(out: str) -> list[list[str]]:
+    """The rows of the results table a match prints, without the closing summary that
+    follows it after a blank line."""
+    lines = out.splitlines()
+    end = lines.index("") if "" in lines else len(lines)
+    return [line.split() for line in lines[2:end]]
+
+
 def test_match_prints_a_results_table(tmp_path: Path) -> None:
     a, b, c = (make_bot(tmp_path, n) for n in ("alice", "bob", "carol"))
     result = CliRunner().invoke(main, ["match", str(a), str(b), str(c), "-n", "3", "--seed", "4"])
@@ -46,7 +54,7 @@ def test_match_prints_a_results_table(tmp_path: Path) -> None:
         "malformed",
         "illegal",
     ]
-    body = {line.split()[0]: line.split() for line in lines[2:]}
+    body = {row[0]: row for row in table_rows(result.stdout)}
     assert set(body) == {"alice", "bob", "carol"}
     assert all(row[1] == "3" for row in body.values())
     assert sum(int(row[2]) for row in body.values()) >= 3  # shared first places count
@@ -73,6 +81,51 @@ def test_match_json_summary_has_seeds_orders_and_causes(tmp_path: Path) -> None:
             "place": 2,
         } in game["eliminations"]
     assert games[0]["seed"] != games[1]["seed"]
+
+
+def test_match_j_plays_the_same_games_several_at_once(tmp_path: Path) -> None:
+    """Issue 44.6: -j N plays N games at once, each with processes of its own, and the
+    games are those of -j 1 (seats and deals depend on the game's number alone)."""
+    a, b, c = (make_bot(tmp_path, n) for n in ("alice", "bob", "carol"))
+    runs = {}
+    for jobs in ("1", "3"):
+        result = CliRunner().invoke(
+            main, ["match", str(a), str(b), str(c), "-n", "6", "-j", jobs, "--seed", "5", "--json"]
+        )
+        assert result.exit_code == 0, result.output
+        runs[jobs] = json.loads(result.stdout)
+    assert runs["1"]["games"] == runs["3"]["games"]
+    assert [g["game_id"] for g in runs["3"]["games"]] == [f"m000{k}" for k in range(1, 7)]
+    assert all(bot["processes"] == 1 for bot in runs["1"]["bots"].values())
+    assert all(bot["processes"] == 3 for bot in runs["3"]["bots"].values())
+    too_many = CliRunner().invoke(main, ["match", str(a), str(b), "-j", "100000"])
+    assert too_many.exit_code == 2
+    assert "'-j' / '--concurrency'" in too_many.stderr
+
+
+def test_match_closes_with_wins_losses_draws_and_the_elo_difference(tmp_path: Path) -> None:
+    """Issue 44.6: after the table, two bots' W/L/D and Elo difference with its 95%
+    interval; more bots' places and Elo; never in --json."""
+    a, b, c = (make_bot(tmp_path, n) for n in ("alice", "bob", "carol"))
+    two = CliRunner().invoke(main, ["match", str(a), str(b), "-n", "4", "-q", "--seed", "2"])
+    assert two.exit_code == 0, two.output
+    lines = two.stdout.splitlines()
+    wld = next(line for line in lines if line.startswith("alice vs bob: "))
+    wins, losses, draws = (int(word) for word in wld.split(": ")[1].split()[0:6:2])
+    assert wins + losses + draws == 4
+    table = {line.split()[0]: line.split() for line in lines[2:4]}
+    assert int(table["alice"][2]) == wins + draws  # shared first places count as wins
+    assert f"({(wins + draws / 2) / 4:.1%} for alice)" in wld
+    elo = next(line for line in lines if line.startswith("Elo alice - bob: "))
+    assert "± " in elo
+    assert "(95%: " in elo
+    three = CliRunner().invoke(main, ["match", str(a), str(b), str(c), "-n", "3", "-q"])
+    assert three.exit_code == 0, three.output
+    header = next(line for line in three.stdout.splitlines() if line.startswith("bot    1st"))
+    assert header.split() == ["bot", "1st", "2nd", "3rd", "Elo", "±"]
+    quiet = CliRunner().invoke(main, ["match", str(a), str(b), "-n", "2", "--json"])
+    assert "Elo" not in quiet.stdout
+    json.loads(quiet.stdout)
 
 
 def test_a_match_never_writes_over_replays_already_in_its_folder(tmp_path: Path) -> None:
@@ -413,7 +466,7 @@ def test_a_match_stopped_by_ctrl_c_or_sigterm_prints_its_finished_games(
     finished = int(told.removeprefix(f"{word} after ").split()[0])
     assert told == f"{word} after {finished} of 100000 games"
     assert finished >= played
-    rows = {line.split()[0]: line.split() for line in out.decode().splitlines()[2:]}
+    rows = {row[0]: row for row in table_rows(out.decode())}
     assert set(rows) == {"alice", "bob"}
     assert all(row[1] == str(finished) for row in rows.values())
     started = pids(a / "pids.txt") + pids(b / "pids.txt")
@@ -437,7 +490,7 @@ def test_a_match_started_under_nohup_plays_on_through_a_hang_up(tmp_path: Path) 
     proc.send_signal(signal.SIGHUP)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    rows = [line.split() for line in out.decode().splitlines()[2:]]
+    rows = table_rows(out.decode())
     assert {row[0]: row[1] for row in rows} == {"alice": "6", "bob": "6"}
 
 
