@@ -558,6 +558,12 @@ class Store:
                     )
 
     def _check_identity(self, tables: set[str]) -> None:
+        if "meta" in tables and self._get("format") == SPRT_FORMAT:
+            raise StoreError(
+                f"{self.path} is the store of an SPRT test (arena sprt), not of a league:"
+                " the test's command run again with --store pointing at it prints its result"
+                " (a finished test plays nothing more)"
+            )
         if "meta" not in tables or self._get("format") != FORMAT:
             raise StoreError(f"{self.path}: an SQLite file, but not an arena league store")
         version = self._get("schema")

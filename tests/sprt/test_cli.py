@@ -80,3 +80,22 @@ def test_the_help_says_how_to_use_it() -> None:
     assert "Test whether bot NEW is stronger than bot OLD." in out
     for option in ("--field BOT [BOT ...]", "--elo0", "--elo1", "--max-games", "--json", "-j"):
         assert option in out
+
+
+@pytest.mark.parametrize("command", ["standings", "report"])
+def test_a_tests_store_given_to_standings_says_what_it_is(
+    bots: Path, command: str, tmp_path: Path
+) -> None:
+    """Issue 44.5: `arena standings sprt.sqlite` said "not an arena league store"."""
+    from arena.sprt._store import SprtStore
+
+    SprtStore.open(bots / "sprt.sqlite").close()
+    args = [
+        command,
+        "sprt.sqlite",
+        *(["-o", str(tmp_path / "site")] if command == "report" else []),
+    ]
+    code, _, err = run_cli(*args)
+    assert code == 2
+    assert "sprt.sqlite is the store of an SPRT test (arena sprt), not of a league" in err
+    assert "run again with --store pointing at it prints its result" in err
