@@ -39,16 +39,17 @@ class _Signalled(Exception):
 
 
 def _signals() -> list[int]:
-    """SIGTERM, and SIGINT and SIGHUP unless this process was started with them
-    ignored (a background job, nohup). Ctrl-C too is taken as a signal here, not left
+    """SIGTERM, SIGINT, and SIGHUP unless this process was started with it ignored
+    (nohup). SIGINT stops a run whoever started arena: a script's background job
+    starts with it ignored, and then a SIGINT to its process group stopped the worker
+    processes (which take it) but not arena, which failed with "a worker process died"
+    (issue 44). Ctrl-C too is taken as a signal here, not left
     to trio's KeyboardInterrupt: that is raised wherever the code is not protected,
     trio's own `start_soon` among it, where it left a child task in its nursery but
     never scheduled, and the nursery waited for it for ever (`arena match` hung at
     Ctrl-C, about once in 100-300 stops under load)."""
-    return [
-        signal.SIGTERM,
-        *(s for s in (signal.SIGINT, signal.SIGHUP) if signal.getsignal(s) != signal.SIG_IGN),
-    ]
+    hangup = [] if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else [signal.SIGHUP]
+    return [signal.SIGTERM, signal.SIGINT, *hangup]
 
 
 async def _until_signalled(run: Callable[[], Awaitable[T]]) -> T:

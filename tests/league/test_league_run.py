@@ -1753,3 +1753,29 @@ def test_strict_refuses_to_play_when_a_submission_is_left_out(tmp_path: Path) ->
     code, _, err = run_cli("league", str(path), "--strict")
     assert code == 0, err
     assert len(results(tmp_path / "league.sqlite")) == 4
+
+
+def test_sigint_stops_a_league_started_with_it_ignored(tmp_path: Path) -> None:
+    """Issue 44.5: started from a script as `setsid arena league ... &` (SIGINT ignored),
+    a SIGINT to the group stopped the worker processes and arena failed with "a worker
+    process died while playing g000479", exit 2. It stops cleanly, as Ctrl-C does."""
+    for name in ("ann", "bob", "cat"):
+        make_bot(tmp_path, name, "unhurried")
+    path = league_file(tmp_path, games_per_table=30, table_size=3)
+
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "league", str(path), "--progress", "quiet",
+         "--sandbox", "none"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=ignore_sigint,
+    )  # fmt: skip
+    _wait_for_games(tmp_path / "league.sqlite", 1, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"worker process died" not in err
+    assert b"run the same command to resume" in err
+    assert [p for p in pids(tmp_path / "pids") if alive(p)] == []

@@ -57,18 +57,22 @@ def test_ctrl_c_stops_a_run_at_a_checkpoint_not_wherever_the_code_is() -> None:
     assert caught == []
 
 
-def test_ctrl_c_ignored_at_the_start_stays_ignored() -> None:
-    """A job that a script put in the background starts with SIGINT ignored: taking
-    it for a stop would end what the user meant to leave running."""
+def test_ctrl_c_stops_a_run_started_with_it_ignored() -> None:
+    """A job that a script put in the background starts with SIGINT ignored. It was
+    kept ignored, but the worker processes took it: a SIGINT to the job's group
+    stopped them and arena failed ("a worker process died while playing ..."). SIGINT
+    now stops a run the same way whoever started it (issue 44.5)."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
 
         async def run() -> str:
             signal.raise_signal(signal.SIGINT)
-            await trio.sleep(0.05)
+            await trio.sleep(5)
             return "played on"
 
-        assert run_stoppable(run, lambda: "") == "played on"
+        with pytest.raises(SystemExit) as stopped:
+            run_stoppable(run, lambda: "")
+        assert stopped.value.code == 130
     finally:
         signal.signal(signal.SIGINT, previous)
 
