@@ -558,16 +558,40 @@ def build(
     if log_path is not None:
         _log_build(log_path, log_kb, command, code, data)
     if code is None:
-        raise BuildError(f"{spec.name}: build did not finish in {timeout:g} s")
+        hint = _no_network_hint(output) if sandbox == "bwrap" and not network else ""
+        raise BuildError(f"{spec.name}: build did not finish in {timeout:g} s{hint}")
     if code != 0:
         tail = "\n".join(output.strip().splitlines()[-5:])
-        raise BuildError(f"{spec.name}: build exited with status {code}: {tail}")
+        hint = _no_network_hint(output) if sandbox == "bwrap" and not network else ""
+        where = f" (the whole output: {log_path})" if log_path is not None else ""
+        raise BuildError(f"{spec.name}: build exited with status {code}{where}: {tail}{hint}")
     try:
         check_tree(spec.name, spec.folder)  # what the build made, build outputs included
     except ManifestError as err:
         raise BuildError(f"{err} (after its build)") from None
     _remember_build(spec, sandbox, network)
     return output
+
+
+_NO_NETWORK = re.compile(
+    r"EAI_AGAIN|ENOTFOUND|ENETUNREACH|Temporary failure in name resolution|"
+    r"Could not resolve host|Name or service not known|Network is unreachable|"
+    r"network is unreachable|dial tcp|no such host|failed to download|"
+    r"Could not transfer artifact|UnknownHostException|spurious network error"
+)
+"""What a toolchain says when it cannot reach the network (npm, pip, cargo, go, maven)."""
+
+
+def _no_network_hint(output: str) -> str:
+    """For a sandboxed build that failed trying to reach the network, what to do."""
+    if not _NO_NETWORK.search(output):
+        return ""
+    return (
+        "\n(a sandboxed build has no network: vendor its dependencies into the bot's folder"
+        " before handing it in, as the kits' fetch.sh do, or let builds use the network with"
+        " --build-network. Paths the build printed under its HOME or TMPDIR, such as npm's"
+        " log, are gone: its whole output is in the bot's log, see --log-dir; SPEC §14.3)"
+    )
 
 
 class BuildStop:

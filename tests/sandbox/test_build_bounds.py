@@ -70,3 +70,27 @@ def test_a_build_past_its_memory_is_killed(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="status 137"):  # SIGKILL, from the kernel
         build(load_manifest(folder), sandbox="bwrap", timeout=60, memory_mb=64)
     build(load_manifest(folder), sandbox="bwrap", timeout=60)  # within 2 GiB: built
+
+
+@needs_bwrap
+def test_a_build_that_fails_reaching_the_network_is_told_why(tmp_path: Path) -> None:
+    """Issue 44.3: `npm ci` failed after 82 s with npm's EAI_AGAIN and no word that
+    builds have no network; the npm log it named was in a folder already gone."""
+    os.chmod(tmp_path, 0o755)
+    fetch = (
+        f"{sys.executable} -c 'import urllib.request as u;"
+        ' u.urlopen(\\"http://pypi.org\\", timeout=5)\''
+    )
+    folder = bot_folder(tmp_path, "fetcher", fetch)
+    with pytest.raises(BuildError) as err:
+        build(load_manifest(folder), sandbox="bwrap", timeout=60, log_path=tmp_path / "fetcher.log")
+    message = str(err.value)
+    assert "build exited with status 1" in message
+    assert f"(the whole output: {tmp_path / 'fetcher.log'})" in message
+    assert "a sandboxed build has no network" in message
+    assert "--build-network" in message
+    assert "fetch.sh" in message
+    folder = bot_folder(tmp_path, "plain", "false")  # no network word: no hint
+    with pytest.raises(BuildError) as err:
+        build(load_manifest(folder), sandbox="bwrap", timeout=60)
+    assert "no network" not in str(err.value)
