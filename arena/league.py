@@ -1173,7 +1173,7 @@ class _Book:
             where = (
                 f"its stderr is in {logs / (name + '.log')}"
                 if logs is not None
-                else "run again with --log-dir DIR to keep its stderr"
+                else "run again without --no-logs to keep its stderr"
             )
             self.progress.message(
                 f"{name} is disqualified after {streak} faults in a row"

@@ -78,7 +78,13 @@ def test_a_replay_cut_in_a_string_says_where(tmp_path: Path) -> None:
 def test_a_bot_that_faults_every_game_points_at_its_log(tmp_path: Path) -> None:
     good, bad = bot(tmp_path, "good"), bot(tmp_path, "bad", "crash_at_start")
     result = invoke("match", good, bad, "-n", "2", "--sandbox", "none")
-    assert "bad faulted in every game (run again with --log-dir DIR" in result.output
+    assert "bad faulted in every game (its stderr is in " in result.output  # (issue 44.2)
+    log = result.output.split("its stderr is in ", 1)[1].split(")", 1)[0]
+    assert Path(log).name == "bad.log"
+    assert Path(log).exists()
+    assert f"the bots' logs: {Path(log).parent}" in result.output
+    nothing = invoke("match", good, bad, "-n", "2", "--sandbox", "none", "--no-logs")
+    assert "bad faulted in every game (run again without --no-logs" in nothing.output
     logs = tmp_path / "logs"
     result = invoke("match", good, bad, "-n", "2", "--sandbox", "none", "--log-dir", logs)
     assert f"bad faulted in every game (its stderr is in {logs / 'bad.log'})" in result.output

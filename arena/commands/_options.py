@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -213,12 +214,35 @@ _RUN_OPTIONS = [
         "--log-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Folder for the bots' stderr logs (and their builds' output). A log that"
-        " cannot be written there (a full disk) stops the command with an error, charging"
-        " no bot; a league resumes where it stopped.",
+        help="Folder for the bots' stderr logs (and their builds' output), one NAME.log a"
+        " bot, capped. A log that cannot be written there (a full disk) stops the command"
+        " with an error, charging no bot; a league resumes where it stopped. [default:"
+        " beside the store, STORE-logs (league-logs, sprt-logs); for a match, a new folder"
+        " under $TMPDIR, named at its end]",
+    ),
+    click.option(
+        "--no-logs",
+        is_flag=True,
+        default=None,
+        help="Keep no log of the bots' stderr (a fault then cannot show what the bot said).",
     ),
     sandbox_option,
 ]
+
+
+def log_folder(opts: dict[str, Any], beside: Path | None) -> Path | None:
+    """Where the bots' logs go: `--log-dir`, else none with `--no-logs`, else a folder
+    beside the store `beside` (league.sqlite: league-logs), or without one (a match) a
+    new folder under $TMPDIR."""
+    if opts.get("log_dir") is not None:
+        if opts.get("no_logs"):
+            raise ConfigError("--log-dir and --no-logs: give one of them")
+        return Path(opts["log_dir"])
+    if opts.get("no_logs"):
+        return None
+    if beside is None:  # a match keeps no store: a folder of its own under $TMPDIR
+        return Path(tempfile.mkdtemp(prefix="arena-match-logs-"))
+    return beside.with_name(f"{beside.stem}-logs")
 
 
 class _Seconds(click.FloatRange):

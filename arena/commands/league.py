@@ -14,6 +14,7 @@ from arena.commands._options import (
     build_limits,
     check_file_values,
     game_options,
+    log_folder,
     pin_cpus_option,
     run_options,
     size,
@@ -68,18 +69,24 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
     _check_concurrency(file, league, opts)
     if opts.get("fresh_process") is not None:
         league["fresh_process"] = opts["fresh_process"]
-    if opts.get("log_dir") is not None:
-        league["log_dir"] = opts["log_dir"]
+    if opts.get("log_dir") is not None or opts.get("no_logs"):
+        league["log_dir"] = log_folder(opts, None)
     if opts.get("max_frame") is not None:
         league["max_frame"] = opts["max_frame"]
     if "bots" not in league:
         raise ConfigError("no bots folder: give a league file or --bots DIR")
     if "store" not in league:
         league["store"] = Path("league.sqlite")  # in the current folder
+    if "log_dir" not in league and league.get("cluster") is None:
+        # The bots' logs by default, beside the store (on a cluster a log folder is a
+        # path on every worker: only where given).
+        league["log_dir"] = log_folder({}, Path(league["store"]))
     table_size = league.get("table_size", 4)
     if league.get("max_tables", 1) is not None and league.get("max_tables", 1) <= 0:
         league["max_tables"] = None
-    extra: dict[str, Any] = {k: Path(v) if k == "log_dir" else v for k, v in league.items()}
+    extra: dict[str, Any] = {
+        k: Path(v) if k == "log_dir" and v is not None else v for k, v in league.items()
+    }
     try:
         return LeagueConfig(
             bots=Path(league.pop("bots")),
@@ -251,8 +258,11 @@ def league(
         from arena.cluster._address import probe
 
         probe(config.cluster)
-    check_log_dir(config.log_dir)
+    beside = config.log_dir is not None and config.log_dir == log_folder({}, config.store)
+    if not beside:  # (the default, beside the store, is checked once the store opens)
+        check_log_dir(config.log_dir)
     with Store.open(config.store) as store:
+        check_log_dir(config.log_dir)
         progress = make_progress(mode, every, store, watch)
         _play(config, store, progress)
         store.check_in_place()  # a store removed after its last game: not "all well"

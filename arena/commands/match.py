@@ -26,6 +26,7 @@ from arena.commands._options import (
     build_wrap,
     check_sandboxed,
     game_options,
+    log_folder,
     run_options,
     sandbox_mode,
 )
@@ -96,6 +97,8 @@ def match(
     if not 2 <= len(bots) <= 6:
         raise ConfigError(f"a game seats 2 to 6 bots, not {len(bots)}")
     specs = unique_names([load_bot(b) for b in bots])
+    given = opts.get("log_dir") is not None
+    opts["log_dir"] = log_folder(opts, None)  # a new folder under $TMPDIR by default
     check_out_of_reach(specs, [("the log folder", opts["log_dir"]), ("the replay folder", replays)])
     check_log_dir(opts["log_dir"])
     check_log_dir(replays, "replay folder")
@@ -157,6 +160,8 @@ def match(
     results, started = run_stoppable(play, stopped, resumable=False)
     rows = summarize([s.name for s in specs], results)
     _point_at_logs(rows, opts["log_dir"])
+    if not quiet and not given and opts["log_dir"] is not None:
+        click.echo(printable(f"the bots' logs: {opts['log_dir']}"), err=True)
     if as_json:
         _print_json(config, seed, rows, started, results)
         return
@@ -228,7 +233,7 @@ def _point_at_logs(rows: list[BotSummary], log_dir: Path | None) -> None:
             where = (
                 f"its stderr is in {log_dir / (bot.name + '.log')}"
                 if log_dir is not None
-                else "run again with --log-dir DIR to keep its stderr"
+                else "run again without --no-logs to keep its stderr"
             )
             click.echo(f"{bot.name} faulted in every game ({where})", err=True)
 

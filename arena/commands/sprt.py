@@ -17,6 +17,7 @@ from arena.commands._options import (
     build_config,
     build_limits,
     game_options,
+    log_folder,
     pin_cpus_option,
     run_options,
     sandbox_mode,
@@ -192,15 +193,18 @@ def sprt(
         concurrency=concurrency if concurrency is not None else _cores(),
         fresh_process=bool(opts.get("fresh_process")),
         pin_cpus=bool(opts.get("pin_cpus")),
-        log_dir=opts.get("log_dir"),
+        log_dir=log_folder(opts, store),
         sandbox=sandbox,
         **_extra(opts),
     )
     from arena.sprt import render
 
     check_out_of_reach(specs, [("the store", config.store), ("the log folder", config.log_dir)])
-    check_log_dir(config.log_dir)
+    beside = config.log_dir is not None and config.log_dir == log_folder({}, config.store)
+    if not beside:  # (the default, beside the store, is checked once the store opens)
+        check_log_dir(config.log_dir)
     with SprtStore.open(config.store) as db:
+        check_log_dir(config.log_dir)
         if not field and not trusted:  # (after the store's errors, which stop the test)
             click.echo(
                 "warning: a direct test (no --field): NEW plays both sides of every deal, so"

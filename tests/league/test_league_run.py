@@ -156,7 +156,10 @@ def test_a_bot_with_too_many_faults_in_a_row_is_disqualified(tmp_path: Path) -> 
     assert code == 0, err
     assert "crasher is disqualified after 2 faults in a row (the last: crash: " in err
     # Said so, its author would not know what went wrong, nor where to read why.
-    assert "its remaining games are forfeits (run again with --log-dir DIR to keep its" in err
+    # (Issue 44.2: the logs are kept by default, beside the store.)
+    log = tmp_path / "league-logs" / "crasher.log"
+    assert f"its remaining games are forfeits (its stderr is in {log}" in err
+    assert log.exists()
     games = results(tmp_path / "league.sqlite")
     crasher = [seats for seats in games.values() if any(b == "crasher" for b, _, _ in seats)]
     causes = [c for seats in crasher for b, _, c in seats if b == "crasher"]
@@ -1450,7 +1453,9 @@ def test_text_a_bot_chose_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     assert result.exit_code == 0, err
     assert not set("\x1b\x07\r") & set(err)
     shown = "\\x1b]0;pwned\\x07\\x1b[2J\\x0dok"
-    assert f"left out: noisy: build exited with status 1: {shown[:-6]}" in err
+    log = tmp_path / "league-logs" / "noisy.log"  # (issue 44.3: where its whole output is)
+    assert f"left out: noisy: build exited with status 1 (the whole output: {log}):" in err
+    assert f"): {shown[:-6]}" in err
     assert f"left out: fifo: {shown}pipe is a special file" in err
     assert "unknown key(s): \\x1b]0;pwned\\x07" in err
     players = {b for seats in results(tmp_path / "league.sqlite").values() for b, _, _ in seats}
