@@ -17,9 +17,9 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from arena import __version__
+from arena._text import printable
 from arena.commands import COMMANDS
 from arena.commands._ended import output_lost, stop
-from arena.commands._terminal import printable
 from arena.errors import ArenaError
 
 E = TypeVar("E", bound=BaseException)

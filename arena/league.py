@@ -53,6 +53,7 @@ from arena.bots import (
     MANIFEST,
     MAX_DEPTH,
     BotSpec,
+    BuildSettings,
     Limits,
     build,
     build_is_cached,
@@ -351,32 +352,11 @@ class BuildsBots(GameRunner, Protocol):
     """A game runner that builds the bots where it plays them (`arena.cluster`)."""
 
     async def build_bots(
-        self, specs: list[BotSpec], config: LeagueConfig
+        self, specs: list[BotSpec], config: BuildSettings
     ) -> Callable[[BotSpec], None]:
         """Build `specs` there; returns a check that raises BotError for a bot whose
         build failed."""
         ...
-
-
-class BuildSettings(Protocol):
-    """What building a bot needs to know (a league's or an SPRT's settings)."""
-
-    @property
-    def sandbox(self) -> str: ...
-    @property
-    def build_network(self) -> bool: ...
-    @property
-    def build_disk_mb(self) -> int: ...
-    @property
-    def build_memory_mb(self) -> int: ...
-    @property
-    def rebuild(self) -> bool: ...
-    @property
-    def build_timeout(self) -> float: ...
-    @property
-    def log_dir(self) -> Path | None: ...
-    @property
-    def limits(self) -> Limits: ...
 
 
 def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str], None]) -> None:
@@ -538,24 +518,12 @@ async def run_league(
     """Play every game of the league not yet in the store; record each as it finishes.
 
     `runner` plays the games (`arena.runners`); by default the games run here at a
-    concurrency of 1 and in that many worker processes above it, or with `cluster` as
-    tasks on a Dask cluster (`arena.cluster`).
+    concurrency of 1 and in that many worker processes above it. A league on a Dask
+    cluster is given its `arena.cluster.DaskRunner` by the command that opens it.
     """
-    if config.pin_cpus and runner is None and (config.cluster or config.concurrency <= 1):
+    if config.pin_cpus and (config.cluster or config.concurrency <= 1):
         where = "on a cluster" if config.cluster else "at a concurrency of 1"
         progress.message(f"--pin-cpus pins nothing {where} (it pins local worker processes)")
-    if runner is None and config.cluster is not None:
-        from arena.cluster import DaskRunner
-
-        async with DaskRunner.open(
-            config.cluster, concurrency=config.concurrency or None, say=progress.message
-        ) as cluster:  # each worker process there plays one game at a time
-            config = dataclasses.replace(
-                config,
-                concurrency=cluster.concurrency,
-                max_processes=config.max_processes or 8 * config.table_size,
-            )
-            return await run_league(config, store, progress, cluster)
     started = time.monotonic()
     if store.games_count():  # a resume: refuse a damaged store before playing on
         store.verify()

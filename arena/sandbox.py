@@ -41,13 +41,11 @@ whatever is left (a child that left the group too) when bwrap goes.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import resource
 import secrets
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -55,7 +53,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import protocol
-from arena._memgroups import cpu_groups_root, groups_root, joined, new_group, release_group
+from arena._memgroups import cpu_groups_root, groups_root
 from arena._seccomp import (
     allowlist_program,
     chained,
@@ -107,7 +105,7 @@ _ETC_NETWORK = ("resolv.conf", "hosts", "nsswitch.conf", "ssl", "ca-certificates
 """What of /etc a build with network access needs: name resolution and TLS roots."""
 
 
-def _is_root() -> bool:
+def is_root() -> bool:
     return os.geteuid() == 0
 
 
@@ -305,7 +303,7 @@ def bwrap_wrap(
         raise ConfigError(f"the sandbox's temporary folder needs at least 1 MiB, not {tmp_mb}")
     runtime, visible = _runtime_args(network=network)
     shared = _outermost([*runtime_paths(), *extra_ro, *(toolchain_paths() if build else [])])
-    root = _is_root()
+    root = is_root()
     # Under /usr, which every sandbox sees (a /bin outside /usr it may not).
     prlimit = None if build else shutil.which("prlimit", path="/usr/bin:/usr/sbin")
 
@@ -466,7 +464,7 @@ def bwrap_problem() -> str | None:
     """
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
-    if _is_root() and shutil.which("setpriv", path=_SYSTEM_PATH) is None:
+    if is_root() and shutil.which("setpriv", path=_SYSTEM_PATH) is None:
         return "setpriv (util-linux) is needed to run bots as another user"
     true = shutil.which("true") or "/bin/true"
     with tempfile.TemporaryDirectory(prefix="arena-bwrap-check-") as tmp:
@@ -525,122 +523,3 @@ def resolve_sandbox(requested: str | None) -> tuple[str, str | None]:
         f"warning: bots run WITHOUT a sandbox ({problem}); they can read and write"
         " whatever arena can. Install bubblewrap or pass --sandbox none to silence this."
     )
-
-
-BUILD_TMP_MB = 512
-"""Size of a sandboxed build's private temporary folder, in MiB."""
-
-BUILD_LIMITS = ((resource.RLIMIT_NPROC, 1024), (resource.RLIMIT_FSIZE, 1 << 30))
-"""A build's resource limits: processes of its user (compilers run many), largest file;
-its time is bounded by the build timeout."""
-
-
-def sandboxed_build(
-    command: list[str],
-    folder: Path,
-    *,
-    network: bool,
-    timeout: float,
-    disk_mb: int | None = None,
-    memory_mb: int = 2048,
-) -> tuple[int | None, bytes]:
-    """Run a bot's build command under bubblewrap; (exit status or None on timeout, output).
-
-    The build sees what the bot will see, its folder writable and the toolchains
-    read-only (`bwrap_wrap(build=True)`), and no network unless `network`. Run by root,
-    it runs as a uid of its own: the folder is handed to that uid for the build and
-    given back to its owner afterwards (links are never followed), so a build can
-    read nothing of the host that the bot could not, /etc/shadow and other bots
-    included. With `disk_mb`, a build that adds more than that to its folder is killed
-    (BuildError). Its processes together may touch `memory_mb` MiB where arena can make
-    memory groups (as root on cgroup v1: `arena._memgroups`); past it the kernel kills
-    one of them. Elsewhere a build has its per-process limits alone.
-    """
-    from arena.bots._manifest import run_build
-
-    wrap = bwrap_wrap(tmp_mb=BUILD_TMP_MB, build=True, network=network)
-    owner = folder.stat()
-    uid = UID_BASE + secrets.randbelow(UID_SPAN) if _is_root() else None
-    own_copies(folder)
-    group = None
-    if (memory := groups_root()) is not None:
-        with contextlib.suppress(OSError):  # (the machine's groups changed: limits alone)
-            group = new_group(memory, memory_mb * 1024 * 1024)
-    with tempfile.TemporaryDirectory(prefix="arena-build-") as home:
-        try:
-            if uid is not None:
-                _chown_tree(folder, uid, uid)
-            wrapped = wrap(command, Path(home), folder)
-            if group is not None:  # every process of the build is born in its group
-                wrapped = joined(wrapped, group)
-            env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", **build_env()}
-            env |= {"HOME": home, "TMPDIR": home}
-
-            deny_userns = getattr(wrap, "preexec", None)
-
-            def limits() -> None:
-                for which, value in BUILD_LIMITS:
-                    resource.setrlimit(which, (value, value))
-                if deny_userns is not None:
-                    deny_userns()
-
-            # Its HOME and TMPDIR are the sandbox's /tmp, in memory and bounded: only the
-            # folder is on the disk.
-            disk = ([folder], disk_mb) if disk_mb is not None else None
-            return run_build(
-                wrapped, folder, timeout=timeout, env=env, preexec_fn=limits, disk=disk
-            )
-        finally:
-            if group is not None:
-                release_group(group)
-            if uid is not None:
-                _chown_tree(folder, owner.st_uid, owner.st_gid)
-
-
-def own_copies(folder: Path) -> None:
-    """Give every file of `folder` with another hard link a copy of its own, before a
-    build may write it: a submission whose files share their inodes with another's (an
-    organiser who de-duplicates with `cp -al` or rdfind) let one bot's build rewrite
-    the other's files (its uid owns the shared inode once the folder is handed to it).
-    Raises ManifestError if a copy cannot be made."""
-    stack = [str(folder)]
-    while stack:
-        top = stack.pop()
-        with os.scandir(top) as entries:
-            for entry in entries:
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISDIR(info.st_mode):
-                    stack.append(entry.path)
-                elif stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-                    copy = f"{entry.path}.arena-copy"
-                    try:
-                        shutil.copy2(entry.path, copy, follow_symlinks=False)
-                        os.replace(copy, entry.path)
-                    except OSError as err:
-                        with contextlib.suppress(OSError):
-                            os.unlink(copy)
-                        raise ManifestError(
-                            f"{entry.path} is a hard link shared with another file, and"
-                            f" arena could not give the build a copy of its own: {err.strerror}"
-                        ) from None
-
-
-def _chown_tree(folder: Path, uid: int, gid: int) -> None:
-    """Give `folder` and everything in it to uid:gid, never following a link: GNU
-    chown, whose walk takes a tree of any depth (Python's recursed once per level, and a
-    build could nest its folder past that), in a session of its own (the terminal's
-    Ctrl-C would cut the hand-back short). Raises OSError if it fails."""
-    done = subprocess.run(
-        ["chown", "-R", "-P", "-h", f"{uid}:{gid}", "--", str(folder)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        check=False,
-        start_new_session=True,
-    )
-    if done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines()
-        status = done.returncode
-        ended = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
-        why = lines[-1] if lines else f"chown {ended}"
-        raise OSError(f"cannot give {folder} to {uid}:{gid}: {why}")

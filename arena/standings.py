@@ -36,7 +36,7 @@ import numpy as np
 import tabulate as _tabulate
 
 from arena._gc import paused_collector
-from arena.commands._terminal import printable_json, printable_name
+from arena._text import printable_json, printable_name
 from arena.errors import InputError, clipped, shown
 from arena.ratings import (
     DEFAULT_K_FACTOR,

@@ -83,3 +83,86 @@ def test_the_python_bot_helper_imports_little() -> None:
     modules = imported_after("protocol.bot")
     assert not modules & {"dataclasses", "inspect", "ast", "trio", "arena", "asyncio"}
     assert not modules & {"typing", "re", "threading", "contextlib"}
+
+
+# Issue 43.2: every import of arena's own modules (at the top of a module or inside a
+# function alike) points down this list of floors, or stays in its own package.
+FLOORS = [
+    ["protocol", "arena", "arena.errors", "arena._text", "arena._gc", "arena._memgroups",
+     "arena._syscalls"],
+    ["arena.rules", "arena.seeds", "arena.ratings", "arena._seccomp"],
+    ["arena.records", "arena.schedule", "arena.sandbox"],
+    ["arena.bots"],
+    ["arena.referee"],
+    ["arena.replay", "arena.checker", "arena.messages", "arena.store"],
+    ["arena.standings", "arena.runners", "arena.worker"],
+    ["arena.export", "arena.match", "arena.report", "arena.league", "arena.cluster"],
+    ["arena.sprt"],
+    ["arena.commands"],
+    ["arena.cli"],
+    ["arena._entry"],
+    ["arena.__main__"],
+]  # fmt: skip
+FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
+
+
+def _unit(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] == "protocol":
+        return "protocol"
+    if parts[0] != "arena":
+        return None
+    return "arena" if len(parts) == 1 else f"arena.{parts[1]}"
+
+
+def _imports() -> list[tuple[str, str, str]]:
+    """(importing unit, imported unit, where) for every import of arena's modules."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted((root / "arena").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - max(0, node.level - 1)]
+                prefix = ".".join(base) if node.level else ""
+                name = node.module or ""
+                source = f"{prefix}.{name}".strip(".") if node.level else name
+                # `from arena import _syscalls` imports the module arena._syscalls.
+                folder = root.joinpath(*source.split("."))
+                targets = [
+                    f"{source}.{alias.name}"
+                    if (folder / f"{alias.name}.py").exists() or (folder / alias.name).is_dir()
+                    else source
+                    for alias in node.names
+                ]
+            else:
+                continue
+            for target in targets:
+                here, there = _unit(module), _unit(target)
+                if here and there and here != there:
+                    found.append((here, there, f"{module}:{node.lineno}"))
+    return found
+
+
+def test_every_unit_of_arena_is_on_a_floor() -> None:
+    units = {unit for here, there, _ in _imports() for unit in (here, there)}
+    assert units - set(FLOOR) == set()
+
+
+def test_no_import_points_upward_or_sideways() -> None:
+    """Upward imports (standings and the report importing the command line's text
+    helpers, the sandbox importing the builds, the league opening the cluster) made
+    cycles; an import to a unit on the same floor is refused too, so none can return."""
+    wrong = [
+        f"{where}: {here} (floor {FLOOR[here]}) imports {there} (floor {FLOOR[there]})"
+        for here, there, where in _imports()
+        if FLOOR[there] >= FLOOR[here]
+    ]
+    assert wrong == []

@@ -29,6 +29,7 @@ from arena.bots._manifest import (
     walk_tree,
 )
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
+from arena.bots._settings import BuildSettings
 
 __all__ = [
     "BUILD_DISK_MB",
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_SUBMISSION_MB",
     "BotProcess",
     "BotSpec",
+    "BuildSettings",
     "BuildStop",
     "BuildsStopped",
     "Limits",

@@ -537,7 +537,7 @@ def build(
     command = resolve_command(spec.build, spec.folder)
     try:
         if sandbox == "bwrap":
-            from arena.sandbox import sandboxed_build
+            from arena.bots._sandboxed import sandboxed_build
 
             code, data = sandboxed_build(
                 command,

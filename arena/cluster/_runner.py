@@ -45,7 +45,7 @@ from arena.messages import FromWorker, Play, Played, Reader, Setup, encode
 if TYPE_CHECKING:
     from distributed import Client, Future
 
-    from arena.league import LeagueConfig
+    from arena.bots import BuildSettings as Building
     from arena.runners import Player
 
 WAIT_FOR_WORKERS = 60.0
@@ -140,7 +140,7 @@ class DaskRunner:
     # ------------------------------------------------------------------ bots
 
     async def build_bots(
-        self, specs: Sequence[BotSpec], config: LeagueConfig
+        self, specs: Sequence[BotSpec], config: Building
     ) -> Callable[[BotSpec], None]:
         """Ship every submission to the cluster (packed once, keyed by its digest) and
         build it on every worker. Returns the check `arena.league.prepare` makes of each

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.commands._terminal import printable
+from arena._text import printable
 from arena.league import LeagueReport, Progress, eta
 
 if TYPE_CHECKING:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from arena._text import printable
 from arena.bots import (
     BotSpec,
     check_log_dir,
@@ -30,7 +31,6 @@ from arena.commands._options import (
     tc_option,
 )
 from arena.commands._stopping import run_stoppable
-from arena.commands._terminal import printable
 
 BARE_COMMAND_NOTE = """\
 note: in the sandbox a bare command line sees only the files its words name: a bot

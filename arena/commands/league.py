@@ -275,9 +275,26 @@ def league(
 def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:
     """Run the league; stopped (Ctrl-C, SIGTERM, a hang-up: `run_stoppable`), say what
     is stored."""
+    import dataclasses
+
     from arena.league import run_league
 
+    async def run() -> LeagueReport:
+        if config.cluster is None:
+            return await run_league(config, store, progress)
+        from arena.cluster import DaskRunner  # the runner, chosen here at the edge
+
+        async with DaskRunner.open(
+            config.cluster, concurrency=config.concurrency or None, say=progress.message
+        ) as cluster:  # each worker process there plays one game at a time
+            settled = dataclasses.replace(
+                config,
+                concurrency=cluster.concurrency,
+                max_processes=config.max_processes or 8 * config.table_size,
+            )
+            return await run_league(settled, store, progress, cluster)
+
     return run_stoppable(
-        lambda: run_league(config, store, progress),
+        run,
         lambda: f": {len(store.done_game_ids())} games are stored in {config.store}",
     )

@@ -10,6 +10,7 @@ import click
 import tabulate
 
 import protocol
+from arena._text import printable
 from arena.bots import (
     check_log_dir,
     check_out_of_reach,
@@ -31,7 +32,6 @@ from arena.commands._options import (
     sandbox_mode,
 )
 from arena.commands._stopping import run_stoppable
-from arena.commands._terminal import printable
 from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError, InputError
 from arena.match import (

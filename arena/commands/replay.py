@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from arena.commands._terminal import printable
+from arena._text import printable
 from arena.errors import InputError
 from arena.replay import read_replay, readable, render
 

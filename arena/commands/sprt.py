@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena._text import printable
 from arena.commands._options import (
     build_clocks,
     build_config,
@@ -23,7 +24,6 @@ from arena.commands._options import (
     sandbox_mode,
 )
 from arena.commands._stopping import run_stoppable
-from arena.commands._terminal import printable
 from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError
 from arena.sprt import SprtProgress

@@ -176,7 +176,7 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
     async def refused(request: Request, exc: Exception) -> Response:
         """A store that cannot be read (a damaged one, or anyone's): the reason, as
         text, and on the terminal (escaped), instead of a bare 500."""
-        from arena.commands._terminal import printable
+        from arena._text import printable
 
         message = str(exc)
         click.echo(f"arena serve: {printable(message)}", err=True)

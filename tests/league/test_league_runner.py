@@ -115,7 +115,7 @@ async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
         (
             "message",
             "d is disqualified after 2 faults in a row (the last: crash: scripted); its"
-            " remaining games are forfeits (run again with --log-dir DIR to keep its stderr)",
+            " remaining games are forfeits (run again without --no-logs to keep its stderr)",
         )
     ]
     done = [e[1][2] for e in heard.events if e[0] == "game"]  # type: ignore[index]

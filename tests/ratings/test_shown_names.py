@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from arena._text import printable, printable_json, printable_name
 from arena.cli import main
-from arena.commands._terminal import printable, printable_json, printable_name
 from arena.standings import (
     GameRecord,
     SeatRecord,

@@ -85,7 +85,7 @@ def test_a_build_run_by_an_ordinary_user_sees_nothing_of_their_home(tmp_path: Pa
     assert python is not None
     run = (
         "from pathlib import Path\n"
-        "from arena.sandbox import sandboxed_build, toolchain_paths\n"
+        "from arena.bots._sandboxed import sandboxed_build\n"
         f"print(sandboxed_build([{python!r}, 'probe.py'], Path({str(bot)!r}),"
         " network=False, timeout=60))\n"
     )

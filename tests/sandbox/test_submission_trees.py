@@ -360,7 +360,7 @@ def test_ctrl_c_does_not_cut_the_hand_back_of_a_folder_short(tmp_path: Path) -> 
         "import os, signal, sys, threading, time\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from pathlib import Path\n"
-        "from arena.sandbox import _chown_tree\n"
+        "from arena.bots._sandboxed import _chown_tree\n"
         "os.setpgid(0, 0)\n"
         "signal.signal(signal.SIGINT, lambda *a: None)\n"
         f"t = threading.Thread(target=_chown_tree, args=(Path({str(tree)!r}), 0, 0))\n"
