@@ -37,7 +37,7 @@ import tabulate as _tabulate
 
 from arena._gc import paused_collector
 from arena._text import printable_json, printable_name
-from arena.errors import InputError, clipped, shown
+from arena.errors import ConfigError, InputError, clipped, shown
 from arena.ratings import (
     DEFAULT_K_FACTOR,
     DEFAULT_PRIOR,
@@ -141,6 +141,8 @@ class Standings:
     apart: tuple[tuple[str, ...], ...] = ()
     """The groups of bots that no chain of games links, largest first, when there are
     two or more (empty when every pair of bots is linked)."""
+    anchor: tuple[str, float] | None = None
+    """The bot whose Elo was fixed, and at what, if the scale was anchored."""
 
     @property
     def no_error_bars(self) -> str | None:
@@ -180,11 +182,15 @@ class Standings:
                 if self.games == 1
                 else f"all {self.games:,} finishing orders"
             )
-            lines.append(
-                f"Elo: Plackett–Luce fit of {orders}, {how}; the bots average {self.mean:g}."
+            scale = (
+                f"anchored at {self.anchor[0]} = {self.anchor[1]:g}"
+                if self.anchor is not None
+                else f"the bots average {self.mean:g}"
             )
+            lines.append(f"Elo: Plackett–Luce fit of {orders}, {how}; {scale}.")
             if self.intervals == "fisher":
-                lines.append("±: 95% interval from the Fisher information.")
+                against = f" of the difference from {self.anchor[0]}" if self.anchor else ""
+                lines.append(f"±: 95% interval{against} from the Fisher information.")
             elif self.intervals == "bootstrap":
                 unit = "duplicate groups" if self.grouped else "games"
                 used = self.bootstrap - self.bootstrap_skipped
@@ -270,6 +276,7 @@ def compute_standings(
     seed: int = 0,
     k_factor: float = DEFAULT_K_FACTOR,
     intervals: bool = True,
+    anchor: tuple[str, float] | None = None,
 ) -> Standings:
     """Rate the bots and count their results.
 
@@ -282,6 +289,11 @@ def compute_standings(
     games (whole duplicate groups where records have a ``group``). The result does
     not depend on the order of ``records``. ``method="sequential"`` is classic Elo
     with ``k_factor``, updated game by game in the order given.
+
+    With ``anchor`` (a bot's name and an Elo), the scale is shifted so that bot has that
+    Elo, as Ordo and BayesElo anchor theirs: ratings from different result sets that
+    share the anchor can be compared. Each ± is then the interval of the bot's
+    difference from the anchor (the anchor's own is 0).
 
     Raises `arena.ratings.NoEstimateError` (an `InputError`) when ``prior`` is 0 and
     the plain MLE does not exist, and ``ValueError`` for invalid arguments or
@@ -354,6 +366,21 @@ def compute_standings(
                 low[a] = elo[a] - plus_minus[a]
                 high[a] = elo[a] + plus_minus[a]
 
+    if anchor is not None:
+        fixed, value = anchor
+        if fixed not in elo:
+            known = ", ".join(sorted(elo)[:8]) + (" ..." if len(elo) > 8 else "")
+            raise ConfigError(f"the anchor {fixed!r} played no game here (the bots: {known})")
+        shift = value - elo[fixed]
+        elo = {p: e + shift for p, e in elo.items()}
+        if cov is not None:
+            k = where[fixed]
+            for p in elo:
+                i = where[p]
+                var = float(cov[i, i] + cov[k, k] - 2.0 * cov[i, k])
+                plus_minus[p] = _Z * ELO_PER_NAT * math.sqrt(max(var, 0.0))
+                low[p] = elo[p] - plus_minus[p]
+                high[p] = elo[p] + plus_minus[p]
     order = sorted(elo, key=lambda p: (-elo[p], p))
     counts = results.counts()
     apart = unlinked_groups(results.source)
@@ -403,6 +430,7 @@ def compute_standings(
         bootstrap_none=none,
         has_points=results.has_points,
         apart=apart,
+        anchor=anchor,
     )
 
 
@@ -735,6 +763,9 @@ def _as_json(standings: Standings) -> dict[str, Any]:
         "method": standings.method,
         "games": standings.games,
         "mean": standings.mean,
+        "anchor": (
+            {"bot": standings.anchor[0], "elo": standings.anchor[1]} if standings.anchor else None
+        ),
         "prior": standings.prior,
         "k_factor": standings.k_factor,
         "intervals": standings.intervals,

@@ -38,6 +38,22 @@ def _check_format(ctx: click.Context, param: click.Parameter, value: str) -> str
     return value
 
 
+def _anchor(value: str | None) -> tuple[str, float] | None:
+    """`--anchor NAME=ELO` as (name, elo)."""
+    if value is None:
+        return None
+    name, sep, number = value.rpartition("=")
+    try:
+        elo = float(number)
+    except ValueError:
+        elo = math.nan
+    if not sep or not name or not math.isfinite(elo) or abs(elo) > 1e6:
+        raise click.BadParameter(
+            f"{value!r} is not NAME=ELO (a bot's name and a finite Elo, e.g. yardstick-3=1500)"
+        )
+    return name, elo
+
+
 def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
     if not math.isfinite(value):
         raise click.BadParameter(f"{value} is not a finite number")
@@ -61,6 +77,16 @@ _RATING_OPTIONS = [
         show_default=True,
         callback=_check_finite,
         help="The Elo the bots average to.",
+    ),
+    click.option(
+        "--anchor",
+        default=None,
+        metavar="NAME=ELO",
+        callback=lambda ctx, param, value: _anchor(value),
+        help="Fix the scale at a bot: NAME gets ELO, and each ± is the interval of the"
+        " difference from NAME (as Ordo and BayesElo anchor theirs), so that ratings from"
+        " different leagues with that bot compare. The yardstick's levels make good"
+        " anchors.",
     ),
     click.option(
         "-f",
@@ -155,6 +181,8 @@ def print_standings(
                 raise click.UsageError(f"--{name} applies to the fit, not to --sequential")
     elif _given(ctx, "k_factor"):
         raise click.UsageError("--k-factor applies only with --sequential")
+    if options["anchor"] is not None and _given(ctx, "mean"):
+        raise click.UsageError("--anchor and --mean both set the scale: give one of them")
     if options["no_intervals"] and options["bootstrap"]:
         raise click.UsageError("--bootstrap and --no-intervals contradict each other")
 
@@ -167,6 +195,7 @@ def print_standings(
         seed=options["seed"],
         k_factor=options["k_factor"],
         intervals=not options["no_intervals"],
+        anchor=options["anchor"],
     )
     fmt = options["fmt"]
     if options["matrix"]:

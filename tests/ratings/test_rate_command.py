@@ -341,3 +341,26 @@ def test_why_a_bootstrap_gave_no_error_bars_is_in_the_json(
         csv.DictReader(io.StringIO(run(str(path), "--bootstrap", resamples, "-f", "csv").stdout))
     )
     assert [r["plus_minus"] == "" for r in csv_rows] == [why is not None] * 2
+
+
+def test_anchor_fixes_a_bot_and_is_refused_when_it_cannot_be(games: Path) -> None:
+    """Issue 46.4: `--anchor NAME=ELO` (arena rate and arena standings share it)."""
+    result = run(str(games), "--anchor", "bob=2000", "-f", "json")
+    assert result.exit_code == 0, result.output
+    rows = {row["bot"]: row for row in json.loads(result.stdout)["rows"]}
+    assert rows["bob"]["elo"] == pytest.approx(2000.0)
+    result = run(str(games), "--anchor", "bob=2000")
+    assert "anchored at bob = 2000" in result.stdout
+    for bad, words in [
+        ("bob", "'bob' is not NAME=ELO"),
+        ("bob=high", "'bob=high' is not NAME=ELO"),
+        ("=5", "'=5' is not NAME=ELO"),
+        ("zed=1500", "the anchor 'zed' played no game here"),
+    ]:
+        result = run(str(games), "--anchor", bad)
+        assert result.exit_code == 2, result.output
+        assert words in result.output
+        assert "Traceback" not in result.output
+    result = run(str(games), "--anchor", "bob=2000", "--mean", "1000")
+    assert result.exit_code == 2
+    assert "--anchor and --mean both set the scale" in result.output

@@ -474,3 +474,31 @@ def test_groups_apart_are_the_components_of_who_met_whom(tables: list[list[str]]
         components.append(tuple(sorted(seen)))
     expected = tuple(sorted(components, key=lambda g: (-len(g), g))) if len(components) > 1 else ()
     assert compute_standings(records).apart == expected
+
+
+def test_an_anchor_fixes_the_scale_at_a_bot() -> None:
+    """Issue 46.4: `--anchor NAME=ELO`, as Ordo and BayesElo: the anchor gets its Elo,
+    every difference stays the fit's, and each ± is that of the difference from the
+    anchor (the anchor's own is 0), from the fit's covariance."""
+    plain = compute_standings(RECORDS)
+    anchored = compute_standings(RECORDS, anchor=("bob", 2000.0))
+    elo = {row.player: row.elo for row in plain.rows}
+    fixed = {row.player: row for row in anchored.rows}
+    assert fixed["bob"].elo == pytest.approx(2000.0)
+    for player in elo:
+        assert fixed[player].elo - 2000.0 == pytest.approx(elo[player] - elo["bob"])
+    assert fixed["bob"].plus_minus == pytest.approx(0.0, abs=1e-9)
+    players = ["ann", "bob", "cid"]
+    orders = [[["ann"], ["bob"], ["cid"]], [["bob"], ["ann"], ["cid"]],
+              [["ann"], ["bob", "cid"]], [["cid"], ["ann"]]]  # fmt: skip
+    fit = fit_plackett_luce(orders, prior=1.0)
+    cov = fit.covariance
+    assert cov is not None
+    i, b = fit.players.index("ann"), fit.players.index("bob")
+    spread = math.sqrt(cov[i][i] + cov[b][b] - 2 * cov[i][b])
+    assert fixed["ann"].plus_minus == pytest.approx(1.959964 * ELO_PER_NAT * spread, rel=1e-3)
+    assert sorted(players) == sorted(fit.players)
+    assert "anchored at bob = 2000" in anchored.describe()
+    assert json.loads(render(anchored, "json"))["anchor"] == {"bot": "bob", "elo": 2000.0}
+    with pytest.raises(ValueError, match="the anchor 'zed' played no game here"):
+        compute_standings(RECORDS, anchor=("zed", 0.0))
