@@ -27,12 +27,12 @@ from arena.ratings._plackett_luce import _Design
 from arena.records import FAULT_CAUSES, GameRecord, ResultColumns, SeatRecord
 from arena.standings import (
     Method,
-    _read_places_csv,
     compute_standings,
     load_places_columns,
     read_places_columns,
     read_places_csv,
 )
+from arena.standings._places import _read_places_csv
 from arena.store import Store
 from tests.ratings.test_plackett_luce import brute_log_likelihood, numeric_gradient
 
@@ -380,7 +380,7 @@ def test_a_large_well_formed_file_takes_the_column_path(monkeypatch: pytest.Monk
     def refuse(*args: object) -> None:
         raise AssertionError("the line-by-line reader was used")
 
-    monkeypatch.setattr("arena.standings._read_places_csv", refuse)
+    monkeypatch.setattr("arena.standings._places._read_places_csv", refuse)
     columns = read_places_columns(io.StringIO(text))
     monkeypatch.undo()
     assert columns.records() == _read_places_csv(io.StringIO(text), "<input>")
