@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import arena.store as store_module
+import arena.store._league as store_module  # (where the store reads in chunks)
 from arena.errors import StoreError
 from arena.records import SeatRecord
 from arena.referee import FaultRecord, GameResult

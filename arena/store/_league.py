@@ -1,47 +1,9 @@
-"""The league store: one SQLite file (WAL), one transaction per finished game.
-
-Tables (schema version 1)::
-
-    meta     key TEXT PRIMARY KEY, value TEXT (JSON)
-             "format" = "arena-league-store" and "schema" = 1 mark an arena store
-    bots     name TEXT PRIMARY KEY, command, digest, status ('ok', 'build_failed',
-             'disqualified', ...), note
-    games    game_id TEXT PRIMARY KEY, idx (position in the schedule), seed (TEXT: a
-             64-bit unsigned seed does not fit SQLite's signed INTEGER), grp (duplicate
-             group or NULL), status 'done' | 'forfeit', started_at, finished_at (Unix
-             seconds), seconds, decisions, plays, rounds, reason, config (JSON)
-    seats    (game_id, seat) PRIMARY KEY, bot, place, points, tokens, cause (the seat's
-             elimination cause, NULL if it was never eliminated)
-    replays  game_id TEXT PRIMARY KEY, log BLOB (zlib-compressed JSON lines)
-    schedule key TEXT PRIMARY KEY (the league's settings), blob BLOB (its schedule, packed
-             by the league); made when a league first runs, so older stores lack it
-
-Durability. A game, its seats and its replay are written in one transaction, and a
-game id is stored at most once (recording it again raises `StoreError`). With the
-write-ahead log a process killed at any moment (SIGKILL included) leaves every game
-either wholly stored or not at all; ``synchronous=NORMAL`` means a power cut may lose
-the last games committed, never half of one, and a resumed league plays them again.
-A new store is made whole in a file of its own, which then takes its name
-(`make_whole`): killed while it is made, a league leaves no store or a whole one,
-never the empty file that would be refused. A store removed or replaced while it is
-open to write is found at the next game recorded (`check_in_place`), its games copied
-beside it.
-
-Errors. Every SQLite, zlib or JSON failure leaves this module as a `StoreError` that
-names the file and says what is wrong (not a store, damaged, locked, read-only,
-full), never as a traceback. Opening a file that is not an arena store changes
-nothing in it.
-
-The store is used from one thread at a time (the league's trio thread), and written by
-one process at a time: a store open to write is held (`hold_store`), and a second
-league opening it is refused.
-"""
+"""The league store's class (`Store`): its tables, its proofs, and reading and writing
+its games. See `arena.store` for the file's format and its guarantees."""
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import hmac
 import itertools
@@ -49,11 +11,9 @@ import json
 import os
 import secrets
 import sqlite3
-import tempfile
 import zlib
-from array import array
 from collections import defaultdict
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -61,17 +21,39 @@ from typing import TYPE_CHECKING, Any
 
 from arena._gc import paused_collector
 from arena.errors import StoreError, shown
-from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, ResultColumns, misplaced
+from arena.records import FAULT_CAUSES, FORFEIT, GameRecord, ResultColumns
+from arena.store._columns import (
+    _CHUNK_ROWS,
+    _INT_OR_NONE,
+    _REAL_OR_NONE,
+    _STR_OR_NONE,
+    _all_of,
+    _columns,
+    _first_column,
+    _report_first,
+    _SeatColumns,
+    _typed,
+)
+from arena.store._files import (
+    FORMAT,
+    SPRT_FORMAT,
+    _at,
+    _finished_out_of_reach,
+    _Transaction,
+    check_in_place,
+    hold_store,
+    make_whole,
+    refuse_no_file,
+    store_error,
+)
+from arena.store._replays import inflate, pack_replay, unpack_replay
 
 if TYPE_CHECKING:
     from arena.referee import GameResult
 
+
 SCHEMA_VERSION = 1
 """The version of the tables below; a store of another version is refused."""
-FORMAT = "arena-league-store"
-"""The value of the meta key "format" in every arena store."""
-SPRT_FORMAT = "arena-sprt-store"
-"""The same in every SPRT store (`arena.sprt`), here for `hold_store` to name a holder."""
 STREAKS = "fault_streaks"
 """The meta key of the bots' fault streaks, written with each game."""
 PROOF_KEY = "proof_key"
@@ -129,55 +111,6 @@ CREATE INDEX seats_bot ON seats(bot);
 """
 
 # What an SQLite error means for the person running arena, by its primary result code.
-_MEANINGS = {
-    "SQLITE_NOTADB": "not an arena league store (not an SQLite database)",
-    "SQLITE_CORRUPT": "the store is damaged",
-    "SQLITE_BUSY": "the store is locked by another process",
-    "SQLITE_LOCKED": "the store is locked",
-    "SQLITE_READONLY": "the store is read-only",
-    "SQLITE_FULL": "the disk is full",
-    "SQLITE_CANTOPEN": "cannot open the file",
-    "SQLITE_IOERR": "a read or write failed",
-    "SQLITE_PERM": "permission denied",
-}
-
-
-def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
-    """A replay log as the store keeps it: zlib-compressed JSON lines."""
-    text = "\n".join(json.dumps(r, separators=(",", ":")) for r in log)
-    return zlib.compress(text.encode(), 6)
-
-
-REPLAY_LIMIT = 64 * 2**20
-"""The most a replay may unpack to: the longest games' replays are a few MiB. A store
-can be anyone's (a league's published results), and a zlib stream of 64 KiB can hold
-a GiB of zeros."""
-
-
-def inflate(blob: bytes, limit: int = REPLAY_LIMIT) -> bytes:
-    """The bytes of a zlib stream that unpacks to at most `limit` bytes; zlib.error if
-    it is not a whole stream, ValueError if it unpacks to more."""
-    inflater = zlib.decompressobj()
-    data = inflater.decompress(blob, limit)
-    if inflater.unconsumed_tail or (not inflater.eof and inflater.decompress(b"", 1)):
-        raise ValueError(f"a replay of more than {limit // 2**20} MiB")
-    if not inflater.eof:
-        raise zlib.error("incomplete or truncated stream")
-    return data
-
-
-def unpack_replay(blob: bytes) -> list[dict[str, Any]]:
-    """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one (or
-    unpack to more than `REPLAY_LIMIT`, or nest deeper than the JSON parser recurses)."""
-    text = inflate(blob).decode()
-    # One parse for all lines (JSON escapes the newlines inside strings).
-    try:
-        records = json.loads("[" + ",".join(text.splitlines()) + "]")
-    except RecursionError:  # "[" * 100000: a store can be anyone's
-        raise ValueError("a replay whose JSON is nested too deeply") from None
-    if not isinstance(records, list):
-        raise ValueError("not a replay")
-    return records
 
 
 @dataclass(frozen=True, slots=True)
@@ -1064,462 +997,3 @@ class Store:
             if not all(isinstance(record, dict) for record in log):
                 raise ValueError("a replay record that is not a JSON object")
             return log
-
-
-def check_in_place(
-    db: sqlite3.Connection, path: Path, hold: int, close: Callable[[], None], writer: str
-) -> None:
-    """Raise `StoreError` if `path` no longer leads to the file `hold` holds, the
-    store open to write through `db`: the file was removed, or another moved in its
-    place, while the `writer` ("league", "SPRT") ran. SQLite would go on writing the
-    file it has open, which nobody can open once this process ends: every game would
-    be lost, and the run would end as if all were well.
-
-    The games so far are first copied into a file beside it, and the error says
-    where. The store's write-ahead log stays behind under the store's name (SQLite
-    keeps it when its store is gone), and would be applied to the file put there, or
-    to the next store made there, and damage it: once the copy is made, the store is
-    closed (`close`) and its log removed (its games are in the copy)."""
-    held = os.fstat(hold)
-    try:
-        now: os.stat_result | None = os.stat(path)
-    except FileNotFoundError:
-        now = None
-    except OSError:  # cannot tell (a folder that became unreadable): go on
-        return
-    if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
-        return
-    what = "was removed" if now is None else "was replaced by another file (left as it is)"
-    what += f" while this {writer} wrote it"
-    try:
-        count = db.execute("SELECT count(*) FROM games").fetchone()[0]
-        rescue = _rescue(db, path)
-    except sqlite3.Error as err:
-        raise StoreError(
-            f"{path}: the store {what}; its games could not be saved elsewhere ({err})"
-        ) from None
-    saved = f"its {count} games are saved in {rescue}"
-    side = _open_here([path.with_name(path.name + end) for end in ("-wal", "-shm")])
-    close()
-    for file in side:  # this store's own, not another's of the name
-        with contextlib.suppress(FileNotFoundError):
-            file.unlink()
-    if now is None:
-        saved += f": move that to {path} to resume"
-    raise StoreError(f"{path}: the store {what}; {saved}")
-
-
-def _rescue(db: sqlite3.Connection, path: Path) -> Path:
-    """Copy the store open through `db` into a new file named for `path` and this
-    process, and return it: beside `path`, or where its folder is gone or cannot be
-    written, in the working folder or the temporary one. A name already taken (by an
-    earlier rescue of a process of the same number) is never written over: the next
-    free one is used. Raises the last `sqlite3.Error` when no place takes the copy."""
-    base = f"{path.name}.rescued-{os.getpid()}"
-    last: sqlite3.Error | None = None
-    folders = [path.parent]
-    with contextlib.suppress(OSError):  # a working folder that is gone
-        folders.append(Path.cwd())
-    folders.append(Path(tempfile.gettempdir()))
-    for folder in dict.fromkeys(folders):
-        names = (folder / (base if n == 0 else f"{base}-{n}") for n in itertools.count())
-        rescue = next(name for name in names if not os.path.lexists(name))
-        try:
-            db.execute("VACUUM INTO ?", (str(rescue),))
-        except sqlite3.Error as err:  # this folder takes no copy: try the next
-            last = err
-            continue
-        return rescue
-    assert last is not None
-    raise last
-
-
-def _open_here(paths: Sequence[Path]) -> list[Path]:
-    """Those of `paths` that are files this process has open (by /proc/self/fd; none
-    where that cannot be read)."""
-    try:
-        descriptors = os.listdir("/proc/self/fd")
-    except OSError:
-        return []
-    held = set()
-    for fd in descriptors:
-        with contextlib.suppress(OSError, ValueError):
-            info = os.fstat(int(fd))
-            held.add((info.st_dev, info.st_ino))
-    out = []
-    for path in paths:
-        with contextlib.suppress(OSError):
-            info = os.stat(path)
-            if (info.st_dev, info.st_ino) in held:
-                out.append(path)
-    return out
-
-
-def _finished_out_of_reach(path: Path) -> bool:
-    """Whether the store at `path` lies where SQLite cannot make the write-ahead log's
-    side files, and has none: then no process writes it (a league would have made
-    them), and SQLite reads it only as an immutable file. A store whose log is left
-    (a league killed) is not one of these: read so, it would lack the log's games."""
-    side = [path.with_name(path.name + end) for end in ("-wal", "-shm")]
-    return not os.access(path.parent, os.W_OK) and not any(map(os.path.lexists, side))
-
-
-def refuse_no_file(path: Path, what: str) -> None:
-    """Raise `StoreError` if `path` can hold no store (`what`, "a league store"): a
-    folder, a FIFO or a device (whose size of 0 said "an empty file: remove it"), or a
-    link that leads nowhere (where a new store could not be made, with only SQLite's
-    "No such file or directory" to say why)."""
-    if path.is_dir():
-        raise StoreError(f"{path} is a folder, not {what}")
-    if os.path.lexists(path) and not path.exists():
-        try:
-            os.stat(path)
-        except OSError as err:
-            if err.errno == errno.ELOOP:  # a loop of links leads nowhere too, but not so
-                raise StoreError(f"{path}: cannot open: {err.strerror}") from None
-        try:
-            target = os.readlink(path)
-        except OSError:  # a folder on its path that is no folder, or a link gone since
-            target = None
-        if target is not None:
-            raise StoreError(
-                f"{path} is a link to {target!r}, which does not exist, not {what}:"
-                " remove the link, or make it lead to the store"
-            )
-    if path.exists() and not path.is_file():
-        raise StoreError(f"{path} is not a regular file (a FIFO, a device...), not {what}")
-
-
-def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
-    """Make the SQLite file `path`, if there is none, whole or not at all.
-
-    `fill` writes its tables into a file of its own beside it, which is switched to
-    the write-ahead log, closed, and then takes the name `path` (a hard link: unless
-    another process made `path` meanwhile, whose file is then kept). A process killed
-    at any moment so leaves no file at `path`, or a whole one; never the empty file
-    that connecting makes first, which is refused as not a store. At most a stray
-    ``.NAME.PID.new`` stays beside it. A write-ahead log or journal left under the
-    name (``NAME-wal``, of a store removed without it) is refused, as SQLite would
-    apply it to the new store. Raises `StoreError`, naming `path`.
-    """
-    if path.exists():
-        return
-    for end in ("-wal", "-journal"):
-        orphan = path.with_name(path.name + end)
-        if os.path.lexists(orphan):
-            # SQLite takes a log or journal by its name: it would apply this one, of a
-            # store that is gone, to the new store, and damage it (or bring back part of
-            # the old one).
-            raise StoreError(
-                f"{path}: no store, but {orphan.name} is left beside it (its store was"
-                " removed, or moved without it): put the store back, or move"
-                f" {orphan.name} away to start a new store there"
-            )
-    new = path.with_name(f".{path.name}.{os.getpid()}.new")
-    side = [new, *(new.with_name(new.name + end) for end in ("-journal", "-wal", "-shm"))]
-
-    def remove_new() -> None:
-        for file in side:
-            with contextlib.suppress(FileNotFoundError):
-                file.unlink()
-
-    try:
-        remove_new()  # left by a process killed here with the same pid
-        db = sqlite3.connect(new, isolation_level=None, timeout=30)
-        try:
-            fill(db)
-            db.execute("PRAGMA journal_mode=WAL")
-        finally:
-            db.close()
-        try:
-            os.link(new, path)
-        except FileExistsError:
-            pass  # made by another process since we looked: theirs is opened
-        except OSError:  # a file system without hard links
-            if not path.exists():
-                os.replace(new, path)
-    except sqlite3.Error as err:
-        raise store_error(path, "cannot create", err) from None
-    except OSError as err:
-        raise StoreError(f"{path}: cannot create: {err.strerror or err}") from None
-    finally:
-        with contextlib.suppress(OSError):
-            remove_new()
-
-
-def hold_store(path: Path) -> int:
-    """Hold the store at `path` for this process to write: an open descriptor of the
-    file with an exclusive `flock` (SQLite's own locks are of another kind, and do not
-    see it), to be closed after the store's connection (closing it first would drop
-    SQLite's locks on the file). Two leagues (or SPRTs) on one store would play the
-    same games, and the second to record one would stop with an error: another
-    process holding the store raises `StoreError` instead, before anything is played,
-    naming what holds it (a league, an SPRT) by the store's format. Where the file
-    system has no `flock`, nothing is checked."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as err:
-        raise StoreError(f"{path}: cannot open: {err.strerror or err}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        holder = _HOLDERS.get(format_of(path) or "", "a league or an SPRT")
-        raise StoreError(
-            f"{path}: the store is in use by another arena process ({holder} still running"
-            " on it): wait for it to finish or stop it, or give another store"
-        ) from None
-    except OSError:
-        pass  # no flock here
-    return fd
-
-
-_HOLDERS = {FORMAT: "a league", SPRT_FORMAT: "an SPRT"}
-"""Who holds a store of each format (`hold_store`)."""
-
-
-def format_of(path: Path) -> str | None:
-    """The meta "format" of the SQLite file at `path`, read-only (another process is
-    writing it), or None if it cannot be read."""
-    uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
-    try:
-        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        value = json.loads(row[0]) if row is not None else None
-    except (sqlite3.Error, ValueError, TypeError, RecursionError):
-        return None
-    return value if isinstance(value, str) else None
-
-
-_STR_OR_NONE = (str, type(None))
-_INT_OR_NONE = (int, type(None))
-_REAL_OR_NONE = (float, int, type(None))
-
-
-_CHUNK_ROWS = 1 << 16
-"""Seat rows read from SQLite at a time (`Store.result_columns`)."""
-
-
-class _SeatColumns:
-    """The seat columns of `ResultColumns`, built a chunk of rows at a time: each seat
-    becomes a few machine ints (its game, its bot and its cause as numbers) and its
-    points, so that memory grows by some 40 bytes a seat, not by the 200 of its row."""
-
-    def __init__(self, game_ids: Sequence[str]) -> None:
-        self.game_ids = game_ids
-        self.games: dict[str, int] = {game_id: k for k, game_id in enumerate(game_ids)}
-        self.missing: str | None = None
-        """The first game with seats that is not stored (reported after the checks)."""
-        self.game = array("q")
-        self.bot = array("q")  # codes in the order the bots first appear
-        self.place = array("q")
-        self.points: list[int | None] = []
-        self.cause = array("q")  # codes in the order the causes first appear
-        self.bots: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        self.causes: defaultdict[str | None, int] = defaultdict(itertools.count().__next__)
-
-    def add(self, rows: list[Any]) -> None:
-        seat_ids, bots, places, points, causes = zip(*rows, strict=True)
-        names = set(bots)
-        place_set = set(places)
-        if not (
-            _all_of(set(seat_ids), str)
-            and _all_of(names, str)
-            and "" not in names
-            and _all_of(place_set, int)
-            and min(place_set) >= 1
-            and _all_of(set(points), _INT_OR_NONE)
-            and _all_of(set(causes), _STR_OR_NONE)
-        ):
-            _report_first(rows, _good_seat)
-        try:
-            codes = list(map(self.games.__getitem__, seat_ids))
-        except KeyError as err:
-            if self.missing is None:
-                self.missing = err.args[0]
-            known = self.games  # and a new number for each game not stored
-            codes = [known.setdefault(game_id, len(known)) for game_id in seat_ids]
-        self.game.extend(codes)
-        self.bot.extend(map(self.bots.__getitem__, bots))
-        self.place.extend(places)
-        self.points.extend(points)
-        self.cause.extend(map(self.causes.__getitem__, causes))
-
-    def finish(self, groups: Sequence[str | None]) -> ResultColumns:
-        import numpy as np
-
-        players = sorted(self.bots)
-        position = {name: k for k, name in enumerate(players)}
-        # From a bot's code (the order it first came in) to its index among the names.
-        rank = np.array([position[name] for name in self.bots], dtype=np.int64)
-        seat_player = rank[np.frombuffer(self.bot, dtype=np.int64)]
-        seat_game = np.frombuffer(self.game, dtype=np.int64)
-        names = list(self.games)  # the stored games, then those that are not
-        _check_seated_once(seat_game, seat_player, names, players)
-        if self.missing is not None:
-            raise ValueError(f"seats of game {self.missing}, which is not stored")
-        if len(np.unique(seat_game)) != len(self.game_ids):
-            raise ValueError("a game without seats")
-        place = np.frombuffer(self.place, dtype=np.int64)
-        _check_places(seat_game, place, names)
-        cause_names = sorted(c for c in self.causes if c is not None)
-        order: dict[str | None, int] = {c: k for k, c in enumerate(cause_names)}
-        cause_rank = np.array([order.get(c, -1) for c in self.causes], dtype=np.int64)
-        return ResultColumns(
-            game_ids=self.game_ids,
-            groups=groups,
-            players=tuple(players),
-            causes=tuple(cause_names),
-            seat_game=seat_game,
-            seat_player=seat_player,
-            place=place,
-            points=self.points,
-            seat_cause=cause_rank[np.frombuffer(self.cause, dtype=np.int64)],
-        )
-
-
-def _check_places(seat_game: Any, place: Any, names: Sequence[str]) -> None:
-    """Raise ValueError, naming the first game, unless every place is 1 plus the number
-    of its game's players placed better (`arena.records.misplaced`): a place past the
-    game's seats (7 of 4) or one its other places rule out (1, 1, 2) made the average
-    place wrong."""
-    import numpy as np
-
-    seats = np.bincount(seat_game, minlength=len(names))
-    wrong = misplaced(place, seat_game, seats, np.cumsum(seats) - seats)
-    if np.any(wrong):
-        k = int(seat_game[np.argmax(wrong)])
-        places = sorted(int(p) for p in place[seat_game == k])
-        raise ValueError(
-            f"game {names[k]} has places {places} for its {int(seats[k])} players (a place"
-            " is 1 plus the number of its game's players placed better)"
-        )
-
-
-def _first_column(row: Sequence[Any]) -> Any:
-    return row[0]
-
-
-def _columns(rows: list[Any], width: int) -> list[tuple[Any, ...]]:
-    """The columns of a list of rows of ``width`` values."""
-    return list(zip(*rows, strict=True)) if rows else [()] * width
-
-
-def _all_of(values: set[Any], kinds: type | tuple[type, ...]) -> bool:
-    """Whether every value is exactly of one of ``kinds`` (no subclass: no bool)."""
-    allowed = kinds if isinstance(kinds, tuple) else (kinds,)
-    return all(type(value) in allowed for value in values)
-
-
-def _good_seat(row: tuple[Any, ...]) -> bool:
-    game_id, bot, place, points, cause = row
-    return (
-        type(game_id) is str
-        and type(bot) is str
-        and bot != ""
-        and type(place) is int
-        and place >= 1
-        and type(points) in _INT_OR_NONE
-        and type(cause) in _STR_OR_NONE
-    )
-
-
-def _report_first(rows: Iterable[tuple[Any, ...]], good: Callable[[tuple[Any, ...]], bool]) -> None:
-    """Raise the ValueError that names the first row that is not ``good``."""
-    for row in rows:
-        if not good(row):
-            raise ValueError(f"unexpected values {tuple(row)!r}")
-    raise AssertionError("no bad row")  # pragma: no cover - called only when there is one
-
-
-def _check_seated_once(
-    seat_game: Any,
-    seat_player: Any,
-    game_ids: Sequence[str],
-    players: list[str],
-) -> None:
-    """ValueError if a player sits twice in one game (naming the first such game by id,
-    then player); `seat_game` indexes `game_ids`. numpy sorts the seats; it is imported
-    here, as reading a store needs no numpy otherwise."""
-    import numpy as np
-
-    width = max(len(players), 1)
-    key = np.array(seat_game, dtype=np.int64) * width + np.array(seat_player, dtype=np.int64)
-    ordered = np.sort(key)
-    repeated = set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
-    if repeated:
-        game_id, bot = min(
-            (game_ids[seat_game[k]], players[seat_player[k]])
-            for k, value in enumerate(key.tolist())
-            if value in repeated
-        )
-        raise ValueError(f"game {game_id!r}: {bot} seated twice")
-
-
-def _typed(row: Sequence[Any], *kinds: type | tuple[type, ...]) -> tuple[Any, ...]:
-    """The row, if each value has its kind (SQLite keeps whatever bytes say); else
-    ValueError, which the guard reports as damage."""
-    if len(row) != len(kinds) or not all(map(isinstance, row, kinds)):
-        raise ValueError(f"unexpected values {tuple(row)!r}")
-    return tuple(row)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        try:
-            if kind is None:
-                self._db.execute("COMMIT")
-        finally:
-            if self._db.in_transaction:  # an error, or a COMMIT that failed
-                self._db.execute("ROLLBACK")
-
-
-def _at(values: Sequence[int] | None, seat: int) -> int | None:
-    return values[seat] if values is not None else None
-
-
-def _writable_folder(folder: Path) -> bool:
-    """Whether this process may make files in `folder` (not on a read-only mount)."""
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return False
-    except OSError:
-        return True  # cannot tell: say what SQLite said
-    return os.access(folder, os.W_OK | os.X_OK)
-
-
-def store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
-    """A `StoreError` that says what an SQLite error means."""
-    name = getattr(err, "sqlite_errorname", None) or ""
-    primary = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
-    if isinstance(err, sqlite3.ProgrammingError) and "closed" in str(err):
-        return StoreError(f"{path}: {doing}: the store is closed")
-    meaning = _MEANINGS.get(primary)
-    if isinstance(err, sqlite3.OperationalError) and "Could not decode" in str(err):
-        meaning = "the store is damaged"  # text that is not UTF-8: Python's check
-    if primary == "SQLITE_NOTADB":
-        return StoreError(f"{path}: {meaning}")
-    if primary == "SQLITE_CANTOPEN" and path.exists() and not _writable_folder(path.parent):
-        # SQLite makes the write-ahead log's files beside the store: no folder to write in,
-        # and its only word is "unable to open database file".
-        meaning = (
-            f"its folder {path.parent} cannot be written (a read-only file system, or"
-            " another user's folder), and a store open to write keeps its log files beside"
-            " it; arena standings, report and serve read it there"
-        )
-    if meaning:
-        return StoreError(f"{path}: {doing}: {meaning} ({err})")
-    return StoreError(f"{path}: {doing}: {err}")

@@ -1,0 +1,91 @@
+"""The league store: one SQLite file (WAL), one transaction per finished game.
+
+Tables (schema version 1)::
+
+    meta     key TEXT PRIMARY KEY, value TEXT (JSON)
+             "format" = "arena-league-store" and "schema" = 1 mark an arena store
+    bots     name TEXT PRIMARY KEY, command, digest, status ('ok', 'build_failed',
+             'disqualified', ...), note
+    games    game_id TEXT PRIMARY KEY, idx (position in the schedule), seed (TEXT: a
+             64-bit unsigned seed does not fit SQLite's signed INTEGER), grp (duplicate
+             group or NULL), status 'done' | 'forfeit', started_at, finished_at (Unix
+             seconds), seconds, decisions, plays, rounds, reason, config (JSON)
+    seats    (game_id, seat) PRIMARY KEY, bot, place, points, tokens, cause (the seat's
+             elimination cause, NULL if it was never eliminated)
+    replays  game_id TEXT PRIMARY KEY, log BLOB (zlib-compressed JSON lines)
+    schedule key TEXT PRIMARY KEY (the league's settings), blob BLOB (its schedule, packed
+             by the league); made when a league first runs, so older stores lack it
+
+Durability. A game, its seats and its replay are written in one transaction, and a
+game id is stored at most once (recording it again raises `StoreError`). With the
+write-ahead log a process killed at any moment (SIGKILL included) leaves every game
+either wholly stored or not at all; ``synchronous=NORMAL`` means a power cut may lose
+the last games committed, never half of one, and a resumed league plays them again.
+A new store is made whole in a file of its own, which then takes its name
+(`make_whole`): killed while it is made, a league leaves no store or a whole one,
+never the empty file that would be refused. A store removed or replaced while it is
+open to write is found at the next game recorded (`check_in_place`), its games copied
+beside it.
+
+Errors. Every SQLite, zlib or JSON failure leaves this module as a `StoreError` that
+names the file and says what is wrong (not a store, damaged, locked, read-only,
+full), never as a traceback. Opening a file that is not an arena store changes
+nothing in it.
+
+The store is used from one thread at a time (the league's trio thread), and written by
+one process at a time: a store open to write is held (`hold_store`), and a second
+league opening it is refused.
+
+The package: `_league` (the `Store` class), `_files` (the file's safety, shared with
+the SPRT store), `_replays` (a replay's packing), `_columns` (seat rows as columns).
+"""
+
+from __future__ import annotations
+
+from arena.store._files import (
+    FORMAT,
+    SPRT_FORMAT,
+    check_in_place,
+    format_of,
+    hold_store,
+    make_whole,
+    refuse_no_file,
+    store_error,
+)
+from arena.store._league import (
+    PROOF_KEY,
+    RESERVED_KEYS,
+    SCHEMA_VERSION,
+    STREAKS,
+    GameRow,
+    SeatRow,
+    Store,
+)
+from arena.store._replays import (
+    REPLAY_LIMIT,
+    inflate,
+    pack_replay,
+    unpack_replay,
+)
+
+__all__ = [
+    "FORMAT",
+    "PROOF_KEY",
+    "REPLAY_LIMIT",
+    "RESERVED_KEYS",
+    "SCHEMA_VERSION",
+    "SPRT_FORMAT",
+    "STREAKS",
+    "GameRow",
+    "SeatRow",
+    "Store",
+    "check_in_place",
+    "format_of",
+    "hold_store",
+    "inflate",
+    "make_whole",
+    "pack_replay",
+    "refuse_no_file",
+    "store_error",
+    "unpack_replay",
+]

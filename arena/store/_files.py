@@ -1,0 +1,327 @@
+"""The safety of a store's file, shared by the league store and the SPRT store: made
+whole before it takes its name, held by one writer, found again if it is moved or
+replaced, refused when it is none of arena's, and SQLite's errors in words."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import itertools
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from arena.errors import StoreError
+
+if TYPE_CHECKING:
+    pass
+
+
+FORMAT = "arena-league-store"
+"""The value of the meta key "format" in every arena store."""
+SPRT_FORMAT = "arena-sprt-store"
+"""The same in every SPRT store (`arena.sprt`), here for `hold_store` to name a holder."""
+
+_MEANINGS = {
+    "SQLITE_NOTADB": "not an arena league store (not an SQLite database)",
+    "SQLITE_CORRUPT": "the store is damaged",
+    "SQLITE_BUSY": "the store is locked by another process",
+    "SQLITE_LOCKED": "the store is locked",
+    "SQLITE_READONLY": "the store is read-only",
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_CANTOPEN": "cannot open the file",
+    "SQLITE_IOERR": "a read or write failed",
+    "SQLITE_PERM": "permission denied",
+}
+
+
+def check_in_place(
+    db: sqlite3.Connection, path: Path, hold: int, close: Callable[[], None], writer: str
+) -> None:
+    """Raise `StoreError` if `path` no longer leads to the file `hold` holds, the
+    store open to write through `db`: the file was removed, or another moved in its
+    place, while the `writer` ("league", "SPRT") ran. SQLite would go on writing the
+    file it has open, which nobody can open once this process ends: every game would
+    be lost, and the run would end as if all were well.
+
+    The games so far are first copied into a file beside it, and the error says
+    where. The store's write-ahead log stays behind under the store's name (SQLite
+    keeps it when its store is gone), and would be applied to the file put there, or
+    to the next store made there, and damage it: once the copy is made, the store is
+    closed (`close`) and its log removed (its games are in the copy)."""
+    held = os.fstat(hold)
+    try:
+        now: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        now = None
+    except OSError:  # cannot tell (a folder that became unreadable): go on
+        return
+    if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+        return
+    what = "was removed" if now is None else "was replaced by another file (left as it is)"
+    what += f" while this {writer} wrote it"
+    try:
+        count = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        rescue = _rescue(db, path)
+    except sqlite3.Error as err:
+        raise StoreError(
+            f"{path}: the store {what}; its games could not be saved elsewhere ({err})"
+        ) from None
+    saved = f"its {count} games are saved in {rescue}"
+    side = _open_here([path.with_name(path.name + end) for end in ("-wal", "-shm")])
+    close()
+    for file in side:  # this store's own, not another's of the name
+        with contextlib.suppress(FileNotFoundError):
+            file.unlink()
+    if now is None:
+        saved += f": move that to {path} to resume"
+    raise StoreError(f"{path}: the store {what}; {saved}")
+
+
+def _rescue(db: sqlite3.Connection, path: Path) -> Path:
+    """Copy the store open through `db` into a new file named for `path` and this
+    process, and return it: beside `path`, or where its folder is gone or cannot be
+    written, in the working folder or the temporary one. A name already taken (by an
+    earlier rescue of a process of the same number) is never written over: the next
+    free one is used. Raises the last `sqlite3.Error` when no place takes the copy."""
+    base = f"{path.name}.rescued-{os.getpid()}"
+    last: sqlite3.Error | None = None
+    folders = [path.parent]
+    with contextlib.suppress(OSError):  # a working folder that is gone
+        folders.append(Path.cwd())
+    folders.append(Path(tempfile.gettempdir()))
+    for folder in dict.fromkeys(folders):
+        names = (folder / (base if n == 0 else f"{base}-{n}") for n in itertools.count())
+        rescue = next(name for name in names if not os.path.lexists(name))
+        try:
+            db.execute("VACUUM INTO ?", (str(rescue),))
+        except sqlite3.Error as err:  # this folder takes no copy: try the next
+            last = err
+            continue
+        return rescue
+    assert last is not None
+    raise last
+
+
+def _open_here(paths: Sequence[Path]) -> list[Path]:
+    """Those of `paths` that are files this process has open (by /proc/self/fd; none
+    where that cannot be read)."""
+    try:
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    held = set()
+    for fd in descriptors:
+        with contextlib.suppress(OSError, ValueError):
+            info = os.fstat(int(fd))
+            held.add((info.st_dev, info.st_ino))
+    out = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            info = os.stat(path)
+            if (info.st_dev, info.st_ino) in held:
+                out.append(path)
+    return out
+
+
+def _finished_out_of_reach(path: Path) -> bool:
+    """Whether the store at `path` lies where SQLite cannot make the write-ahead log's
+    side files, and has none: then no process writes it (a league would have made
+    them), and SQLite reads it only as an immutable file. A store whose log is left
+    (a league killed) is not one of these: read so, it would lack the log's games."""
+    side = [path.with_name(path.name + end) for end in ("-wal", "-shm")]
+    return not os.access(path.parent, os.W_OK) and not any(map(os.path.lexists, side))
+
+
+def refuse_no_file(path: Path, what: str) -> None:
+    """Raise `StoreError` if `path` can hold no store (`what`, "a league store"): a
+    folder, a FIFO or a device (whose size of 0 said "an empty file: remove it"), or a
+    link that leads nowhere (where a new store could not be made, with only SQLite's
+    "No such file or directory" to say why)."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not {what}")
+    if os.path.lexists(path) and not path.exists():
+        try:
+            os.stat(path)
+        except OSError as err:
+            if err.errno == errno.ELOOP:  # a loop of links leads nowhere too, but not so
+                raise StoreError(f"{path}: cannot open: {err.strerror}") from None
+        try:
+            target = os.readlink(path)
+        except OSError:  # a folder on its path that is no folder, or a link gone since
+            target = None
+        if target is not None:
+            raise StoreError(
+                f"{path} is a link to {target!r}, which does not exist, not {what}:"
+                " remove the link, or make it lead to the store"
+            )
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path} is not a regular file (a FIFO, a device...), not {what}")
+
+
+def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
+    """Make the SQLite file `path`, if there is none, whole or not at all.
+
+    `fill` writes its tables into a file of its own beside it, which is switched to
+    the write-ahead log, closed, and then takes the name `path` (a hard link: unless
+    another process made `path` meanwhile, whose file is then kept). A process killed
+    at any moment so leaves no file at `path`, or a whole one; never the empty file
+    that connecting makes first, which is refused as not a store. At most a stray
+    ``.NAME.PID.new`` stays beside it. A write-ahead log or journal left under the
+    name (``NAME-wal``, of a store removed without it) is refused, as SQLite would
+    apply it to the new store. Raises `StoreError`, naming `path`.
+    """
+    if path.exists():
+        return
+    for end in ("-wal", "-journal"):
+        orphan = path.with_name(path.name + end)
+        if os.path.lexists(orphan):
+            # SQLite takes a log or journal by its name: it would apply this one, of a
+            # store that is gone, to the new store, and damage it (or bring back part of
+            # the old one).
+            raise StoreError(
+                f"{path}: no store, but {orphan.name} is left beside it (its store was"
+                " removed, or moved without it): put the store back, or move"
+                f" {orphan.name} away to start a new store there"
+            )
+    new = path.with_name(f".{path.name}.{os.getpid()}.new")
+    side = [new, *(new.with_name(new.name + end) for end in ("-journal", "-wal", "-shm"))]
+
+    def remove_new() -> None:
+        for file in side:
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+
+    try:
+        remove_new()  # left by a process killed here with the same pid
+        db = sqlite3.connect(new, isolation_level=None, timeout=30)
+        try:
+            fill(db)
+            db.execute("PRAGMA journal_mode=WAL")
+        finally:
+            db.close()
+        try:
+            os.link(new, path)
+        except FileExistsError:
+            pass  # made by another process since we looked: theirs is opened
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(new, path)
+    except sqlite3.Error as err:
+        raise store_error(path, "cannot create", err) from None
+    except OSError as err:
+        raise StoreError(f"{path}: cannot create: {err.strerror or err}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            remove_new()
+
+
+def hold_store(path: Path) -> int:
+    """Hold the store at `path` for this process to write: an open descriptor of the
+    file with an exclusive `flock` (SQLite's own locks are of another kind, and do not
+    see it), to be closed after the store's connection (closing it first would drop
+    SQLite's locks on the file). Two leagues (or SPRTs) on one store would play the
+    same games, and the second to record one would stop with an error: another
+    process holding the store raises `StoreError` instead, before anything is played,
+    naming what holds it (a league, an SPRT) by the store's format. Where the file
+    system has no `flock`, nothing is checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise StoreError(f"{path}: cannot open: {err.strerror or err}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        holder = _HOLDERS.get(format_of(path) or "", "a league or an SPRT")
+        raise StoreError(
+            f"{path}: the store is in use by another arena process ({holder} still running"
+            " on it): wait for it to finish or stop it, or give another store"
+        ) from None
+    except OSError:
+        pass  # no flock here
+    return fd
+
+
+_HOLDERS = {FORMAT: "a league", SPRT_FORMAT: "an SPRT"}
+"""Who holds a store of each format (`hold_store`)."""
+
+
+def format_of(path: Path) -> str | None:
+    """The meta "format" of the SQLite file at `path`, read-only (another process is
+    writing it), or None if it cannot be read."""
+    uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        value = json.loads(row[0]) if row is not None else None
+    except (sqlite3.Error, ValueError, TypeError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            if kind is None:
+                self._db.execute("COMMIT")
+        finally:
+            if self._db.in_transaction:  # an error, or a COMMIT that failed
+                self._db.execute("ROLLBACK")
+
+
+def _at(values: Sequence[int] | None, seat: int) -> int | None:
+    return values[seat] if values is not None else None
+
+
+def _writable_folder(folder: Path) -> bool:
+    """Whether this process may make files in `folder` (not on a read-only mount)."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        return True  # cannot tell: say what SQLite said
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
+    """A `StoreError` that says what an SQLite error means."""
+    name = getattr(err, "sqlite_errorname", None) or ""
+    primary = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
+    if isinstance(err, sqlite3.ProgrammingError) and "closed" in str(err):
+        return StoreError(f"{path}: {doing}: the store is closed")
+    meaning = _MEANINGS.get(primary)
+    if isinstance(err, sqlite3.OperationalError) and "Could not decode" in str(err):
+        meaning = "the store is damaged"  # text that is not UTF-8: Python's check
+    if primary == "SQLITE_NOTADB":
+        return StoreError(f"{path}: {meaning}")
+    if primary == "SQLITE_CANTOPEN" and path.exists() and not _writable_folder(path.parent):
+        # SQLite makes the write-ahead log's files beside the store: no folder to write in,
+        # and its only word is "unable to open database file".
+        meaning = (
+            f"its folder {path.parent} cannot be written (a read-only file system, or"
+            " another user's folder), and a store open to write keeps its log files beside"
+            " it; arena standings, report and serve read it there"
+        )
+    if meaning:
+        return StoreError(f"{path}: {doing}: {meaning} ({err})")
+    return StoreError(f"{path}: {doing}: {err}")

@@ -1,0 +1,50 @@
+"""A game's replay as the store keeps it: zlib-compressed JSON lines, unpacked to a
+bounded size."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    pass
+
+
+def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
+    """A replay log as the store keeps it: zlib-compressed JSON lines."""
+    text = "\n".join(json.dumps(r, separators=(",", ":")) for r in log)
+    return zlib.compress(text.encode(), 6)
+
+
+REPLAY_LIMIT = 64 * 2**20
+"""The most a replay may unpack to: the longest games' replays are a few MiB. A store
+can be anyone's (a league's published results), and a zlib stream of 64 KiB can hold
+a GiB of zeros."""
+
+
+def inflate(blob: bytes, limit: int = REPLAY_LIMIT) -> bytes:
+    """The bytes of a zlib stream that unpacks to at most `limit` bytes; zlib.error if
+    it is not a whole stream, ValueError if it unpacks to more."""
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(blob, limit)
+    if inflater.unconsumed_tail or (not inflater.eof and inflater.decompress(b"", 1)):
+        raise ValueError(f"a replay of more than {limit // 2**20} MiB")
+    if not inflater.eof:
+        raise zlib.error("incomplete or truncated stream")
+    return data
+
+
+def unpack_replay(blob: bytes) -> list[dict[str, Any]]:
+    """Read back `pack_replay`; ValueError or zlib.error if the bytes are not one (or
+    unpack to more than `REPLAY_LIMIT`, or nest deeper than the JSON parser recurses)."""
+    text = inflate(blob).decode()
+    # One parse for all lines (JSON escapes the newlines inside strings).
+    try:
+        records = json.loads("[" + ",".join(text.splitlines()) + "]")
+    except RecursionError:  # "[" * 100000: a store can be anyone's
+        raise ValueError("a replay whose JSON is nested too deeply") from None
+    if not isinstance(records, list):
+        raise ValueError("not a replay")
+    return records
