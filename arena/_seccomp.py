@@ -198,7 +198,7 @@ def userns_filter() -> Callable[[], None] | None:
 #   with ENOSYS (its flags are behind a pointer), x32 calls with EPERM.
 #
 # What it cannot close is timing: whether a read of a page is quick (the page cache)
-# and the load of the machine; the README says so.
+# and the load of the machine; docs/fair-play.md says so.
 #
 # The program: per architecture, a binary search over the numbers (ranges of
 # neighbours with one verdict merged), each leaf a return or a short judge of the

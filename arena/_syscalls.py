@@ -10,7 +10,7 @@ call returns an error, never kills: a runtime that probes runs on.
 
 The calls allowed are the union of what every example kit made in ten games under the
 sandbox (Python, C, JavaScript, Go, Rust, Java: `bench/syscalls.py`, which prints them
-per kit; the README's table), what bubblewrap, prlimit and setpriv make after the
+per kit; the table in docs/fair-play.md), what bubblewrap, prlimit and setpriv make after the
 program is installed, and what the C library and those runtimes may call instead on
 another kernel or version (statx or newfstatat, poll or epoll, pipe or pipe2, ...).
 

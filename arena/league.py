@@ -10,7 +10,7 @@ A league file (TOML) fixes everything; command-line options override it:
     table_size = 4              # seats per game, 2..6
     games_per_table = 8         # with duplicate deals, a multiple of table_size
     duplicate = false           # true: one deal replayed across the seat rotations;
-                                # only between bots you trust (README, Fair play)
+                                # only between bots you trust (docs/fair-play.md)
     max_tables = 1000           # past this many k-subsets, a balanced sample
     concurrency = 2             # games at once; default: the number of cores
     max_processes = 32          # bot processes alive at once per worker (default: 8 a seat)
@@ -94,7 +94,7 @@ class LeagueConfig:
     duplicate: bool = False
     """Duplicate deals: each deal replayed across a table's seat rotations. Off by
     default: a bot's processes can carry what they saw in one game of a deal into a
-    later one through the kernel's page cache (README, Fair play), so only between bots
+    later one through the kernel's page cache (docs/fair-play.md), so only between bots
     the organiser trusts."""
     max_tables: int | None = 1000
     concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)

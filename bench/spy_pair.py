@@ -1,5 +1,5 @@
 """The spy pair's bit rate and error rate, without the sandbox and under it (issue
-40.3; the README's Fair play table).
+40.3; the Fair play table of docs/fair-play.md).
 
 A writer process sets bits in the page cache (pages of a read-only file in its folder)
 and exits; a reader, a later process in a sandbox of its own, reads them by counting

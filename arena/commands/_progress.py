@@ -112,7 +112,7 @@ class TerminalProgress(Progress):
         if report.disqualified:
             summary += f"; disqualified: {', '.join(report.disqualified)}"
         click.echo(("\n" if self.tty else "") + summary, err=True)
-        # Where the games are, and how to look at them (README, "Seeing the games").
+        # Where the games are, and how to look at them (docs/results.md, "Seeing the games").
         path = self.store.path
         with contextlib.suppress(ValueError):
             path = path.relative_to(Path.cwd())

@@ -186,7 +186,7 @@ def _sandbox(opts: dict[str, Any]) -> str:
     default=None,
     help="Play the games as tasks on the workers of the Dask scheduler at this address"
     " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
-    " the bots' toolchains on every worker (see the README).",
+    " the bots' toolchains on every worker (see docs/organisers.md).",
 )
 @click.option(
     "--strict",

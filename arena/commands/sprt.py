@@ -208,7 +208,7 @@ def sprt(
         if not field and not trusted:  # (after the store's errors, which stop the test)
             click.echo(
                 "warning: a direct test (no --field): NEW plays both sides of every deal, so"
-                " a channel between NEW's processes and OLD's (README, Fair play) would show"
+                " a channel between NEW's processes and OLD's (docs/fair-play.md) would show"
                 " NEW OLD's hand in the second game. Between bots you do not trust, give a"
                 " --field; --trusted silences this.",
                 err=True,

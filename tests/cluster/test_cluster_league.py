@@ -95,8 +95,8 @@ def test_an_unreachable_scheduler_is_a_clear_error_at_once_and_makes_no_store(
     tmp_path: Path,
 ) -> None:
     """With Dask's default connection timeout, a refused connection was retried for 30
-    s, and the error came after an empty store had been made (the README says: an
-    error before anything runs)."""
+    s, and the error came after an empty store had been made (docs/organisers.md says:
+    an error before anything runs)."""
     four_bots(tmp_path)
     port = free_port()  # nothing listens there
     args = ["league", str(league_file(tmp_path)), "--cluster", f"127.0.0.1:{port}"]

@@ -176,7 +176,7 @@ async def probe(tmp_path: Path) -> dict[str, Any]:
 @pytest.mark.skipif(ARCH is None, reason="the allow-list knows x86_64 and aarch64")
 async def test_each_refused_call_gets_its_errno_and_the_process_runs_on(tmp_path: Path) -> None:
     seen = await probe(tmp_path)
-    print(json.dumps(seen))  # the README's table (pytest -s)
+    print(json.dumps(seen))  # the table in docs/fair-play.md (pytest -s)
     assert {name: seen[name] for name in REFUSED} == REFUSED
     for name in ADVICE:
         assert seen[name] == ("ok" if name in ADVICE_ALLOWED else "EPERM"), (name, seen[name])

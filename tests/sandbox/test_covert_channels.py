@@ -1,5 +1,5 @@
-"""Covert channels between bot processes that run at the same time (the README's table
-of attacks; SPEC §14.6).
+"""Covert channels between bot processes that run at the same time (the table of
+attacks in docs/fair-play.md; SPEC §14.6).
 
 Two processes see the same files: a bot's processes share its read-only submission
 folder, and every bot sees /usr and arena's Python. The kernel keeps a file's locks

@@ -1,5 +1,5 @@
 """The page cache as a channel between bot processes that never run at the same time
-(the README's table of attacks; SPEC §14.4, §14.6).
+(the table of attacks in docs/fair-play.md; SPEC §14.4, §14.6).
 
 The kernel keeps one page cache per file, for every mount of it and every process.
 A process that reads chosen pages of a file in its folder leaves them cached after it

@@ -7,7 +7,7 @@ advised MADV_RANDOM and counts its major page faults (`getrusage`): a cached pag
 costs none. Without the sandbox the number crosses exactly; under it the writer's
 calls fail with EPERM and nothing crosses that way. What remains is a page *read*
 (it is cached too): a process can still set bits that way, never clear them, and the
-reader's count still sees them; the README says so (Fair play).
+reader's count still sees them; docs/fair-play.md says so (Fair play).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ async def test_under_the_sandbox_fadvise_is_refused_and_carries_nothing(tmp_path
 async def test_under_the_sandbox_pages_read_still_show_as_cached(tmp_path: Path) -> None:
     """What remains, stated honestly: a writer that reads the pages of its 1 bits sets
     them for a later reader (it cannot clear them: that takes DONTNEED or memory
-    pressure). The README's Fair play section says so."""
+    pressure). The Fair play section of docs/fair-play.md says so."""
     wrote, read = await spy(tmp_path, sandboxed=True, writer=WRITER_BY_READS)
     assert wrote == {}
     assert read == SECRET

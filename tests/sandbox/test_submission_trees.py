@@ -3,7 +3,7 @@ bounded: special files anywhere (a FIFO carried a bot's hand from one of its pro
 to the next in a duplicate group), folders nested past any walk (a crash of the whole
 league), a build's disk and output, a build whose leftover process holds its output.
 
-Found by attacking the sandbox as a bot author would (SPEC §14, README "Fair play").
+Found by attacking the sandbox as a bot author would (SPEC §14, docs/fair-play.md "Fair play").
 """
 
 from __future__ import annotations

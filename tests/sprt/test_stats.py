@@ -287,7 +287,7 @@ def test_bad_hypotheses_are_refused(values: dict[str, float], problem: str) -> N
 
 @pytest.mark.parametrize(("direct", "fewest"), [(True, 104), (False, 207)])
 def test_the_fewest_pairs_that_accept_h1_at_0_and_10_elo(direct: bool, fewest: int) -> None:
-    """The README's figures: NEW winning every pair outright accepts H1 at pair 104
+    """The figures of docs/sprt.md: NEW winning every pair outright accepts H1 at pair 104
     directly and 207 against an even field (the most any pairs can raise the LLR)."""
     tally = Tally(Hypotheses(), direct=direct)
     while tally.decision == GOING:
