@@ -35,7 +35,8 @@ import trio
 
 import arena.referee._pool as pool_module
 from arena.bots import load_manifest, resolve_command
-from arena.league import LeagueConfig, _schedule
+from arena.league import LeagueConfig
+from arena.league._resume import _schedule
 from arena.match import run_match
 from arena.referee import RunSettings, open_pools
 from arena.rules import GameConfig

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.bots import BotSpec
-from arena.league import Dispatch, LeagueConfig, Progress, _PoolModel, run_league
+from arena.league import Dispatch, LeagueConfig, Progress, run_league
+from arena.league._dispatch import _PoolModel
 from arena.messages import Play, Setup, WorkerSettings
 from arena.referee import Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig

@@ -143,7 +143,7 @@ async def test_a_resume_reads_the_schedule_from_the_store(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the schedule was computed again")
 
-    monkeypatch.setattr(arena.league, "make_schedule", refuse)
+    monkeypatch.setattr(arena.league._resume, "make_schedule", refuse)
     with Store.open(config.store) as store:
         again = await run_league(config, store, Progress(), runner=ScriptedRunner(faulty="-"))
     assert again.schedule == first.schedule

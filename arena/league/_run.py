@@ -1,0 +1,108 @@
+"""`run_league`: a league's run from its bots to its last game."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+
+import trio
+
+from arena.bots import (
+    real_path,
+    run_builds,
+)
+from arena.league._book import _Book
+from arena.league._config import LeagueConfig
+from arena.league._dispatch import Dispatch
+from arena.league._prepare import (
+    _changed_while_played,
+    _out_of_reach,
+    discover_bots,
+    prepare,
+    register,
+)
+from arena.league._report import BuildsBots, LeagueReport, LeftOut, Progress
+from arena.league._resume import _schedule
+from arena.messages import Setup, WorkerSettings
+from arena.referee import RunSettings
+from arena.runners import GameRunner, LocalRunner, WorkerPool
+from arena.store import Store
+
+
+async def run_league(
+    config: LeagueConfig,
+    store: Store,
+    progress: Progress,
+    runner: GameRunner | None = None,
+) -> LeagueReport:
+    """Play every game of the league not yet in the store; record each as it finishes.
+
+    `runner` plays the games (`arena.runners`); by default the games run here at a
+    concurrency of 1 and in that many worker processes above it. A league on a Dask
+    cluster is given its `arena.cluster.DaskRunner` by the command that opens it.
+    """
+    if config.pin_cpus and (config.cluster or config.concurrency <= 1):
+        where = "on a cluster" if config.cluster else "at a concurrency of 1"
+        progress.message(f"--pin-cpus pins nothing {where} (it pins local worker processes)")
+    started = time.monotonic()
+    if store.games_count():  # a resume: refuse a damaged store before playing on
+        store.verify()
+    found = discover_bots(config.bots, store.bot_digests())
+    if isinstance(runner, BuildsBots):  # the bots are built where the games run
+        built = await runner.build_bots(found[0], config)
+        bots = prepare(config, progress.message, built, found)
+    else:
+        bots = await run_builds(found[0], prepare, config, progress.message, None, found)
+    if config.strict and bots.reasons:
+        raise LeftOut(
+            f"--strict: {len(bots.reasons)} submission(s) left out, so no game is played:"
+            f" {'; '.join(bots.reasons)}"
+        )
+    specs = bots.ready
+    _out_of_reach(config, store.path, specs)
+    # The settings are checked before anything is stored: a refused resume changes
+    # nothing (a digest stored then would hide a changed submission from the next one).
+    schedule = _schedule(config, [s.name for s in specs], store, progress.warning, bots.reasons)
+    changed = register(store, bots, progress.warning)
+    report = LeagueReport(schedule, excluded=bots.excluded, changed=changed, left_out=bots.reasons)
+    done = store.done_game_ids()
+    todo = [g for g in schedule.games if g.game_id not in done]
+    report.skipped = len(schedule.games) - len(todo)
+    progress.started(len(schedule.games), len(todo), schedule.note)
+    book = _Book(config, store, progress, report, [s.name for s in specs])
+    # The games run in up to a worker per core, each playing its share of the games in
+    # flight at once (a worker waiting on one game's bot referees another meanwhile).
+    workers = max(1, min(config.concurrency, os.cpu_count() or 1, len(todo)))
+    per_worker = -(-min(config.concurrency, max(1, len(todo))) // workers)
+    max_processes = config.max_processes or 8 * config.table_size * per_worker
+    settings = RunSettings(
+        clocks=config.clocks,
+        limits=config.limits,
+        max_frame=config.max_frame,
+        fresh_process=config.fresh_process,
+        log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
+        max_processes=max_processes,
+    )
+    setup = Setup(
+        bots=tuple(specs),
+        settings=WorkerSettings.of(settings, config.sandbox),
+        config=dataclasses.replace(config.game, players=config.table_size),
+    )
+    room = max_processes  # the bot processes a game slot's worker keeps for it
+    if runner is None:
+        runner = (
+            LocalRunner()
+            if config.concurrency <= 1
+            else WorkerPool(workers, per_worker, pin=config.pin_cpus)
+        )
+        room = max(1, max_processes // per_worker)  # the slot's share of its worker's
+    dispatch = Dispatch(schedule.games, room, done)
+    async with runner.players(setup) as players, trio.open_nursery() as nursery:
+        for player in players[: config.concurrency]:
+            nursery.start_soon(book.drive, dispatch, player)
+    if report.played:
+        _changed_while_played(store, bots, progress.warning)
+    report.seconds = time.monotonic() - started
+    progress.finished(report)
+    return report
