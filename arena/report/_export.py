@@ -1,5 +1,6 @@
 """The report's data: a league store (or one replay file) as the payloads the web pages
-read (`arena/report/static/assets/app.js`), and a whole static site written to a folder.
+read (the viewer's scripts in `arena/report/static/assets`, util.js says which does what),
+and a whole static site written to a folder.
 
 file:// pages may not fetch() files, so every payload is a script,
 `ARENA.receive(kind, {...});`, with the JSON escaped so that no text a bot chose (its
