@@ -27,7 +27,7 @@ import msgspec
 
 from arena.errors import InputError, StoreError, clipped, shown
 from arena.referee._wire import action_from_dict
-from arena.replay import check_names, describe, readable, record_seat
+from arena.replay import check_format, check_names, describe, readable, record_seat
 from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
 from arena.store import Store
 
@@ -59,6 +59,7 @@ def script(kind: str, payload: Any) -> str:
 def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     """A replay as frames: the state after each step, every hand included."""
     head = log[0]
+    check_format(head)
     config = GameConfig.from_dict(head["config"])
     check_names(head["names"], config)
     names: list[str] = list(head["names"])
