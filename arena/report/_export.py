@@ -25,6 +25,7 @@ from typing import Any
 
 import msgspec
 
+from arena import REPORT_FORMAT, __version__
 from arena.errors import InputError, StoreError, clipped, shown
 from arena.referee._wire import action_from_dict
 from arena.replay import check_format, check_names, describe, readable, record_seat
@@ -113,6 +114,8 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             for r in log
             if r["type"] == "fault"
         ],
+        "format": REPORT_FORMAT,  # the shape of this payload, which the viewer checks
+        "arena": __version__,
     }
 
 
@@ -324,7 +327,8 @@ class LeagueData:
                     versus["below"] += row.place > other.place
 
     def league(self, *, live: bool = False) -> dict[str, Any]:
-        """The league payload (kind "league"): settings, progress, standings, matrix, bots."""
+        """The league payload (kind "league"): settings, progress, standings, matrix, bots,
+        and the format of the report's data (`arena.REPORT_FORMAT`)."""
         from arena.standings import compute_standings, head_to_head, render, render_head_to_head
 
         records = self.store.game_records()
@@ -352,6 +356,8 @@ class LeagueData:
             "standings": standings,
             "matrix": matrix,
             "bots": {name: self._bot(name) for name in sorted(self._seats)},
+            "format": REPORT_FORMAT,  # the shape of this payload, which the viewer checks
+            "arena": __version__,
         }
 
     def _bot(self, name: str) -> dict[str, Any]:
@@ -590,6 +596,7 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
         "live": False, "settings": {"game": payload["config"]},
         "progress": {"done": 1, "total": 1, "forfeits": 0},
         "standings": None, "matrix": None, "bots": {}, "start": start,
+        "format": REPORT_FORMAT, "arena": __version__,
     }  # fmt: skip
     with _writing(out):
         games = _start_site(out)

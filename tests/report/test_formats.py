@@ -1,16 +1,18 @@
-"""Issue 43.4: the replay file says its format, and a replay of another format is
-refused with a message that names both formats (not as an "edited or corrupt file?")."""
+"""Issue 43.4: the replay file and the report's data say their format, and a replay or
+data of another format is refused with a message that names both formats (not as an
+"edited or corrupt file?")."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from arena import REPLAY_FORMAT, __version__
+from arena import REPLAY_FORMAT, REPORT_FORMAT, __version__
 from arena.cli import main
 from arena.errors import InputError
 from arena.replay import read_replay, readable
@@ -24,6 +26,12 @@ KIT = ROOT / "example_bots" / "python"
 
 def run(*args: str | Path) -> Any:
     return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def payload(path: Path) -> Any:
+    match = re.fullmatch(r'ARENA\.receive\("(\w+)",(.*)\);\n', path.read_text(), re.S)
+    assert match is not None
+    return json.loads(match.group(2))
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +111,22 @@ def test_a_stored_replay_of_another_format_is_refused_naming_the_game(
     assert str(caught.value).startswith(
         "league.sqlite, game g1: this replay is format 2; this arena"
     )
+
+
+def test_the_report_data_say_their_format(records: list[dict[str, Any]], tmp_path: Path) -> None:
+    assert game_payload(records)["format"] == REPORT_FORMAT == 1
+    replay = write(tmp_path / "game.jsonl", records)
+    assert run("report", "--replay", replay, "-o", tmp_path / "site").exit_code == 0
+    data = tmp_path / "site" / "data"
+    league = payload(data / "league.js")
+    assert (league["format"], league["arena"]) == (REPORT_FORMAT, __version__)
+    (game,) = (data / "games").glob("*.js")
+    assert payload(game)["format"] == REPORT_FORMAT
+
+
+def test_the_viewer_reads_the_format_arena_writes() -> None:
+    """The viewer's FORMAT (data.js) is arena's REPORT_FORMAT: a change of one is a
+    change of the other."""
+    script = (ROOT / "arena" / "report" / "static" / "assets" / "data.js").read_text()
+    (found,) = re.findall(r"var FORMAT = \(A\.FORMAT = (\d+)\);", script)
+    assert int(found) == REPORT_FORMAT

@@ -14,6 +14,10 @@
   var app, liveBadge;
 
   function makeView(route) {
+    if (state.formatError) {
+      return { el: h("div", { class: "stack" }, h("h1", null, "Another version of arena"),
+        notice(state.formatError, "bad format")) };
+    }
     if (!state.league) {
       return { el: h("div", { class: "stack" }, h("h1", null, "No data"),
         notice("data/league.js did not load. Open index.html in a folder written by \u201carena report\u201d, or use \u201carena serve\u201d.", "bad")) };

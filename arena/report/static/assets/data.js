@@ -1,14 +1,38 @@
 /* arena report: the data. The data scripts call ARENA.receive(kind, payload) with the
  * league ("league"), the game list ("games") or a game's replay ("game"); this file
- * keeps them and loads the scripts that hold them. */
+ * keeps them, checks their format, and loads the scripts that hold them. */
 (function (A) {
   "use strict";
+
+  var own = A.own;
+
+  // The shape of the data this viewer reads: arena's REPORT_FORMAT (arena/__init__.py),
+  // which the league and each game carry as "format". Data without one was written
+  // before the data carried it, in the shape of format 1.
+  var FORMAT = (A.FORMAT = 1);
+
+  function formatOf(payload) {
+    var f = payload && typeof payload === "object" ? own(payload, "format") : undefined;
+    return f === undefined ? 1 : f;
+  }
+
+  // Why the viewer cannot show `payload` (`what`: "the report's data", "game X"), or
+  // null: data of another format is of another arena, whose pages read it.
+  function formatProblem(payload, what) {
+    var f = formatOf(payload);
+    if (f === FORMAT) return null;
+    var arena = payload && typeof own(payload, "arena") === "string" ? " (arena " + payload.arena + ")" : "";
+    return what + " is format " + JSON.stringify(f) + "; this viewer reads format " + FORMAT +
+      ": the data and the viewer come from different versions of arena. Write the report again" +
+      " with one arena (arena report), or open it with the arena that wrote the data" + arena + ".";
+  }
 
   // -- state -------------------------------------------------------------------------
 
   var state = (A.state = {
     league: null,
     leagueText: "",
+    formatError: null, // why the league's data cannot be shown (another format), or null
     games: null,
     gamesText: "",
     replays: Object.create(null),
@@ -26,7 +50,8 @@
       // Only a change of the data counts, not a new time of writing.
       var text = JSON.stringify(Object.assign({}, payload, { generated: null }));
       var changed = text !== state.leagueText;
-      state.league = payload;
+      state.formatError = formatProblem(payload, "The report's data");
+      state.league = state.formatError ? null : payload;
       state.leagueText = text;
       if (state.started && changed) A.dataChanged("league");
     } else if (kind === "games") {
@@ -87,13 +112,21 @@
     }, function () { return id; });
   }
 
+  // A game's replay; an error of another format says so (err.format).
   function loadReplay(id) {
-    if (state.replays[id]) return Promise.resolve(state.replays[id]);
+    function checked(game) {
+      var problem = formatProblem(game, "The replay of game " + id);
+      if (!problem) return game;
+      var err = new Error(problem);
+      err.format = true;
+      throw err;
+    }
+    if (state.replays[id]) return Promise.resolve(state.replays[id]).then(checked);
     return fileOf(id).then(function (file) {
       var path = "data/games/" + A.enc(file) + ".js";
       return once("file:" + file, path).then(function () {
         if (!state.replays[id]) throw new Error(path + " does not hold game " + id);
-        return state.replays[id];
+        return checked(state.replays[id]);
       });
     });
   }
@@ -118,7 +151,7 @@
   }
 
   Object.assign(A, {
-    loadScript: loadScript, loadGames: loadGames,
+    formatProblem: formatProblem, loadScript: loadScript, loadGames: loadGames,
     loadReplay: loadReplay, standingsRow: standingsRow, botOrder: botOrder,
   });
 })(window.ARENA);

@@ -45,7 +45,8 @@
         if (!live) return;
         fill(box,
           h("p", { class: "crumbs" }, h("a", { href: href.games() }, "Games"), " \u203a ", id),
-          notice("Could not load game " + id + ": " + err.message + ". It may not be exported yet.", "bad"),
+          err.format ? notice(err.message, "bad format")
+            : notice("Could not load game " + id + ": " + err.message + ". It may not be exported yet.", "bad"),
           h("p", null, h("button", { type: "button", class: "button", onclick: start }, "Try again")));
       });
     }
