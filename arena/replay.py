@@ -1,6 +1,7 @@
 """Replay files: one game as JSON lines, and its play-by-play for people.
 
-A replay holds a `game` record (configuration, seed, bot names, clocks), then in order
+A replay holds a `game` record (configuration, seed, bot names, clocks, the arena that
+wrote it and the replay's format, `arena.REPLAY_FORMAT`), then in order
 every public `event`, every `decision` (seat, choice, action, time taken) and every
 `fault`, and a final `result`. The game rebuilds exactly from its configuration, seed
 and the decisions and faults; `arena replay --seat N` uses that to show the game as
@@ -16,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena import REPLAY_FORMAT, __version__
 from arena.errors import ArenaError, InputError, clipped, shown
 from arena.referee._wire import action_from_dict
 from arena.rules import (
@@ -111,7 +113,31 @@ def read_replay(path: Path) -> list[Record]:
         records.append(record)
     if not records or records[0].get("type") != "game":
         raise InputError(f"{path}: not a replay file (no game record first)")
+    try:
+        check_format(records[0])
+    except OtherFormat as err:
+        raise InputError(f"{path}: {err}") from None
     return records
+
+
+class OtherFormat(ValueError):
+    """A replay of another format than this arena's (`check_format`)."""
+
+
+def check_format(head: Record) -> None:
+    """`OtherFormat` unless the replay whose game record is `head` is of this arena's
+    format (`arena.REPLAY_FORMAT`); a replay that says none is of format 1, written
+    before replays said it. Another format is another arena's: its records, or the
+    rules they replay through, differ, and this arena would find it damaged."""
+    found = head.get("replay_format", 1)
+    if type(found) is int and found == REPLAY_FORMAT:
+        return
+    wrote = head.get("arena")
+    by = f" (arena {clipped(wrote, 40)})" if isinstance(wrote, str) else ""
+    raise OtherFormat(
+        f"this replay is format {shown(found)}; this arena ({__version__}) reads format"
+        f" {REPLAY_FORMAT}: open it with the arena that wrote it{by}"
+    )
 
 
 UNREADABLE = (
@@ -157,6 +183,8 @@ def readable(what: object) -> Iterator[None]:
         yield
     except InputError:
         raise
+    except OtherFormat as err:
+        raise InputError(f"{what}: {err}") from None
     except DamagedReplay as err:
         raise InputError(f"{what}: the replay is damaged: {err}") from None
     except KeyError as err:
@@ -182,6 +210,7 @@ def rebuild(log: Sequence[Record]) -> Game:
     the file (a seat the game does not have, a decision the rules refuse, other events,
     other places, points or tokens in its result), KeyError for a field a record lacks."""
     head = log[0]
+    check_format(head)
     try:
         names = head["names"]
         config = GameConfig.from_dict(head["config"])

@@ -11,7 +11,7 @@ from typing import Any
 import trio
 
 import protocol
-from arena import __version__
+from arena import REPLAY_FORMAT, __version__
 from arena.errors import BotCrashed, BotFault, BotTimeout
 from arena.referee import _core, _driver, _wire
 from arena.referee._clocks import BANK_CAP_MS, Clocks
@@ -144,6 +144,7 @@ class _Runner:
                 "names": self.names,
                 "clocks": clocks.to_dict(),
                 "arena": __version__,
+                "replay_format": REPLAY_FORMAT,
             }
         ]
         self._log_events()

@@ -1,5 +1,6 @@
 """The report's data: a league store (or one replay file) as the payloads the web pages
-read (`arena/report/static/assets/app.js`), and a whole static site written to a folder.
+read (the viewer's scripts in `arena/report/static/assets`, util.js says which does what),
+and a whole static site written to a folder.
 
 file:// pages may not fetch() files, so every payload is a script,
 `ARENA.receive(kind, {...});`, with the JSON escaped so that no text a bot chose (its
@@ -24,9 +25,10 @@ from typing import Any
 
 import msgspec
 
+from arena import REPORT_FORMAT, __version__
 from arena.errors import InputError, StoreError, clipped, shown
 from arena.referee._wire import action_from_dict
-from arena.replay import check_names, describe, readable, record_seat
+from arena.replay import check_format, check_names, describe, readable, record_seat
 from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
 from arena.store import Store
 
@@ -58,6 +60,7 @@ def script(kind: str, payload: Any) -> str:
 def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     """A replay as frames: the state after each step, every hand included."""
     head = log[0]
+    check_format(head)
     config = GameConfig.from_dict(head["config"])
     check_names(head["names"], config)
     names: list[str] = list(head["names"])
@@ -111,6 +114,8 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             for r in log
             if r["type"] == "fault"
         ],
+        "format": REPORT_FORMAT,  # the shape of this payload, which the viewer checks
+        "arena": __version__,
     }
 
 
@@ -322,7 +327,8 @@ class LeagueData:
                     versus["below"] += row.place > other.place
 
     def league(self, *, live: bool = False) -> dict[str, Any]:
-        """The league payload (kind "league"): settings, progress, standings, matrix, bots."""
+        """The league payload (kind "league"): settings, progress, standings, matrix, bots,
+        and the format of the report's data (`arena.REPORT_FORMAT`)."""
         from arena.standings import compute_standings, head_to_head, render, render_head_to_head
 
         records = self.store.game_records()
@@ -350,6 +356,8 @@ class LeagueData:
             "standings": standings,
             "matrix": matrix,
             "bots": {name: self._bot(name) for name in sorted(self._seats)},
+            "format": REPORT_FORMAT,  # the shape of this payload, which the viewer checks
+            "arena": __version__,
         }
 
     def _bot(self, name: str) -> dict[str, Any]:
@@ -588,6 +596,7 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
         "live": False, "settings": {"game": payload["config"]},
         "progress": {"done": 1, "total": 1, "forfeits": 0},
         "standings": None, "matrix": None, "bots": {}, "start": start,
+        "format": REPORT_FORMAT, "arena": __version__,
     }  # fmt: skip
     with _writing(out):
         games = _start_site(out)
