@@ -1,6 +1,7 @@
-"""`Connection`'s exchange steps (the referee's path for bot processes), driven alone
-over real pipes: the same faults, with the same messages, as the trio path; stopping
-at once."""
+"""`Connection`'s steps over real pipes, driven alone (`drive`, a poll loop for one):
+the faults and their messages at the level of one exchange, and stopping at once.
+Whole games over the same steps: test_referee_faults (trio driver, fake clock) and
+test_subprocess (both drivers)."""
 
 from __future__ import annotations
 
