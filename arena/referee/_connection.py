@@ -136,11 +136,6 @@ class Connection:
         open; None for any other port (an in-memory bot)."""
         return None if self._closed else self.port.fds()
 
-    def _open(self) -> Port:
-        """The port, which must be open (the game lets a session go once it is killed)."""
-        assert not self._closed, "a closed connection is not used"
-        return self.port
-
     def send_steps(
         self,
         message: dict[str, Any],
@@ -151,7 +146,8 @@ class Connection:
     ) -> Steps[None]:
         """Send one message by `deadline` (a time of `now`), or BotTimeout (worded with
         `limit`, if given); BotCrashed if the pipe is closed."""
-        port = self._open()
+        assert not self._closed, "a closed connection is not used"
+        port = self.port
         frame = protocol.encode_frame(message)
         start = now()
         written = _write_some(port, frame, message)
@@ -174,7 +170,8 @@ class Connection:
         """Receive one message by `deadline` (a time of `now`): BotTimeout then, worded
         with `limit` and the time since `since`; BotCrashed at the end of the output,
         BotMalformed for bad bytes. `what` names the message in fault reports."""
-        port = self._open()
+        assert not self._closed, "a closed connection is not used"
+        port = self.port
         target = port.read_target
         read = port.read_some
         while (message := self._take(what)) is None:
@@ -214,7 +211,8 @@ class Connection:
         it, but for its last byte; then the act's request id), an answer that comes in
         one read as those bytes and a choice under 128 is taken without the decoder.
         """
-        port = self._open()
+        assert not self._closed, "a closed connection is not used"
+        port = self.port
         read = port.read_some
         decoder = self._decoder
         frame = message if isinstance(message, bytes) else protocol.encode_frame(message)

@@ -45,9 +45,8 @@ class Port(Protocol):
     write_some: Callable[[bytes | memoryview], int]
     """Write what the bot's input takes of the bytes now, as `os.write` does."""
 
-    def waiting(self) -> bool:
-        """True if a read would not block (bytes, or the end of the output, wait)."""
-        ...
+    waiting: Callable[[], object]
+    """Truthy if a read would not block (bytes, or the end of the output, wait)."""
 
     def fds(self) -> tuple[int, int] | None:
         """The (write, read) descriptors of a bot process's pipes while both are open;
@@ -73,11 +72,9 @@ class PipePort:
         # The calls themselves, for the steps' fast path: no frame of Python between.
         self.read_some: Callable[[], bytes] = functools.partial(os.read, read_fd, _READ)
         self.write_some: Callable[[bytes | memoryview], int] = functools.partial(os.write, write_fd)
-        self._look = select.poll()
-        self._look.register(read_fd, _IN)
-
-    def waiting(self) -> bool:
-        return bool(self._look.poll(0))
+        look = select.poll()
+        look.register(read_fd, _IN)
+        self.waiting: Callable[[], object] = functools.partial(look.poll, 0)
 
     def fds(self) -> tuple[int, int] | None:
         try:  # asked each time: a closed stream says so here, and its number is not used
@@ -102,6 +99,7 @@ class ClosedPort:
     def __init__(self) -> None:
         self.read_some: Callable[[], bytes] = self._read
         self.write_some: Callable[[bytes | memoryview], int] = self._write
+        self.waiting: Callable[[], object] = lambda: True
 
     @staticmethod
     def _read() -> bytes:
@@ -110,9 +108,6 @@ class ClosedPort:
     @staticmethod
     def _write(_: bytes | memoryview) -> int:
         raise BrokenPipeError("the bot never started")
-
-    def waiting(self) -> bool:
-        return True
 
     def fds(self) -> None:
         return None
@@ -194,9 +189,7 @@ class MemoryPort:
         self.write_target: int | MemoryBuffer = to_bot
         self.read_some: Callable[[], bytes] = from_bot.read_some
         self.write_some: Callable[[bytes | memoryview], int] = to_bot.write_some
-
-    def waiting(self) -> bool:
-        return self._from_bot.readable()
+        self.waiting: Callable[[], object] = from_bot.readable
 
     def fds(self) -> None:
         return None
