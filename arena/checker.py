@@ -21,12 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import trio
-import trio.testing
 
 import protocol
 from arena.bots import BotProcess, BotSpec, Limits, start_process
 from arena.errors import BotCrashed, BotFault, BotMalformed
-from arena.referee import BotSession, Clocks, Connection, Wrap, play_game
+from arena.referee import BotSession, Clocks, Connection, PipePort, Wrap, memory_pair, play_game
 from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
 
 SECTIONS = {
@@ -114,6 +113,10 @@ def hexdump(data: bytes, limit: int = 64) -> str:
     return text + (" ..." if len(data) > limit else "")
 
 
+LINGER_S = 0.25
+"""How long check-bot waits after the last game before it writes bye."""
+
+
 async def _builtin_bot(stream: trio.abc.Stream, seed: int) -> None:
     """An in-process opponent: valid frames, uniformly random legal choices."""
     rng = random.Random(seed)
@@ -174,7 +177,7 @@ class _Checker:
         except OSError as err:
             self.add(Check("start-up", False, f"cannot start the bot: {err}", SECTIONS["start"]))
             return None
-        session = BotSession(self.spec.name, Connection(process.stream), process=process)
+        session = BotSession(self.spec.name, Connection(PipePort(process.stream)), process=process)
         begin = trio.current_time()
         clocks = self.clocks
         if self.hello_wait > 0:
@@ -185,11 +188,9 @@ class _Checker:
                                " referee's hello was written: a bot reads the referee's hello"
                                " first and answers it", SECTIONS["start-up"], early))  # fmt: skip
                 return None
-            waited = round((trio.current_time() - begin) * 1000)  # counts as start-up time
-            clocks = dataclasses.replace(clocks, startup_ms=max(0, clocks.startup_ms - waited))
         asked = trio.current_time()
-        try:
-            hello = await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
+        try:  # the wait counts as start-up time: the limit runs from the process's start
+            hello = await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME, started=begin)
         except BotFault as fault:
             await session.kill(fault, self.clocks.kill_grace_ms / 1000)
             self.add(Check("start-up", False, f"{fault.cause}: {fault}", SECTIONS["start-up"],
@@ -232,7 +233,7 @@ class _Checker:
         except OSError as err:
             self.add(Check(name, False, f"cannot start a second process: {err}", section))
             return
-        session = BotSession(self.spec.name, Connection(process.stream), process=process)
+        session = BotSession(self.spec.name, Connection(PipePort(process.stream)), process=process)
         try:
             await session.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
         except BotFault as fault:
@@ -276,7 +277,7 @@ class _Checker:
             if s == seat:
                 seats.append(session)
                 continue
-            ours, theirs = trio.testing.memory_stream_pair()
+            ours, theirs = memory_pair()
             nursery.start_soon(_builtin_bot, theirs, derive_seed("builtin", number, s))
             builtin = BotSession(f"builtin-{s}", Connection(ours))
             await builtin.handshake(self.clocks, protocol.DEFAULT_MAX_FRAME)
@@ -312,6 +313,10 @@ class _Checker:
         fds = session.connection.pipe_fds()
         assert fds is not None
         session.resume()  # a game may leave it stopped (SPEC §8.5): it must read bye
+        # A moment for a bot that leaves on its own after its last game_over to do so:
+        # with bye written at once, both could come in one read of a buffered stdin,
+        # and its exit look like an answer to bye.
+        await process.wait_exit(LINGER_S)
         begin = time.monotonic()
         try:
             if _returncode(process) is not None:

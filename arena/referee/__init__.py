@@ -6,6 +6,7 @@ from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection, fault_from_protocol
 from arena.referee._game import FaultRecord, GameResult, play_game
 from arena.referee._pool import BotPool, RunSettings, Wrap, open_pools, play_seated
+from arena.referee._ports import MemoryPort, PipePort, memory_pair
 from arena.referee._session import BotSession
 
 __all__ = [
@@ -15,9 +16,12 @@ __all__ = [
     "Connection",
     "FaultRecord",
     "GameResult",
+    "MemoryPort",
+    "PipePort",
     "RunSettings",
     "Wrap",
     "fault_from_protocol",
+    "memory_pair",
     "open_pools",
     "play_game",
     "play_seated",

@@ -1,40 +1,40 @@
-"""Framed messages over a byte stream, and the one place where lower errors become faults.
+"""Framed messages over a bot's port, and the one place where lower errors become faults.
 
-Everything the referee does with a bot goes through `Connection`: trio's stream errors,
-the codec's `ProtocolError`s and deadlines are turned here, and only here, into the
-arena's `BotFault`s (timeout, crash, malformed, illegal).
+Everything the referee does with a bot goes through `Connection`, as steps for a
+driver (`Steps`): a port's errors, the codec's `ProtocolError`s and deadlines are
+turned here, and only here, into the arena's `BotFault`s (timeout, crash, malformed,
+illegal). The same steps serve bot processes under the poll driver and in-memory bots
+and fake clocks under the trio driver (`arena.referee._driver`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import select
 import time
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeVar
 
-import trio
-
 import protocol
 from arena.errors import BotCrashed, BotFault, BotIllegal, BotMalformed, BotTimeout
+from arena.referee._ports import MemoryBuffer, Port
 
-_READ = 65536
 _IN = select.POLLIN | select.POLLPRI
 _OUT = select.POLLOUT
 
 T = TypeVar("T")
 
-Wait = tuple[int, int, float, float | None, Callable[[], None] | None]
-"""What steps wait for: a descriptor, the poll events (in or out), the deadline, and
-optionally a time and a function for the driver to call once at that time if the wait
-still goes on (all times `time.perf_counter()` times)."""
+Wait = tuple[int | MemoryBuffer, int, float, float | None, Callable[[], None] | None]
+"""What steps wait for: a port's target (a descriptor, or an in-memory bot's buffer),
+the poll events (in or out), the deadline, and optionally a time and a function for
+the driver to call once at that time if the wait still goes on (all times the
+driver's)."""
 
 Steps = Generator[Wait, float | None, T]
-"""A blocking exchange with bots as a generator: it yields each `Wait`, and is sent the
-time the descriptor was found ready, or None once the deadline has passed; it returns
-its result. A driver can so run many games' steps in one thread."""
+"""An exchange with bots as a generator: it yields each `Wait`, and is sent the time
+the target was found ready, or None once the deadline has passed; it returns its
+result. The poll driver so runs many games' steps in one thread, and the trio driver
+the same steps in a trio task."""
 
 
 class Stopped(Exception):
@@ -71,66 +71,44 @@ def fault_from_protocol(err: protocol.ProtocolError, what: str) -> BotFault:
     return BotMalformed(text)
 
 
-class Connection:
-    """One bot's end of the wire: send a message, receive a message, with deadlines."""
+Limit = tuple[int, int]
+"""The ms a message or an answer was allowed and the grace margin on top, for a
+timeout's message."""
 
-    def __init__(self, stream: trio.abc.Stream, *, max_frame: int = protocol.DEFAULT_MAX_FRAME):
-        self._stream = stream
+
+def late(missing: str, limit: Limit | None, took_ms: float, *, waited: bool = True) -> str:
+    """A timeout's message: what is missing ("no action"), the limit, and the time
+    measured (`waited`: nothing complete had come by then; else the answer came, but
+    took that long): "no action within 1,000 ms (+50 ms grace): waited 1,050.2 ms"."""
+    took = f"{'waited' if waited else 'it took'} {took_ms:,.1f} ms"
+    if limit is None:
+        return f"{missing} in time: {took}"
+    allowed, grace = limit
+    return f"{missing} within {allowed:,} ms (+{grace:,} ms grace): {took}"
+
+
+_FLUSH = " (a bot must flush stdout after each frame: SPEC §3.6)"
+
+
+class Connection:
+    """One bot's end of the wire: a message sent, a message received, by a deadline, as
+    steps for a driver (see `Steps`) over the bot's `Port`.
+
+    The steps read no clock of their own but the driver's `now` (the poll driver's
+    `time.perf_counter`, trio's `current_time` under the trio driver, a test's fake
+    clock too), in which deadlines are given and times are measured."""
+
+    def __init__(self, port: Port, *, max_frame: int = protocol.DEFAULT_MAX_FRAME):
+        self.port = port
         self._decoder = protocol.FrameDecoder(max_frame)
         self._eof = False
-        self._look: select.poll | None = None
-        self._look_fd = -1
-        """A poll of the bot's output alone, for the look before each act."""
-        self._pipes: tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream] | None = None
-        """The streams of a bot process's pipes, once `pipe_fds` has found them."""
+        self._closed = False
         self.sent_at = 0.0
         """When `exchange_steps` began to write its latest message."""
         self.received_at = 0.0
         """When the last bytes of the latest answer of `exchange_steps` were seen."""
         self.last_bytes = b""
         """The last bytes received (up to 64), for fault reports."""
-
-    async def _send(self, message: Mapping[str, Any] | bytes) -> None:
-        try:
-            if isinstance(message, bytes):
-                frame = message
-            else:
-                frame = protocol.encode_frame(
-                    message if isinstance(message, dict) else dict(message)
-                )
-            await self._stream.send_all(frame)
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-            raise BotCrashed(f"pipe closed while sending {_kind(message)}") from err
-
-    async def send(self, message: Mapping[str, Any], deadline: float) -> None:
-        """Send one message by the trio time `deadline`; raises BotTimeout or BotCrashed."""
-        with trio.move_on_at(deadline) as scope:
-            await self._send(message)
-        if scope.cancelled_caught:
-            raise BotTimeout(f"did not read its {message.get('type')} message in time")
-
-    async def receive(self, deadline: float, what: str) -> dict[str, Any]:
-        """Receive one message by the trio time `deadline`.
-
-        Raises BotTimeout, BotCrashed (end of stream) or BotMalformed (bad bytes).
-        `what` names the expected message in fault reports.
-        """
-        with trio.move_on_at(deadline):
-            return await self._receive(what)
-        raise BotTimeout(f"no {what} in time")
-
-    async def exchange(self, message: dict[str, Any] | bytes, what: str) -> dict[str, Any]:
-        """Send `message` (or an act's frame) and receive the answer, under the caller's
-        cancel scope.
-
-        Raises BotMalformed, before sending, if the bot has sent anything since its
-        last answer (SPEC §4.1), as `exchange_steps` does."""
-        fds = self.pipe_fds()
-        if fds is not None:
-            self._read_waiting(fds[1], what)  # no trio task reads it now: it is ours
-        self._refuse_buffered(what)
-        await self._send(message)
-        return await self._receive(what)
 
     def _take(self, what: str) -> dict[str, Any] | None:
         """The next message already received, or None; raises at the end of the stream."""
@@ -153,43 +131,60 @@ class Connection:
             self.last_bytes = bytes(data[:64])
             self._decoder.feed(data)
 
-    async def _receive(self, what: str) -> dict[str, Any]:
+    def pipe_fds(self) -> tuple[int, int] | None:
+        """The (write, read) file descriptors of a bot process's pipes, while both are
+        open; None for any other port (an in-memory bot)."""
+        return None if self._closed else self.port.fds()
+
+    def send_steps(
+        self,
+        message: dict[str, Any],
+        deadline: float,
+        *,
+        now: Callable[[], float] = time.perf_counter,
+        limit: Limit | None = None,
+    ) -> Steps[None]:
+        """Send one message by `deadline` (a time of `now`), or BotTimeout (worded with
+        `limit`, if given); BotCrashed if the pipe is closed."""
+        assert not self._closed, "a closed connection is not used"
+        port = self.port
+        frame = protocol.encode_frame(message)
+        start = now()
+        written = _write_some(port, frame, message)
+        if written < len(frame):  # nearly never: a frame fits in the pipe
+            yield from _write_steps(
+                port, frame[written:], deadline, message,
+                f"did not read its {message.get('type')} message", start,
+                now, limit,
+            )  # fmt: skip
+
+    def receive_steps(
+        self,
+        what: str,
+        deadline: float,
+        since: float,
+        *,
+        now: Callable[[], float] = time.perf_counter,
+        limit: Limit | None = None,
+    ) -> Steps[dict[str, Any]]:
+        """Receive one message by `deadline` (a time of `now`): BotTimeout then, worded
+        with `limit` and the time since `since`; BotCrashed at the end of the output,
+        BotMalformed for bad bytes. `what` names the message in fault reports."""
+        assert not self._closed, "a closed connection is not used"
+        port = self.port
+        target = port.read_target
+        read = port.read_some
         while (message := self._take(what)) is None:
+            if (yield (target, _IN, deadline, None, None)) is None:
+                raise BotTimeout(f"{late(f'no {what}', limit, (now() - since) * 1000)}{_FLUSH}")
             try:
-                data = await self._stream.receive_some(_READ)
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
+                data = read()
+            except BlockingIOError:
+                continue
+            except OSError as err:
                 raise BotCrashed(f"pipe broken while waiting for {what}") from err
             self._got(data)
         return message
-
-    def pipe_fds(self) -> tuple[int, int] | None:
-        """The (write, read) file descriptors of a bot process's pipes, while both are
-        open; None for any other stream (an in-memory bot, a test's wrapper)."""
-        pipes = self._pipes
-        if pipes is None:
-            stream = self._stream
-            if not isinstance(stream, trio.StapledStream):
-                return None
-            send, receive = stream.send_stream, stream.receive_stream
-            if not (
-                isinstance(send, trio.lowlevel.FdStream)
-                and isinstance(receive, trio.lowlevel.FdStream)
-            ):
-                return None
-            pipes = self._pipes = (send, receive)
-        try:  # asked each time: a closed stream says so here, and its number is not used
-            return pipes[0].fileno(), pipes[1].fileno()
-        except trio.ClosedResourceError:
-            return None
-
-    def send_steps(self, message: dict[str, Any], deadline: float) -> Steps[None]:
-        """`send` as steps for a driver (see `Steps`): by `deadline`, a
-        `time.perf_counter()` time, or BotTimeout; BotCrashed if the pipe is closed."""
-        fds = self.pipe_fds()
-        assert fds is not None
-        late = f"did not read its {message.get('type')} message in time"
-        frame = protocol.encode_frame(message)
-        yield from _write_steps(frame, fds[0], deadline, late, message)
 
     def exchange_steps(
         self,
@@ -198,49 +193,49 @@ class Connection:
         deadline: float,
         slow: tuple[float, Callable[[], None]] | None = None,
         canonical: tuple[bytes, int] | None = None,
+        *,
+        now: Callable[[], float] = time.perf_counter,
+        limit: Limit | None = None,
     ) -> Steps[dict[str, Any]]:
-        """`exchange` as steps for a driver (see `Steps`): send `message` (or an act's
-        frame) and receive the answer by `deadline` (a `time.perf_counter()` time). Only
-        for a connection with `pipe_fds()`, while no trio task uses it.
+        """Send `message` (or an act's frame) and receive the answer by `deadline` (a
+        time of `now`): the game's one way to ask a bot.
 
-        Raises the same faults, with the same messages, as `exchange` under a cancel
-        scope with that deadline (BotTimeout "no {what} in time"). With `slow` (a
-        `perf_counter` time, then a function), the driver calls the function once if
+        Raises BotTimeout at the deadline (worded with `limit`, if given: "no action
+        within 1,000 ms (+50 ms grace): waited 1,050.2 ms"), BotCrashed, BotMalformed.
+        With `slow` (a time, then a function), the driver calls the function once if
         no answer has come by then. The answer took `received_at - sent_at`: from the
-        first write of the message to its answer's last bytes found waiting.
+        first write of the message to the moment its answer's last bytes were found
+        waiting (SPEC §8.2).
 
         With `canonical` (the frame of an action answering the act, as SPEC §3.4 writes
         it, but for its last byte; then the act's request id), an answer that comes in
         one read as those bytes and a choice under 128 is taken without the decoder.
         """
-        fds = self.pipe_fds()
-        assert fds is not None
-        write_fd, read_fd = fds
+        assert not self._closed, "a closed connection is not used"
+        port = self.port
+        read = port.read_some
         decoder = self._decoder
         frame = message if isinstance(message, bytes) else protocol.encode_frame(message)
         # Nothing may have come since the last answer (SPEC §4.1): a bot that wrote its
         # answer before it was asked (its request_id is easy to foresee) would have it
         # taken in no time at all. The frame is made first, so that no more than the
         # call to write comes between this look (one poll that finds nothing) and the act.
-        look = self._look
-        if look is None or self._look_fd != read_fd:
-            look = self._look = select.poll()
-            look.register(read_fd, _IN)
-            self._look_fd = read_fd
-        if look.poll(0):
-            self._read_waiting(read_fd, what)
+        if port.waiting():
+            self._read_waiting(read, what)
         if decoder.pending or decoder.partial:
             self._refuse_buffered(what)
         # The time runs from the first write: a bot that leaves no room in its input
         # (it filled the pipe itself) thinks meanwhile (SPEC §8.2).
-        self.sent_at = time.perf_counter()
-        written = _write_some(write_fd, frame, message)
+        self.sent_at = sent_at = now()
+        written = _write_some(port, frame, message)
         if written < len(frame):  # nearly never: a frame fits in the pipe
-            late = f"no {what} in time"
-            yield from _write_steps(frame[written:], write_fd, deadline, late, message)
-        wait: Wait = (read_fd, _IN, deadline, None, None)
+            yield from _write_steps(
+                port, frame[written:], deadline, message, f"no {what}", sent_at, now, limit
+            )
+        target = port.read_target
+        wait: Wait = (target, _IN, deadline, None, None)
         if slow is not None:
-            wait = (read_fd, _IN, deadline, *slow)
+            wait = (target, _IN, deadline, *slow)
         # The common case, a quick answer, costs one wait and one read.
         if self._eof:  # the look found the end of its output (the decoder is empty)
             raise BotCrashed(f"closed its output while the referee waited for {what}")
@@ -248,9 +243,10 @@ class Connection:
         while True:
             seen = yield wait
             if seen is None:
-                raise BotTimeout(f"no {what} in time")
+                hint = _FLUSH if decoder.partial else ""
+                raise BotTimeout(f"{late(f'no {what}', limit, (now() - sent_at) * 1000)}{hint}")
             try:
-                data = os.read(read_fd, _READ)
+                data = read()
             except BlockingIOError:
                 continue
             except OSError as err:
@@ -270,11 +266,11 @@ class Connection:
             if (reply := self._take(what)) is not None:
                 return reply
 
-    def _read_waiting(self, read_fd: int, what: str) -> None:
+    def _read_waiting(self, read: Callable[[], bytes], what: str) -> None:
         """Take what the bot's output holds now, without waiting for more (EOF is only
         noted, as `_got` does)."""
         try:
-            data = os.read(read_fd, _READ)
+            data = read()
         except BlockingIOError:
             return
         except OSError as err:
@@ -312,12 +308,9 @@ class Connection:
         return b""
 
     async def aclose(self) -> None:
-        """Close the stream (never raises)."""
-        with (
-            trio.CancelScope(shield=True),
-            contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
-        ):
-            await self._stream.aclose()
+        """Close the port (never raises)."""
+        self._closed = True
+        await self.port.aclose()
 
 
 def _kind(message: Mapping[str, Any] | bytes) -> object:
@@ -326,25 +319,38 @@ def _kind(message: Mapping[str, Any] | bytes) -> object:
 
 
 def _write_steps(
-    frame: bytes, write_fd: int, deadline: float, late: str, message: Mapping[str, Any] | bytes
+    port: Port,
+    frame: bytes,
+    deadline: float,
+    message: Mapping[str, Any] | bytes,
+    missing: str,
+    since: float,
+    now: Callable[[], float],
+    limit: Limit | None,
 ) -> Steps[None]:
-    """Write all of `frame` (of `message`), waiting while the pipe is full;
-    BotTimeout(late) at `deadline`, BotCrashed if the reader has gone."""
+    """Write all of `frame` (of `message`), waiting while the pipe is full; BotTimeout
+    at `deadline` (`missing` and the limit, time measured since `since`), BotCrashed if
+    the reader has gone."""
     view = memoryview(frame)
+    target = port.write_target
     while True:
-        written = _write_some(write_fd, view, message)
+        written = _write_some(port, view, message)
         if written == len(view):
             return  # nearly always at the first write: a frame fits in the pipe
         view = view[written:]
-        if (yield (write_fd, _OUT, deadline, None, None)) is None:
-            raise BotTimeout(late)
+        if (yield (target, _OUT, deadline, None, None)) is None:
+            took = (now() - since) * 1000
+            raise BotTimeout(
+                f"{late(missing, limit, took)}, its input full"
+                f" ({len(view):,} bytes of the {_kind(message)} unwritten)"
+            )
 
 
-def _write_some(write_fd: int, data: bytes | memoryview, message: Mapping[str, Any] | bytes) -> int:
+def _write_some(port: Port, data: bytes | memoryview, message: Mapping[str, Any] | bytes) -> int:
     """Write what the pipe takes of `data` (of `message`) now (0 when it is full);
     BotCrashed if the reader has gone."""
     try:
-        return os.write(write_fd, data)
+        return port.write_some(data)
     except BlockingIOError:
         return 0
     except OSError as err:
@@ -359,6 +365,7 @@ def drive(steps: Steps[T], stop_fd: int) -> T:
         wait = next(steps)
         while True:
             fd, events, deadline, slow_at, slow = wait
+            assert isinstance(fd, int), "drive() waits on pipes only"
             poller = select.poll()
             poller.register(fd, events)
             poller.register(stop_fd, _IN)

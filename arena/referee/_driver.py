@@ -1,4 +1,9 @@
-"""One thread that plays every game between bot processes in this process.
+"""The two drivers of a game's steps (`arena.referee._connection.Steps`): one thread
+that plays every game between bot processes in this process (`run`), and a trio task
+for any other game (`run_trio`: in-memory bots, a test's fake clock).
+
+The steps are the game: the drivers only wait for what they yield, call its slow
+function at its time, and tell them when the wait ended (or that the deadline passed).
 
 A game between bot processes is played with blocking waits on their pipes: a decision
 then costs little more than the bare round trip, where trio's run loop, cancel scopes
@@ -34,7 +39,8 @@ import outcome
 import trio
 
 from arena.errors import RefereeError
-from arena.referee._connection import Steps
+from arena.referee._connection import Steps, Wait
+from arena.referee._ports import MemoryBuffer
 
 STOPPED = object()
 """What a cancelled game's task is handed back."""
@@ -142,7 +148,8 @@ class Driver:
         def step(play: Play, seen: float | None) -> None:
             """Send `seen` into the game's steps and register what it waits for next."""
             try:
-                fd, events, play.deadline, play.slow_at, play.slow = play.steps.send(seen)
+                target, events, play.deadline, play.slow_at, play.slow = play.steps.send(seen)
+                fd = target if type(target) is int else _no_pipe(target)
             except StopIteration as end:
                 finish(play, outcome.Value(end.value))
             except BaseException as exc:  # a defect: raised in the game's task
@@ -346,6 +353,52 @@ async def run(
         await trio.lowlevel.checkpoint()  # raises the Cancelled that stopped it
         raise AssertionError("the driver dropped the steps, but nothing cancelled them")
     return result  # type: ignore[no-any-return]
+
+
+def _no_pipe(target: object) -> int:
+    raise TypeError(f"the poll driver waits on pipes only, not on {target!r}")
+
+
+async def run_trio(steps: Steps[T]) -> T:
+    """Run `steps` in this trio task, with trio's waits and trio's clock (the steps must
+    take their times from `trio.current_time`): for games that are not all between bot
+    processes, or under a test's fake clock. The same steps as `run`'s, waited on alike:
+    an answer found is taken before its deadline is judged, a slow function is called
+    once at its time if the wait goes on, the time sent is when the wait ended."""
+    await trio.lowlevel.checkpoint()  # a checkpoint, as any trio call, if nothing waits
+    try:
+        wait = steps.send(None)
+        while True:
+            wait = steps.send(await _wait(wait))
+    except StopIteration as end:
+        return end.value  # type: ignore[no-any-return]
+    finally:
+        steps.close()
+
+
+async def _wait(wait: Wait) -> float | None:
+    """The trio time `wait`'s target was found ready, or None at its deadline."""
+    target, events, deadline, slow_at, slow = wait
+    if slow_at is not None and slow_at < deadline:
+        with trio.move_on_at(slow_at):
+            await _ready(target, events)
+            return trio.current_time()
+        assert slow is not None
+        slow()
+    with trio.move_on_at(deadline):
+        await _ready(target, events)
+        return trio.current_time()
+    return None
+
+
+async def _ready(target: int | MemoryBuffer, events: int) -> None:
+    if type(target) is not int:
+        assert isinstance(target, MemoryBuffer)
+        await target.wait(events)
+    elif events & select.POLLOUT:
+        await trio.lowlevel.wait_writable(target)
+    else:
+        await trio.lowlevel.wait_readable(target)
 
 
 def _ignore(_: object) -> None:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
@@ -15,7 +14,7 @@ from arena import REPLAY_FORMAT, __version__
 from arena.errors import BotCrashed, BotFault, BotTimeout
 from arena.referee import _core, _driver, _wire
 from arena.referee._clocks import BANK_CAP_MS, Clocks
-from arena.referee._connection import Steps, fault_from_protocol
+from arena.referee._connection import Steps, fault_from_protocol, late
 from arena.referee._session import BotSession
 from arena.rules import Cause, GameConfig, Outcome
 
@@ -128,7 +127,8 @@ class _Runner:
         self.think = [0.0] * n
         self.faults: list[FaultRecord] = []
         self.decisions = 0
-        self.waiting_for: int | None = None
+        self._now: Callable[[], float] = time.perf_counter
+        """The driver's clock (`run` sets it)."""
         self._started = 0
         """Seats sent their game_start (or left at once), in the driver's steps."""
         self._ended = 0
@@ -188,7 +188,12 @@ class _Runner:
         await self.seats[seat].kill(fault, self.clocks.kill_grace_ms / 1000)
 
     async def run(self) -> None:
-        if self._blocking_ok():
+        """Play the game from its start: its steps (`_steps`), driven by the poll driver
+        when every seat is a bot process under the real clock, else by the trio driver
+        (in-memory bots, a test's fake clock). Every fault comes back here, between
+        steps: the bot is killed from trio, and the steps go on where they stopped."""
+        if self._poll_ok():
+            self._now = time.perf_counter
             clocks = self.clocks
             # Every wait of the steps lasts a decision and its grace at most (a bank
             # only shortens it); start-ups and kills are trio's, with deadlines of their own.
@@ -198,7 +203,9 @@ class _Runner:
             ) is not None:
                 await self._fault(*fault)
         else:
-            await self._run_trio()
+            self._now = trio.current_time
+            while (fault := await _driver.run_trio(self._steps())) is not None:
+                await self._fault(*fault)
         outcome = self.core.outcome()
         self.log.append(
             {
@@ -215,43 +222,6 @@ class _Runner:
                 "rounds": outcome.rounds,
             }
         )
-
-    async def _run_trio(self) -> None:
-        """The game with trio I/O (bots in memory, virtual clocks)."""
-        clocks = self.clocks
-        core = self.core
-        for seat, session in enumerate(self.seats):
-            if session.broken:
-                fault = session.fault
-                assert fault is not None
-                await self._fault(seat, fault)
-                continue
-            session.games += 1
-            deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
-            try:
-                await session.send(self._game_start(seat), deadline)
-            except BotFault as fault:
-                await self._fault(seat, fault)
-        while core.to_move is not None:
-            # One cancel scope serves every decision until a bot times out: its deadline
-            # is moved before each request (cheaper than a new scope per decision).
-            with trio.CancelScope() as scope:
-                while (to_move := core.to_move) is not None:
-                    await self._decide(to_move, scope)
-            if scope.cancelled_caught:
-                late = self.waiting_for
-                assert late is not None
-                self.waiting_for = None
-                await self._fault(late, BotTimeout("no action in time"))
-        for seat, session in enumerate(self.seats):
-            if session.broken:
-                continue
-            session.resume()  # stopped since another seat's decision: it must read this
-            deadline = trio.current_time() + (clocks.decision_ms + clocks.grace_ms) / 1000
-            try:
-                await session.send(self._game_over(seat), deadline)
-            except BotFault as fault:
-                await self._fault(seat, fault)
 
     def _pause_others(self) -> None:
         """Stop the processes of every seat but the one to move (SPEC §8.5)."""
@@ -310,7 +280,7 @@ class _Runner:
         # but measured past it (the referee was busy) is late all the same.
         clocks = self.clocks
         if used_ms > allowed + clocks.grace_ms:
-            raise BotTimeout(f"action after {used_ms:.1f} ms (limit {allowed} ms)")
+            raise BotTimeout(late("no action", (allowed, clocks.grace_ms), used_ms, waited=False))
         self.think[seat] += used_ms
         bank = self.bank[seat]
         if bank is not None:  # the time taken to the fraction: 0.4 ms a decision adds up
@@ -318,31 +288,9 @@ class _Runner:
         self.decisions += 1
         core.play(choice, self.log, request_id, round(used_ms, 3))  # and its records
 
-    async def _decide(self, seat: int, scope: trio.CancelScope) -> None:
-        frame, request_id, allowed = self._request(seat)
-        start = trio.current_time()
-        scope.deadline = start + (allowed + self.clocks.grace_ms) / 1000
-        self.waiting_for = seat
-        session = self.seats[seat]
-        session.resume()
-        self._pause_others()  # at once: time here may be a test's virtual clock
-        try:
-            reply = await session.connection.exchange(frame, "action")
-            used_ms = (trio.current_time() - start) * 1000
-            self._accept(seat, request_id, allowed, reply, used_ms)
-        except BotFault as fault:
-            scope.deadline = math.inf
-            await self._fault(seat, fault)
-            return
-        scope.deadline = math.inf
-        self.waiting_for = None
-
-    # A game between bot processes is played by the driver's thread with blocking
-    # waits on their pipes (arena.referee._driver), as steps that hand every fault back
-    # here (the bot is killed from trio) and go on where they stopped.
-
-    def _blocking_ok(self) -> bool:
-        """True if every seat still in play is a bot process and time is real."""
+    def _poll_ok(self) -> bool:
+        """True if every seat still in play is a bot process and time is real: the
+        poll driver's games."""
         if not _system_clock():
             return False
         return all(
@@ -351,11 +299,18 @@ class _Runner:
 
     def _steps(self) -> Steps[tuple[int, BotFault] | None]:
         """The game from where it stands, as steps for the driver: returns None when it
-        is over, or the first fault for the trio side to handle."""
+        is over, or the first fault for the trio side to handle.
+
+        Time is the driver's (`self._now`): deadlines are set in it and answers are
+        measured in it (SPEC §8.2), under the poll driver and the trio driver alike."""
         clocks = self.clocks
         core = self.core
         seats = self.seats
-        limit = (clocks.decision_ms + clocks.grace_ms) / 1000
+        now = self._now
+        grace = clocks.grace_ms
+        message_limit = (clocks.decision_ms, grace)
+        """What a game_start or a game_over may take to be written."""
+        limit = (clocks.decision_ms + grace) / 1000
         while self._started < len(seats):
             seat = self._started
             self._started += 1
@@ -364,13 +319,14 @@ class _Runner:
                 assert session.fault is not None
                 return seat, session.fault
             session.games += 1
-            deadline = time.perf_counter() + limit
+            deadline = now() + limit
             self._at = ("the game_start", seat)
             try:
-                yield from session.connection.send_steps(self._game_start(seat), deadline)
+                yield from session.connection.send_steps(
+                    self._game_start(seat), deadline, now=now, limit=message_limit
+                )
             except BotFault as fault:
                 return seat, fault
-        grace = clocks.grace_ms
         pause_others = self._pause_others
         canonical = _wire.canonical_action
         while (mover := core.to_move) is not None:
@@ -378,7 +334,7 @@ class _Runner:
             session = seats[mover]
             session.resume()
             connection = session.connection
-            start = time.perf_counter()
+            start = now()
             deadline = start + (allowed + grace) / 1000
             self._at = ("the act", mover)
             try:
@@ -388,6 +344,8 @@ class _Runner:
                     deadline,
                     (start + SLOW_S, pause_others),
                     (canonical(request_id), request_id),
+                    now=now,
+                    limit=(allowed, grace),
                 )
                 used = connection.received_at - connection.sent_at
                 self._accept(mover, request_id, allowed, reply, used * 1000)
@@ -400,10 +358,12 @@ class _Runner:
             if session.broken:
                 continue
             session.resume()  # stopped since another seat's decision: it must read this
-            deadline = time.perf_counter() + limit
+            deadline = now() + limit
             self._at = ("the game_over", seat)
             try:
-                yield from session.connection.send_steps(self._game_over(seat), deadline)
+                yield from session.connection.send_steps(
+                    self._game_over(seat), deadline, now=now, limit=message_limit
+                )
             except BotFault as fault:
                 return seat, fault
         return None

@@ -18,6 +18,7 @@ from arena.errors import BotCrashed, BotFault, MachineError, ManifestError, Refe
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
 from arena.referee._game import GameResult, Shown, play_game
+from arena.referee._ports import ClosedPort, PipePort
 from arena.referee._session import BotSession
 from arena.rules import GameConfig
 
@@ -207,12 +208,12 @@ class BotPool:
             if not isinstance(err, (OSError, ManifestError)):
                 raise
             self.check_folder()  # gone since the check above
-            session = BotSession(self.spec.name, Connection(_ClosedStream()))
+            session = BotSession(self.spec.name, Connection(ClosedPort()))
             session.fault = BotCrashed(f"could not start {' '.join(self.spec.command)}: {err}")
             return session
         session = BotSession(
             self.spec.name,
-            Connection(process.stream, max_frame=settings.max_frame),
+            Connection(PipePort(process.stream), max_frame=settings.max_frame),
             process=process,
         )
         self._all.append(session)
@@ -247,22 +248,6 @@ class BotPool:
             async with trio.open_nursery() as nursery:
                 for session in sessions:
                     nursery.start_soon(session.close, self.settings.clocks)
-
-
-class _ClosedStream(trio.abc.Stream):
-    """A stream for a bot that never started: every operation fails as a crash."""
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        raise trio.ClosedResourceError
-
-    async def wait_send_all_might_not_block(self) -> None:
-        raise trio.ClosedResourceError
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        raise trio.ClosedResourceError
-
-    async def aclose(self) -> None:
-        return None
 
 
 STALL_TRIES = 3

@@ -10,9 +10,9 @@ import trio
 import protocol
 from arena.bots import BotProcess
 from arena.errors import BotFault
-from arena.referee import _wire
+from arena.referee import _driver, _wire
 from arena.referee._clocks import Clocks
-from arena.referee._connection import Connection, fault_from_protocol
+from arena.referee._connection import Connection, Steps, fault_from_protocol
 
 
 class BotSession:
@@ -51,11 +51,29 @@ class BotSession:
         self._request_id += 1
         return self._request_id
 
-    async def handshake(self, clocks: Clocks, max_frame: int) -> protocol.BotHello:
-        """Send hello and check the bot's hello within the start-up time; raises BotFault."""
-        deadline = trio.current_time() + (clocks.startup_ms + clocks.grace_ms) / 1000
-        await self.connection.send(_wire.referee_hello(clocks, max_frame), deadline)
-        message = await self.connection.receive(deadline, "hello")
+    async def handshake(
+        self, clocks: Clocks, max_frame: int, *, started: float | None = None
+    ) -> protocol.BotHello:
+        """Send hello and check the bot's hello within the start-up time, counted from
+        `started` (a trio time: the process's start; by default now); raises BotFault.
+        Played as steps by the trio driver, as a game's messages are."""
+        if started is None:
+            started = trio.current_time()
+        limit = (clocks.startup_ms, clocks.grace_ms)
+        deadline = started + (clocks.startup_ms + clocks.grace_ms) / 1000
+        connection = self.connection
+        now = trio.current_time
+
+        def steps() -> Steps[dict[str, Any]]:
+            hello = _wire.referee_hello(clocks, max_frame)
+            yield from connection.send_steps(hello, deadline, now=now, limit=limit)
+            return (
+                yield from connection.receive_steps(
+                    "hello", deadline, started, now=now, limit=limit
+                )
+            )
+
+        message = await _driver.run_trio(steps())
         try:
             self.hello = protocol.parse_bot_hello(message)
         except protocol.ProtocolError as err:
@@ -63,8 +81,8 @@ class BotSession:
         return self.hello
 
     async def send(self, message: dict[str, Any], deadline: float) -> None:
-        """Send one message (raises BotFault)."""
-        await self.connection.send(message, deadline)
+        """Send one message by the trio time `deadline` (raises BotFault)."""
+        await _driver.run_trio(self.connection.send_steps(message, deadline, now=trio.current_time))
 
     def pause(self) -> None:
         """Stop the bot's processes while arena waits for another bot (or for its next
@@ -91,7 +109,7 @@ class BotSession:
         if not self.broken:
             deadline = trio.current_time() + clocks.exit_grace_ms / 1000
             with contextlib.suppress(BotFault):
-                await self.connection.send(_wire.BYE, deadline)
+                await self.send(_wire.BYE, deadline)
             if self.process is not None:
                 await self.process.wait_exit(clocks.exit_grace_ms / 1000)
         self._closed = True

@@ -112,7 +112,7 @@ def test_a_bot_that_breaks_in_a_rare_situation_meets_it(
         ),
         ("answers_ahead", "malformed", "a frame sent before it was asked for", "§3, §4.1, §6.2"),
         ("out_of_range", "illegal", "action.choice: expected an int in 0..", "§6.2, §7.2"),
-        ("slow", "timeout", "no action in time", "§8.2, §8.3"),
+        ("slow", "timeout", "no action within 300 ms (+50 ms grace): waited ", "§8.2, §8.3"),
         ("crash_mid_game", "crash", "closed its output", "§4.4, §9.1"),
     ],
 )
@@ -167,7 +167,12 @@ def test_offending_bytes_are_shown(tmp_path: Path) -> None:
 def test_silent_bot_fails_start_up(tmp_path: Path) -> None:
     code, out = check(tmp_path, "silent")
     assert code == 1
-    assert "FAIL  start-up: timeout: no hello in time" in out
+    # The limit, the time measured, and the likeliest cause (issue 44.3).
+    assert re.search(
+        r"FAIL  start-up: timeout: no hello within 2,000 ms \(\+50 ms grace\): waited"
+        r" 2,0[5-9]\d\.\d ms \(a bot must flush stdout after each frame: SPEC §3\.6\)",
+        out,
+    ), out
 
 
 def test_bot_crashing_at_start_shows_its_stderr(tmp_path: Path) -> None:

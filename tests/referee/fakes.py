@@ -1,4 +1,7 @@
-"""A scripted fake bot over memory streams: the referee's test double."""
+"""A scripted fake bot in memory: the referee's test double.
+
+The referee's end is a `MemoryPort`, so a game with fakes is played by the referee's
+own steps (the trio driver's, under any clock: a test's fake one too)."""
 
 from __future__ import annotations
 
@@ -6,10 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 import trio
-import trio.testing
 
 import protocol
-from arena.referee import BotSession, Connection
+from arena.referee import BotSession, Connection, memory_pair
 
 # What a policy returns for an act: an int choice, raw bytes to write, a dict to send
 # as a frame, "close" to close the stream, or ("sleep", seconds, next) to wait first.
@@ -94,7 +96,7 @@ async def connect(
     nursery: trio.Nursery, name: str, policy: Policy = first_legal, **kwargs: Any
 ) -> tuple[BotSession, FakeBot]:
     """A BotSession wired to a FakeBot running in `nursery` (no handshake yet)."""
-    referee_end, bot_end = trio.testing.memory_stream_pair()
+    referee_end, bot_end = memory_pair()
     bot = FakeBot(bot_end, policy, name=name, **kwargs)
     nursery.start_soon(bot.run)
     return BotSession(name, Connection(referee_end)), bot

@@ -165,9 +165,11 @@ async def test_memory_hog_hits_the_address_space_limit(tmp_path: Path) -> None:
     assert "MemoryError" in log
 
 
-# The referee plays games between bot processes with blocking I/O in a thread, and
-# games with in-memory bots (and under virtual clocks) with trio's streams. Both must
-# judge every behaviour alike: same faults, same messages, same outcomes.
+# A game's steps are driven by the poll driver (blocking waits in a thread) when every
+# seat is a bot process under the real clock, and by the trio driver otherwise
+# (in-memory bots, virtual clocks, check-bot's mixed games). Both drivers, given the
+# same bot processes, must judge every behaviour alike: same faults, same messages,
+# same outcomes.
 
 SAME_JUDGEMENT = [
     "good",
@@ -209,23 +211,23 @@ def judgement(results: list[GameResult]) -> list[object]:
 
 
 @pytest.mark.parametrize("behaviour", SAME_JUDGEMENT)
-async def test_blocking_and_trio_drivers_judge_alike(
+async def test_poll_and_trio_drivers_judge_alike(
     tmp_path: Path, behaviour: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clocks = Clocks(decision_ms=400, grace_ms=50, exit_grace_ms=300, kill_grace_ms=200)
     used: list[bool] = []
-    real = _game._Runner._blocking_ok
+    real = _game._Runner._poll_ok
 
     def spy(self: _game._Runner) -> bool:
         used.append(real(self))
         return used[-1]
 
-    monkeypatch.setattr(_game._Runner, "_blocking_ok", spy)
+    monkeypatch.setattr(_game._Runner, "_poll_ok", spy)
     (tmp_path / "blocking").mkdir()
     blocking, _, _ = await play(tmp_path / "blocking", behaviour, clocks=clocks)
     assert used
     assert all(used), "bot processes are played with blocking I/O"
-    monkeypatch.setattr(_game._Runner, "_blocking_ok", lambda self: False)
+    monkeypatch.setattr(_game._Runner, "_poll_ok", lambda self: False)
     (tmp_path / "trio").mkdir()
     with_trio, _, _ = await play(tmp_path / "trio", behaviour, clocks=clocks)
     assert judgement(blocking) == judgement(with_trio)
