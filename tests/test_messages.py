@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -296,3 +297,25 @@ def test_check_bot_says_whether_it_built_and_whether_the_sandbox_is_on(tmp_path:
     ]
     again = invoke(*args).output.splitlines()
     assert again[1].startswith("  build: built already, its folder as that build left it")
+
+
+def test_a_fault_ends_with_what_the_bot_last_said(tmp_path: Path) -> None:
+    """Issue 44.2: a fault said "crash" and where; why was in a log the author had to
+    ask for. It ends with the last lines of the bot's stderr, in the match's output
+    and in the replay."""
+    good, bad = bot(tmp_path, "good"), bot(tmp_path, "bad", "raises_mid_game")
+    replays = tmp_path / "replays"
+    result = invoke(
+        "match", good, bad, "-n", "1", "--sandbox", "none", "--replays", replays, "--json"
+    )
+    assert result.exit_code == 0, result.output
+    faults = [
+        json.loads(line)
+        for path in replays.iterdir()
+        for line in path.read_text().splitlines()
+        if '"type":"fault"' in line.replace(" ", "")
+    ]
+    assert len(faults) == 1
+    message = faults[0]["message"]
+    assert "(its stderr ended: " in message
+    assert message.endswith("ZeroDivisionError: division by zero)")

@@ -143,6 +143,8 @@ class BotProcess:
         self.pausable = False
         """Whether `pause` stops it: only in the sandbox, which kills a stopped bot
         when arena dies (outside it a killed arena would leave it stopped for ever)."""
+        self.stderr: StderrTail | None = None
+        """The end of what it wrote to its stderr (`start_process` sets it)."""
 
     def exit_status(self) -> str | None:
         """How the process ended ("exited with status 0", "was killed by SIGKILL"), or
@@ -320,8 +322,32 @@ class CappedLog:
                 file.close()
 
 
-async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog) -> None:
-    """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`.
+class StderrTail:
+    """The last bytes a bot wrote to its stderr (whether or not its log keeps them), so
+    that a fault can end with what the bot last said; `ended` once the stream ended."""
+
+    KEEP = 4096
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self.ended = trio.Event()
+
+    def add(self, chunk: bytes | bytearray) -> None:
+        self._data += chunk
+        if len(self._data) > self.KEEP:
+            del self._data[: len(self._data) - self.KEEP]
+
+    def last_lines(self, count: int = 3, width: int = 200) -> list[str]:
+        """Its last `count` lines that hold anything, each cut to `width` characters."""
+        text = self._data.decode(errors="replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        cut = width - 3
+        return [line if len(line) <= width else line[:cut] + "..." for line in lines[-count:]]
+
+
+async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog, tail: StderrTail) -> None:
+    """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`
+    and the end in `tail`.
 
     A log that cannot be written raises `MachineError` here, in the nursery of the
     bots' processes: the games in play are abandoned (not recorded) and every bot is
@@ -334,8 +360,10 @@ async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog) -> None:
                 break
             if not chunk:
                 break
+            tail.add(chunk)
             log.write(chunk)
     finally:
+        tail.ended.set()
         log.close()
         with trio.CancelScope(shield=True):
             await stream.aclose()
@@ -417,7 +445,9 @@ async def start_process(
     finally:
         for fd in fds:
             os.close(fd)
-    nursery.start_soon(_drain, process.stderr, log)
+    tail = StderrTail()
+    nursery.start_soon(_drain, process.stderr, log, tail)
     bot = BotProcess(process, workdir, log_path, group, cpu_group)
+    bot.stderr = tail
     bot.pausable = bool(getattr(wrap, "contained", False))
     return bot

@@ -172,20 +172,30 @@ class _Runner:
                         " SPEC §4.4)"
                     )
                 fault = BotCrashed(f"{fault}: the process {status}", detail=fault.detail)
-        self.faults.append(FaultRecord(seat, fault.cause, str(fault), fault.detail, core.plays))
+        plays = core.plays
+        if not core.is_over and core.in_game(seat):
+            core.eliminate(seat, _CAUSES[fault.cause])
+        await self.seats[seat].kill(fault, self.clocks.kill_grace_ms / 1000)
+        # A fault ends with what the bot last said on its stderr (its log keeps it all):
+        # read once the process is gone, so that its last words are in.
+        message = str(fault)
+        tail = process.stderr if process is not None else None
+        if tail is not None:
+            with trio.move_on_after(0.2):
+                await tail.ended.wait()
+            if said := tail.last_lines():
+                message += f" (its stderr ended: {' | '.join(said)})"
+        self.faults.append(FaultRecord(seat, fault.cause, message, fault.detail, plays))
         self.log.append(
             {
                 "type": "fault",
                 "seat": seat,
                 "cause": fault.cause,
-                "message": str(fault),
+                "message": message,
                 "bytes": fault.detail.hex() if fault.detail else None,
             }
         )
-        if not core.is_over and core.in_game(seat):
-            core.eliminate(seat, _CAUSES[fault.cause])
-            self._log_events()
-        await self.seats[seat].kill(fault, self.clocks.kill_grace_ms / 1000)
+        self._log_events()
 
     async def run(self) -> None:
         """Play the game from its start: its steps (`_steps`), driven by the poll driver

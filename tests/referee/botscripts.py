@@ -56,6 +56,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     "hang": {"on_act": "time.sleep(1000)"},
     "crash_at_start": {"prelude": "sys.exit(3)"},
     "crash_mid_game": {"on_act": f"if acts > 2: os._exit(1)\n        {ANSWER}"},
+    "raises_mid_game": {"on_act": f"if acts > 2: print(1 / 0)\n        {ANSWER}"},
     "exit_zero_mid_game": {"on_act": f"if acts > 2: sys.exit(0)\n        {ANSWER}"},
     "garbage": {"on_act": 'w.write(b"\\x00\\x00\\x00\\x05hello"); w.flush()'},
     "huge_length": {"on_act": 'w.write(b"\\xff\\xff\\xff\\xf0" + b"x" * 100); w.flush()'},
