@@ -60,6 +60,19 @@ def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> f
     return value
 
 
+anchor_option = click.option(
+    "--anchor",
+    default=None,
+    metavar="NAME=ELO",
+    callback=lambda ctx, param, value: _anchor(value),
+    help="Fix the scale at a bot: NAME gets ELO, and each ± is the interval of the"
+    " difference from NAME (as Ordo and BayesElo anchor theirs), so that ratings from"
+    " different leagues with that bot compare. The yardstick's levels make good"
+    " anchors.",
+)
+"""`--anchor NAME=ELO` (arena standings, rate, report and serve)."""
+
+
 _RATING_OPTIONS = [
     click.option(
         "--prior",
@@ -78,16 +91,7 @@ _RATING_OPTIONS = [
         callback=_check_finite,
         help="The Elo the bots average to.",
     ),
-    click.option(
-        "--anchor",
-        default=None,
-        metavar="NAME=ELO",
-        callback=lambda ctx, param, value: _anchor(value),
-        help="Fix the scale at a bot: NAME gets ELO, and each ± is the interval of the"
-        " difference from NAME (as Ordo and BayesElo anchor theirs), so that ratings from"
-        " different leagues with that bot compare. The yardstick's levels make good"
-        " anchors.",
-    ),
+    anchor_option,
     click.option(
         "-f",
         "--format",

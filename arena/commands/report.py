@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from arena.commands.rate import anchor_option
 from arena.errors import InputError
 
 
@@ -29,7 +30,10 @@ from arena.errors import InputError
     default=None,
     help="Write the viewer of one replay file (arena match --replays) instead of a league.",
 )
-def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
+@anchor_option
+def report(
+    store: Path | None, out: Path, replay_file: Path | None, anchor: tuple[str, float] | None
+) -> None:
     """Write a static web site of the league in STORE: standings with their Elo
     intervals, head-to-head, a page per bot, the game list and a replay viewer for
     every game. It works from disk and needs no network.
@@ -57,7 +61,9 @@ def report(store: Path | None, out: Path, replay_file: Path | None) -> None:
 
     with Store.open(store, readonly=True) as db:
         db.verify_rows(replays=True)  # rows or replays edited by hand are refused
-        games = write_site(db, out)
+        if anchor is not None and anchor[0] not in db.bot_digests():
+            raise InputError(f"--anchor {anchor[0]!r}: no such bot in {store}")
+        games = write_site(db, out, anchor)
     click.echo(f"wrote {out / 'index.html'} ({games} games)", err=True)
 
 
@@ -95,7 +101,10 @@ def _host_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     help="A host name to answer besides addresses, localhost and this machine's own"
     " names (repeatable): the name a proxy or your DNS gives it.",
 )
-def serve(store: Path, host: str, port: int, allow: tuple[str, ...]) -> None:
+@anchor_option
+def serve(
+    store: Path, host: str, port: int, allow: tuple[str, ...], anchor: tuple[str, float] | None
+) -> None:
     """Serve the report of the league in STORE live, while it runs: the same pages as
     arena report, the standings and progress refreshing by themselves. Read-only; it
     listens on 127.0.0.1 unless told otherwise, and answers only requests by address,
@@ -103,4 +112,4 @@ def serve(store: Path, host: str, port: int, allow: tuple[str, ...]) -> None:
     name of its own pointed here: DNS rebinding)."""
     from arena.report._serve import run
 
-    run(store, host, port, allow)
+    run(store, host, port, allow, anchor)

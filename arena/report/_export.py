@@ -203,8 +203,11 @@ class LeagueData:
     hands in a game not yet played. Its list entry says so (`"withheld": true`), and
     its replay is neither written nor served until the group is complete."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, anchor: tuple[str, float] | None = None) -> None:
         self.store = store
+        self.anchor = anchor
+        """`arena standings --anchor`: the bot whose Elo fixes the scale, and its Elo (a
+        live league whose anchor has no game yet is rated as without one)."""
         self._reset()
 
     def _reset(self) -> None:
@@ -334,7 +337,9 @@ class LeagueData:
         records = self.store.game_records()
         standings = matrix = None
         if records:
-            table = compute_standings(records)
+            played = {seat.player for record in records for seat in record.seats}
+            anchor = self.anchor if self.anchor is not None and self.anchor[0] in played else None
+            table = compute_standings(records, anchor=anchor)
             standings = json.loads(render(table, "json"))
             order = [row.player for row in table.rows]
             matrix = json.loads(render_head_to_head(head_to_head(records, order), "json"))
@@ -532,17 +537,17 @@ GAMES_PER_FILE = 16
 """Games in one data file of a static report."""
 
 
-def write_site(store: Store, out: Path) -> int:
+def write_site(store: Store, out: Path, anchor: tuple[str, float] | None = None) -> int:
     """Write the static report of `store` into the folder `out`; returns the games.
 
     `out` must be new, empty, or a site arena wrote before (`MARK`), which is then
     replaced; InputError for any other folder (nothing in it is touched), or if the
     site cannot be written."""
     with _writing(out):
-        return _write_site(store, out)
+        return _write_site(store, out, anchor)
 
 
-def _write_site(store: Store, out: Path) -> int:
+def _write_site(store: Store, out: Path, anchor: tuple[str, float] | None) -> int:
     games = _start_site(out)
 
     # Games go 16 to a file: writing many small files costs more than their bytes.
@@ -563,7 +568,7 @@ def _write_site(store: Store, out: Path) -> int:
         if len(ids) == GAMES_PER_FILE:
             flush()
 
-    data = LeagueData(store)
+    data = LeagueData(store, anchor)
     data.update(write_game)
     if ids:
         flush()

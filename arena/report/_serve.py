@@ -96,14 +96,16 @@ def own_hosts(extra: Iterable[str] = ()) -> frozenset[str]:
     return LOOPBACK_HOSTS | {name.lower() for name in names if name}
 
 
-def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
+def make_app(
+    store: Store, hosts: frozenset[str] | None = None, anchor: tuple[str, float] | None = None
+) -> ASGIApp:
     """The app serving the league in `store` (opened read-only by the caller).
 
     `hosts`, if given, are the only Host names answered besides addresses
     (`known_host`; others get a 421): a page on any web site could otherwise read the
     league from a browser on this machine, or on its network, by pointing a name of its
     own at it (DNS rebinding)."""
-    data = LeagueData(store)
+    data = LeagueData(store, anchor)
     files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
     reading = trio.Lock()
     """One read of the store at a time (its connection is not for two threads at once)."""
@@ -214,7 +216,13 @@ def make_app(store: Store, hosts: frozenset[str] | None = None) -> ASGIApp:
     return only_known_hosts
 
 
-async def serve(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
+async def serve(
+    store_path: Path,
+    host: str,
+    port: int,
+    allow: Sequence[str] = (),
+    anchor: tuple[str, float] | None = None,
+) -> None:
     """Serve until cancelled (Ctrl-C). InputError if it cannot listen at `host`:`port`
     (the port taken, a name that does not resolve, an address not this machine's)."""
     from hypercorn.config import Config
@@ -225,7 +233,9 @@ async def serve(store_path: Path, host: str, port: int, allow: Sequence[str] = (
     config.accesslog = None
     config.errorlog = None
     with Store.open(store_path, readonly=True) as store:
-        app = make_app(store, own_hosts(allow))
+        if anchor is not None and anchor[0] not in store.bot_digests():
+            raise InputError(f"--anchor {anchor[0]!r}: no such bot in {store_path}")
+        app = make_app(store, own_hosts(allow), anchor)
         try:
             async with trio.open_nursery() as nursery:
                 binds = await nursery.start(hypercorn_serve, app, config)
@@ -253,25 +263,35 @@ def _first_os_error(caught: BaseException) -> OSError | None:
     return found[0]
 
 
-def run(store_path: Path, host: str, port: int, allow: Sequence[str] = ()) -> None:
+def run(
+    store_path: Path,
+    host: str,
+    port: int,
+    allow: Sequence[str] = (),
+    anchor: tuple[str, float] | None = None,
+) -> None:
     """`arena serve`: serve until Ctrl-C.
 
     Ctrl-C is taken as a signal and cancels the server, rather than raised as
     KeyboardInterrupt wherever the program is: raised in a request's handler, it made
     Hypercorn answer a response already begun with a 500, whose error then showed as
     a traceback."""
-    trio.run(functools.partial(_serve_until_interrupted, store_path, host, port, allow))
+    trio.run(functools.partial(_serve_until_interrupted, store_path, host, port, allow, anchor))
     click.echo("stopped", err=True)
 
 
 async def _serve_until_interrupted(
-    store_path: Path, host: str, port: int, allow: Sequence[str]
+    store_path: Path,
+    host: str,
+    port: int,
+    allow: Sequence[str],
+    anchor: tuple[str, float] | None,
 ) -> None:
     with trio.open_signal_receiver(signal.SIGINT) as signals:
         async with trio.open_nursery() as nursery:
 
             async def serving() -> None:
-                await serve(store_path, host, port, allow)
+                await serve(store_path, host, port, allow, anchor)
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(serving)

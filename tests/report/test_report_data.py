@@ -705,3 +705,22 @@ async def test_arena_serve_answers_for_a_game_id_with_a_slash(store: Path, tmp_p
         assert answer.status_code == 200, answer.text
         assert answer.text.startswith('ARENA.receive("game",{"id":"a/b",')
     assert missing.status_code == 404
+
+
+def test_the_report_takes_the_standings_anchor(store: Path, tmp_path: Path) -> None:
+    """Issue 46.4: `arena report --anchor NAME=ELO` rates the bots as `arena standings
+    --anchor` does; a name the store has no bot of is refused."""
+    first = json.loads(cli("standings", store, "-f", "json"))["rows"][0]["bot"]
+    result = CliRunner().invoke(
+        main, ["report", str(store), "-o", str(tmp_path / "site"), "--anchor", f"{first}=2000"]
+    )
+    assert result.exit_code == 0, result.output
+    league_data = payload(tmp_path / "site" / "data" / "league.js")
+    anchored = json.loads(cli("standings", store, "-f", "json", "--anchor", f"{first}=2000"))
+    assert league_data["standings"]["rows"] == anchored["rows"]
+    assert league_data["standings"]["anchor"] == {"bot": first, "elo": 2000.0}
+    result = CliRunner().invoke(
+        main, ["report", str(store), "-o", str(tmp_path / "other"), "--anchor", "zed=0"]
+    )
+    assert result.exit_code == 2
+    assert f"--anchor 'zed': no such bot in {store}" in result.output
