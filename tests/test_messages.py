@@ -9,8 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from arena.cli import main
-
-from .referee.botscripts import script
+from arena.testing import script
 
 pytestmark = pytest.mark.subprocess
 

@@ -6,7 +6,7 @@ of their own: they read and write a `Port` at once, and yield what they wait for
 `read_target` or `write_target`) to a driver, which tells them when it was ready.
 A bot process's port is its pipes (`PipePort`): the targets are descriptors, which
 the poll driver (`arena.referee._driver`) and trio both wait on. An in-memory bot's
-port (`memory_pair`, tests' fakes and check-bot's built-in opponents) is a pair of
+port (`memory_pair`, arena.testing's in-memory bots and check-bot's built-in opponents) is a pair of
 byte buffers, which only the trio driver waits on, under any clock, a test's fake one
 too. Both behave as pipes do: `read_some` and `write_some` are `os.read` and
 `os.write` on non-blocking descriptors (BlockingIOError when there is nothing to

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from arena.checker import GAMES, SECTIONS
 from arena.cli import main
 from arena.commands.check_bot import BARE_COMMAND_NOTE
+from arena.testing import script
 
-from ..referee.botscripts import script
 from ..sandbox.helpers import needs_bwrap
 
 pytestmark = pytest.mark.subprocess

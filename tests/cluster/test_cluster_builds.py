@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.testing import script
 
-from ..referee.botscripts import script
 from .conftest import Cluster
 from .helpers import league_file, stored, witness_bot
 

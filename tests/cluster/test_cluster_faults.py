@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.testing import alive
 
-from ..referee.botscripts import alive
 from .conftest import Cluster, private_cluster
 from .helpers import (
     count_games,

@@ -11,8 +11,7 @@ from arena.messages import Play, Setup, WorkerSettings
 from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import WorkerPool
-
-from ..referee.botscripts import alive, pids, spec
+from arena.testing import alive, pids, spec
 
 
 class Peak:

@@ -21,8 +21,7 @@ from arena.rules import GameConfig
 from arena.runners import WorkerPool
 from arena.schedule import make_schedule
 from arena.store import Store
-
-from ..referee.botscripts import alive, pids, spec
+from arena.testing import alive, pids, spec
 
 
 async def test_the_processes_alive_at_once_stay_within_the_limit(tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.store import Store
+from arena.testing import alive, pids, script
 
-from ..referee.botscripts import alive, pids, script
 from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
 from ..store_edits import without_proofs
 

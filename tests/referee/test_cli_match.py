@@ -15,9 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.testing import alive, pids, script
 from tests.mutations import mutants
-
-from .botscripts import alive, pids, script
 
 pytestmark = pytest.mark.subprocess
 

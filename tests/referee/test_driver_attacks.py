@@ -23,8 +23,7 @@ import trio
 from arena.bots import BotSpec
 from arena.referee import BotPool, Clocks, GameResult, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
-
-from .botscripts import BEHAVIOURS, alive, pids, spec
+from arena.testing import BEHAVIOURS, alive, pids, spec
 
 pytestmark = pytest.mark.subprocess
 
@@ -157,7 +156,7 @@ ATTACKS: dict[str, dict[str, str]] = {
 
 
 def bot(behaviour: str, folder: Path, name: str) -> BotSpec:
-    """A bot of `behaviour` (from botscripts, or one of the attacks here) named `name`,
+    """A bot of `behaviour` (from arena.testing, or one of the attacks here) named `name`,
     writing its pids to folder/NAME.pids."""
     with pytest.MonkeyPatch.context() as patch:
         if behaviour in ATTACKS:

@@ -27,8 +27,7 @@ from arena.commands._stopping import run_stoppable
 from arena.match import run_match
 from arena.referee import RunSettings, _driver
 from arena.rules import GameConfig
-
-from .botscripts import spec
+from arena.testing import spec
 
 
 def test_ctrl_c_stops_a_run_at_a_checkpoint_not_wherever_the_code_is() -> None:

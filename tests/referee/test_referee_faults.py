@@ -25,8 +25,7 @@ from arena.referee import (
 from arena.referee._clocks import BANK_CAP_MS
 from arena.referee._ports import MemoryBotStream, MemoryBuffer
 from arena.rules import Format, GameConfig
-
-from .fakes import FakeBot, Policy, connect, first_legal
+from arena.testing import FakeBot, Policy, connect, first_legal
 
 CLOCKS = Clocks(decision_ms=1000, grace_ms=50, startup_ms=5000)
 

@@ -15,8 +15,7 @@ from arena.bots import Limits
 from arena.match import run_match
 from arena.referee import Clocks, GameResult, RunSettings, _game
 from arena.rules import GameConfig
-
-from .botscripts import alive, pids, spec
+from arena.testing import alive, pids, spec
 
 pytestmark = pytest.mark.subprocess
 

@@ -8,8 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-
-from ..referee.botscripts import script
+from arena.testing import script
 
 ROOT = Path(__file__).resolve().parents[2]
 

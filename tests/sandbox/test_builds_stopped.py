@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from ..referee.botscripts import script
+from arena.testing import script
+
 from .helpers import gone_sync, leftovers, needs_bwrap
 
 pytestmark = pytest.mark.subprocess

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.sprt._plan import Plan
+from arena.testing import alive
 
-from ..referee.botscripts import alive
 from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
 from .helpers import ROOT, example_bot
 

@@ -1,17 +1,19 @@
-"""A scripted fake bot in memory: the referee's test double.
+"""Bots in memory: a policy (a Python function of the act) plays through the referee's
+own steps, under any clock (a test's fake one too), with no process.
 
 The referee's end is a `MemoryPort`, so a game with fakes is played by the referee's
 own steps (the trio driver's, under any clock: a test's fake one too)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
 
 import protocol
-from arena.referee import BotSession, Connection, memory_pair
+from arena.referee import BotSession, Clocks, Connection, GameResult, memory_pair, play_game
+from arena.rules import GameConfig
 
 # What a policy returns for an act: an int choice, raw bytes to write, a dict to send
 # as a frame, "close" to close the stream, or ("sleep", seconds, next) to wait first.
@@ -100,3 +102,28 @@ async def connect(
     bot = FakeBot(bot_end, policy, name=name, **kwargs)
     nursery.start_soon(bot.run)
     return BotSession(name, Connection(referee_end)), bot
+
+
+async def play_policies(
+    policies: Sequence[Policy],
+    config: GameConfig | None = None,
+    seed: int = 0,
+    clocks: Clocks | None = None,
+) -> GameResult:
+    """One game between in-memory bots, each answering every act by its policy (a
+    function of the act message, SPEC §5.4, returning the index of a legal action):
+    the referee plays it as it plays bot processes. For a bot author's unit tests of a
+    Python policy, and for tests of the referee."""
+    config = config or GameConfig(players=len(policies))
+    clocks = clocks or Clocks()
+    async with trio.open_nursery() as nursery:
+        sessions = []
+        for seat, policy in enumerate(policies):
+            session, _ = await connect(nursery, f"bot{seat}", policy)
+            await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
+            sessions.append(session)
+        result = await play_game(sessions, config, seed, clocks=clocks)
+        for session in sessions:
+            await session.close(clocks)
+        nursery.cancel_scope.cancel()
+    return result

@@ -1,5 +1,6 @@
-"""Review of the driver (arena.referee._driver): two defects, each with real pipes and
-real time, in the manner of tests/referee/test_driver.py."""
+"""The driver (arena.referee._driver) with games in one batch: a defect of one game
+reaches the others posted with it, and a wait is not put off while other games keep
+the thread busy. Real pipes and real time, as in tests/referee/test_driver.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Scenario tests added by a rule-by-rule audit: edge cases the rules imply that no
-earlier test set up (boundaries, the 1980 limits, Play 2 with a quad, the play cap in
-the formats with rounds, the scoring of every card kind)."""
+"""Edge cases the rules imply, rule by rule: boundaries, the 1980 limits, Play 2 with a
+quad, the play cap in the formats with rounds, the scoring of every card kind."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Tiny bot programs for real-subprocess tests: `python -c SCRIPT PIDFILE`.
+"""Tiny bot programs that misbehave on purpose, for real-process tests of a referee
+or a tool: `python -c SCRIPT PIDFILE` (`script`, `spec`; `BEHAVIOURS` lists them).
 
 Each writes its pid (and any child's) to PIDFILE, so a test can check that nothing
 is left running afterwards.
@@ -6,7 +7,6 @@ is left running afterwards.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -195,6 +195,3 @@ def pids(pidfile: Path) -> list[int]:
     if not pidfile.exists():
         return []
     return [int(line) for line in pidfile.read_text().split()]
-
-
-__all__ = ["alive", "os", "pids", "script", "spec"]
