@@ -22,11 +22,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Protocol
 
 import trio
 
+from arena.bots import BotSpec, BuildSettings
 from arena.errors import ArenaError
 from arena.messages import Failed, FromWorker, Play, Played, Reader, Setup, encode
 from arena.referee import open_pools, play_seated
@@ -44,8 +45,43 @@ class GameRunner(Protocol):
         (also when the block is cancelled: games in progress are abandoned)."""
         ...
 
+    async def build_bots(
+        self, specs: Sequence[BotSpec], settings: BuildSettings
+    ) -> Callable[[BotSpec], None] | None:
+        """Build `specs` where the games run and return a check that raises BotError
+        for a bot whose build failed there (`arena.cluster`); or None: the games run
+        where the caller is, which builds them itself."""
+        ...
 
-class LocalRunner:
+
+def spread(concurrency: int, todo: int) -> tuple[int, int]:
+    """(worker processes, games each plays at once) for `concurrency` games at once of
+    `todo` games here: a worker a core at most, the games shared out among them."""
+    workers = max(1, min(concurrency, os.cpu_count() or 1, todo))
+    return workers, -(-min(concurrency, max(1, todo)) // workers)
+
+
+def runner_for(concurrency: int, todo: int, *, pin: bool = False) -> GameRunner:
+    """The runner of `concurrency` games at once (of `todo`) on this machine: in this
+    process at 1, else worker processes as `spread` says (each pinned to a CPU with
+    `pin`). A league, an SPRT and a ladder choose theirs here; a cluster's
+    (`arena.cluster.DaskRunner`) is opened by the command that asks for it."""
+    if concurrency <= 1:
+        return LocalRunner()
+    workers, games = spread(concurrency, todo)
+    return WorkerPool(workers, games, pin=pin)
+
+
+class _BuildsHere:
+    """Bots built by the caller, where the games run (this machine)."""
+
+    async def build_bots(
+        self, specs: Sequence[BotSpec], settings: BuildSettings
+    ) -> Callable[[BotSpec], None] | None:
+        return None
+
+
+class LocalRunner(_BuildsHere):
     """Games in this process, one at a time."""
 
     @contextlib.asynccontextmanager
@@ -69,7 +105,7 @@ class LocalRunner:
             yield [play]
 
 
-class WorkerPool:
+class WorkerPool(_BuildsHere):
     """Games in `count` worker processes, `games` at a time each (they share the
     worker's bot processes, within `Setup.settings.max_processes`). With `pin`, worker i
     runs on the i-th CPU this process may use (in turn), and so do its bots."""

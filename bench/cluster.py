@@ -114,6 +114,9 @@ class InstantRunner:
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
 
+    async def build_bots(self, specs: object, settings: object) -> None:
+        return None  # built by the caller
+
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
         async def play(game: Play) -> Played:

@@ -49,7 +49,6 @@ from arena.league._prepare import (
     register,
 )
 from arena.league._report import (
-    BuildsBots,
     LeagueReport,
     LeftOut,
     Progress,
@@ -68,7 +67,6 @@ __all__ = [
     "DEALS",
     "FAULTS",
     "LEAGUE_FILE_BYTES",
-    "BuildsBots",
     "Dispatch",
     "LeagueConfig",
     "LeagueReport",

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
-from typing import Protocol, runtime_checkable
 
-from arena.bots import (
-    BotSpec,
-    BuildSettings,
-)
 from arena.errors import ConfigError
 from arena.referee import GameResult
-from arena.runners import GameRunner
 from arena.schedule import Schedule, ScheduledGame
 
 
@@ -60,18 +53,6 @@ class LeftOut(ConfigError):
     """`--strict`: a submission was left out, and no game is played."""
 
     exit_status = 1
-
-
-@runtime_checkable
-class BuildsBots(GameRunner, Protocol):
-    """A game runner that builds the bots where it plays them (`arena.cluster`)."""
-
-    async def build_bots(
-        self, specs: list[BotSpec], config: BuildSettings
-    ) -> Callable[[BotSpec], None]:
-        """Build `specs` there; returns a check that raises BotError for a bot whose
-        build failed."""
-        ...
 
 
 def eta(done: int, total: int, rate: float) -> str:

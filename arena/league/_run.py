@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 
 import trio
@@ -22,11 +21,11 @@ from arena.league._prepare import (
     prepare,
     register,
 )
-from arena.league._report import BuildsBots, LeagueReport, LeftOut, Progress
+from arena.league._report import LeagueReport, LeftOut, Progress
 from arena.league._resume import _schedule
 from arena.messages import Setup, WorkerSettings
 from arena.referee import RunSettings
-from arena.runners import GameRunner, LocalRunner, WorkerPool
+from arena.runners import GameRunner, runner_for, spread
 from arena.store import Store
 
 
@@ -49,8 +48,8 @@ async def run_league(
     if store.games_count():  # a resume: refuse a damaged store before playing on
         store.verify()
     found = discover_bots(config.bots, store.bot_digests())
-    if isinstance(runner, BuildsBots):  # the bots are built where the games run
-        built = await runner.build_bots(found[0], config)
+    built = await runner.build_bots(found[0], config) if runner is not None else None
+    if built is not None:  # the bots are built where the games run (a cluster)
         bots = prepare(config, progress.message, built, found)
     else:
         bots = await run_builds(found[0], prepare, config, progress.message, None, found)
@@ -73,8 +72,7 @@ async def run_league(
     book = _Book(config, store, progress, report, [s.name for s in specs])
     # The games run in up to a worker per core, each playing its share of the games in
     # flight at once (a worker waiting on one game's bot referees another meanwhile).
-    workers = max(1, min(config.concurrency, os.cpu_count() or 1, len(todo)))
-    per_worker = -(-min(config.concurrency, max(1, len(todo))) // workers)
+    per_worker = spread(config.concurrency, len(todo))[1]
     max_processes = config.max_processes or 8 * config.table_size * per_worker
     settings = RunSettings(
         clocks=config.clocks,
@@ -91,11 +89,7 @@ async def run_league(
     )
     room = max_processes  # the bot processes a game slot's worker keeps for it
     if runner is None:
-        runner = (
-            LocalRunner()
-            if config.concurrency <= 1
-            else WorkerPool(workers, per_worker, pin=config.pin_cpus)
-        )
+        runner = runner_for(config.concurrency, len(todo), pin=config.pin_cpus)
         room = max(1, max_processes // per_worker)  # the slot's share of its worker's
     dispatch = Dispatch(schedule.games, room, done)
     async with runner.players(setup) as players, trio.open_nursery() as nursery:

@@ -40,7 +40,7 @@ from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.ratings import ELO_PER_NAT, fit_plackett_luce
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
-from arena.runners import GameRunner, LocalRunner, Player, WorkerPool
+from arena.runners import GameRunner, Player, runner_for
 from arena.seeds import new_secret, seed_key
 from arena.sprt._plan import SIDES, Pair, PairGame, Plan
 from arena.sprt._stats import (
@@ -304,10 +304,7 @@ async def run_sprt(
     )
     if runner is None:
         todo = 2 * (config.max_games // 2) - book.result.stored
-        count = min(config.concurrency, max(1, todo))
-        runner = (
-            LocalRunner() if config.concurrency <= 1 else WorkerPool(count, pin=config.pin_cpus)
-        )
+        runner = runner_for(config.concurrency, max(1, todo), pin=config.pin_cpus)
     queue = book.queue()
     with trio.CancelScope() as scope:
         book.stop = scope.cancel

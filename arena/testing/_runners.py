@@ -63,6 +63,10 @@ class ScriptedRunner:
         self.started: list[str] = []
         self.finished: list[str] = []
 
+    async def build_bots(self, specs: object, settings: object) -> None:
+        """The bots are built by the caller (nothing is built for a scripted game)."""
+        return None
+
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
         self.setups.append(setup)

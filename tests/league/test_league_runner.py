@@ -34,6 +34,10 @@ class ScriptedRunner:
         self.setups: list[Setup] = []
         self.plays: list[Play] = []
 
+    async def build_bots(self, specs: object, settings: object) -> None:
+        """The bots are built by the caller (nothing is built for a scripted game)."""
+        return None
+
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
         self.setups.append(setup)
