@@ -1,5 +1,5 @@
 //! Quick strength checks in the simulator (no processes, no clock):
-//!   cargo run --release --offline --example duel -- PLAYERS ITERATIONS GAMES [FORMAT] [EDITION]
+//!   [MS=milliseconds a decision] cargo run --release --offline --example duel -- PLAYERS ITERATIONS GAMES [FORMAT] [EDITION]
 //! One seat searches (in every seat in turn), the others play the heuristic;
 //! prints the searcher's mean score (the share of opponents finished above).
 
@@ -37,7 +37,8 @@ fn main() {
                 } else {
                     from_state(&s, me, None)
                 };
-                let p = Params { max_iterations: iterations, seed: g as u64 * 7919 + k, exploration, epsilon, opponent_nodes: std::env::var("NOOPP").is_err(), max_depth: std::env::var("DEPTH").ok().map_or(64, |x| x.parse().unwrap()), ..Params::default() };
+                let ms: Option<u64> = std::env::var("MS").ok().map(|x| x.parse().unwrap());
+                let p = Params { deadline: ms.map(|m| std::time::Instant::now() + std::time::Duration::from_millis(m)), max_iterations: iterations, seed: g as u64 * 7919 + k, exploration, epsilon, opponent_nodes: std::env::var("NOOPP").is_err(), max_depth: std::env::var("DEPTH").ok().map_or(64, |x| x.parse().unwrap()), ..Params::default() };
                 search(&tp, &p).action
             } else {
                 policy::best(&s)
