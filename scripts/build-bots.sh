@@ -9,7 +9,7 @@ export PATH="$PATH:/usr/local/go/bin:$HOME/.cargo/bin"
 needs() {
     case "$1" in
         example_bots/go/) command -v go ;;
-        example_bots/rust/) command -v cargo ;;
+        example_bots/rust/ | example_bots/yardstick/) command -v cargo ;;
         example_bots/java/) command -v javac && command -v mvn ;;
         example_bots/js/) command -v npm ;;
         *) true ;;

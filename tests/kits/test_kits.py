@@ -43,7 +43,12 @@ def _missing() -> str | None:
 
 
 def _kit_missing(kit: str) -> str | None:
-    tools = {"go": ["go"], "rust": ["cargo"], "java": ["javac", "mvn", "java"]}[kit]
+    tools = {
+        "go": ["go"],
+        "rust": ["cargo"],
+        "yardstick": ["cargo"],
+        "java": ["javac", "mvn", "java"],
+    }[kit]
     absent = [t for t in tools if shutil.which(t, path=TOOLCHAIN_PATH) is None]
     if absent:
         return f"the {kit} kit needs {', '.join(absent)} (see example_bots/{kit}/README.md)"
@@ -59,9 +64,10 @@ ALL_KITS = BOTS + [KITS / kit for kit in NEW_KITS if _kit_missing(kit) is None]
 """Every kit whose toolchain is here: all seven where `make test` runs."""
 
 
-@pytest.mark.parametrize("kit", NEW_KITS)
+@pytest.mark.parametrize("kit", [*NEW_KITS, "yardstick"])
 def test_kit_suite_passes(kit: str) -> None:
-    """The Go, Rust and Java kits' own suites (go test, cargo test, JUnit via Maven)."""
+    """The Go, Rust and Java kits' own suites (go test, cargo test, JUnit via Maven), and
+    the yardstick's (cargo test: its rules against the referee's, its deals, its search)."""
     missing = _kit_missing(kit)
     if missing is not None:
         pytest.skip(missing)

@@ -1,0 +1,227 @@
+//! Single-observer information-set Monte Carlo tree search (SO-ISMCTS; Cowling,
+//! Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG
+//! 2012), with a reward per seat (each node is judged by the seat that chose it).
+//!
+//! Every iteration deals a fresh determinization (determinize.rs), walks down the
+//! one tree over the actions legal in that deal (UCB1 with availability counts:
+//! a child's exploration term counts the iterations in which it could be chosen),
+//! adds one node, plays the game out with the playout policy (policy.rs) and
+//! backs up the result: for each seat, 1 for first place down to 0 for last among
+//! the seats in the game at the root.
+
+use std::time::Instant;
+
+use crate::determinize::{deal, Template};
+use crate::game::{Action, State, MAX_SEATS};
+use crate::policy;
+use crate::rng::Rng;
+
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// Stop after this many iterations (playouts).
+    pub max_iterations: u64,
+    /// Stop at this instant, whatever the count.
+    pub deadline: Option<Instant>,
+    /// The UCB exploration constant.
+    pub exploration: f64,
+    /// The playouts' share of random moves.
+    pub epsilon: f64,
+    pub seed: u64,
+    /// The deepest node the tree grows (1: only the root's actions, flat Monte Carlo).
+    pub max_depth: usize,
+    /// Whether the other seats' choices are nodes of the tree (searched); if not,
+    /// they play the playout policy there too.
+    pub opponent_nodes: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            max_iterations: 1000,
+            deadline: None,
+            exploration: 0.7,
+            epsilon: 0.1,
+            seed: 1,
+            max_depth: 64,
+            opponent_nodes: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The action chosen: the root's most visited.
+    pub action: Action,
+    pub iterations: u64,
+    /// Per root action: visits and mean reward.
+    pub stats: Vec<(Action, u32, f64)>,
+}
+
+struct Node {
+    action: Action,
+    mover: u8,
+    visits: u32,
+    avail: u32,
+    reward: f64,
+    children: Vec<u32>,
+}
+
+const MAX_NODES: usize = 4_000_000;
+
+/// Place-based rewards: 1 for first, 0 for last of the `alive` seats at the root.
+fn rewards(s: &State, alive: usize) -> [f64; MAX_SEATS] {
+    let mut r = [0.0; MAX_SEATS];
+    let span = (alive.max(2) - 1) as f64;
+    for (seat, slot) in r.iter_mut().enumerate().take(s.cfg.players) {
+        let place = s.places[seat] as f64;
+        if place >= 1.0 {
+            *slot = ((alive as f64 - place) / span).clamp(0.0, 1.0);
+        }
+    }
+    r
+}
+
+pub fn search(tp: &Template, p: &Params) -> Outcome {
+    let root_legal: Vec<Action> = tp.state.legal().to_vec();
+    if root_legal.len() <= 1 {
+        return Outcome {
+            action: root_legal.first().copied().unwrap_or(0),
+            iterations: 0,
+            stats: vec![],
+        };
+    }
+    let alive = tp.state.alive;
+    let mut rng = Rng::new(p.seed);
+    let mut nodes: Vec<Node> = Vec::with_capacity(1024);
+    nodes.push(Node {
+        action: 0,
+        mover: 0,
+        visits: 0,
+        avail: 0,
+        reward: 0.0,
+        children: Vec::new(),
+    });
+    let mut scratch = Vec::with_capacity(112);
+    let mut path: Vec<u32> = Vec::with_capacity(64);
+    let mut iterations = 0u64;
+    while iterations < p.max_iterations {
+        if let Some(d) = p.deadline {
+            if Instant::now() >= d {
+                break;
+            }
+        }
+        iterations += 1;
+        let mut s = deal(tp, &mut rng, &mut scratch);
+        path.clear();
+        path.push(0);
+        let mut node = 0usize;
+        // Selection and expansion.
+        let me = tp.state.current;
+        while !s.over {
+            if !p.opponent_nodes && s.current != me {
+                let a = policy::playout(&s, &mut rng, p.epsilon);
+                s.apply(a, &mut rng);
+                continue;
+            }
+            let legal = s.legal();
+            let mover = s.current as u8;
+            // untried legal actions
+            let mut untried = [0u8; 12];
+            let mut nu = 0;
+            for &a in legal {
+                if !nodes[node]
+                    .children
+                    .iter()
+                    .any(|&c| nodes[c as usize].action == a)
+                {
+                    untried[nu] = a;
+                    nu += 1;
+                }
+            }
+            if path.len() > p.max_depth {
+                break; // deep enough: play out from here
+            }
+            if nu > 0 && nodes.len() < MAX_NODES {
+                let a = untried[rng.below(nu)];
+                let id = nodes.len() as u32;
+                nodes.push(Node {
+                    action: a,
+                    mover,
+                    visits: 0,
+                    avail: 0,
+                    reward: 0.0,
+                    children: Vec::new(),
+                });
+                nodes[node].children.push(id);
+                // the siblings that could have been chosen were available
+                let kids = nodes[node].children.clone();
+                for c in kids {
+                    if legal.contains(&nodes[c as usize].action) {
+                        nodes[c as usize].avail += 1;
+                    }
+                }
+                s.apply(a, &mut rng);
+                path.push(id);
+                break;
+            }
+            if nu > 0 {
+                break; // out of nodes: play out from here
+            }
+            // UCB1 over the available children
+            let mut best = u32::MAX;
+            let mut best_v = f64::NEG_INFINITY;
+            let kids = std::mem::take(&mut nodes[node].children);
+            for &c in &kids {
+                let ch = &mut nodes[c as usize];
+                if !legal.contains(&ch.action) {
+                    continue;
+                }
+                ch.avail += 1;
+                let v = ch.reward / ch.visits as f64
+                    + p.exploration * ((ch.avail as f64).ln() / ch.visits as f64).sqrt();
+                if v > best_v {
+                    best_v = v;
+                    best = c;
+                }
+            }
+            nodes[node].children = kids;
+            let a = nodes[best as usize].action;
+            s.apply(a, &mut rng);
+            node = best as usize;
+            path.push(best);
+        }
+        // Playout.
+        while !s.over {
+            let a = policy::playout(&s, &mut rng, p.epsilon);
+            s.apply(a, &mut rng);
+        }
+        // Backpropagation.
+        let r = rewards(&s, alive);
+        for &id in &path {
+            let n = &mut nodes[id as usize];
+            n.visits += 1;
+            if id != 0 {
+                n.reward += r[n.mover as usize];
+            }
+        }
+    }
+    let mut stats: Vec<(Action, u32, f64)> = nodes[0]
+        .children
+        .iter()
+        .map(|&c| {
+            let n = &nodes[c as usize];
+            (n.action, n.visits, n.reward / n.visits.max(1) as f64)
+        })
+        .collect();
+    stats.sort_by_key(|x| x.0);
+    let action = stats
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.partial_cmp(&b.2).unwrap()))
+        .map(|x| x.0)
+        .unwrap_or_else(|| policy::best(&tp.state));
+    Outcome {
+        action,
+        iterations,
+        stats,
+    }
+}

@@ -1,0 +1,135 @@
+//! The search: it answers with a legal action, keeps to its deadline, gives the
+//! same answer for the same seed (so fixed-seed games at a fixed level replay
+//! exactly), and plays better with more playouts.
+
+use std::time::{Duration, Instant};
+
+use yardstick::determinize::from_state;
+use yardstick::game::{Config, Edition, Format, State};
+use yardstick::policy;
+use yardstick::rng::Rng;
+use yardstick::search::{search, Params};
+
+fn configs() -> Vec<Config> {
+    let mut v = Vec::new();
+    for players in [2, 3, 4, 6] {
+        for edition in [Edition::E2022, Edition::E1980] {
+            for format in [Format::Single, Format::Tokens, Format::Points] {
+                v.push(Config {
+                    players,
+                    edition,
+                    format,
+                    ono_on_tens: edition == Edition::E1980 && players % 2 == 0,
+                    ending_lowest: players == 3,
+                    ..Config::default()
+                });
+            }
+        }
+    }
+    v
+}
+
+/// A game where `searchers` seats search (`iterations` playouts) and the others
+/// play the heuristic. Returns the places.
+fn play_game(cfg: Config, seed: u64, searchers: &[usize], iterations: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut s = State::new_game(cfg, &mut rng);
+    let mut decision = 0;
+    while !s.over {
+        let seat = s.current;
+        let a = if searchers.contains(&seat) && s.legal().len() > 1 {
+            decision += 1;
+            let tp = from_state(&s, seat, None);
+            let p = Params {
+                max_iterations: iterations,
+                seed: seed * 1000 + decision,
+                ..Params::default()
+            };
+            let out = search(&tp, &p);
+            assert!(s.legal().contains(&out.action), "an illegal action");
+            out.action
+        } else {
+            policy::best(&s)
+        };
+        s.apply(a, &mut rng);
+    }
+    s.places[..cfg.players].to_vec()
+}
+
+#[test]
+fn the_search_answers_a_legal_action_in_every_edition_format_and_table() {
+    for (i, cfg) in configs().into_iter().enumerate() {
+        let cfg = Config { play_cap: 300, ..cfg };
+        play_game(cfg, i as u64 + 1, &[0, 1], 30);
+    }
+}
+
+#[test]
+fn fixed_seed_games_are_reproducible() {
+    let cfg = Config { players: 3, ..Config::default() };
+    let a = play_game(cfg, 42, &[0, 1, 2], 60);
+    let b = play_game(cfg, 42, &[0, 1, 2], 60);
+    assert_eq!(a, b);
+    // and the search itself, visit for visit
+    let mut rng = Rng::new(5);
+    let s = State::new_game(Config { players: 4, ..Config::default() }, &mut rng);
+    let tp = from_state(&s, s.current, None);
+    let p = Params { max_iterations: 500, seed: 9, ..Params::default() };
+    let (x, y) = (search(&tp, &p), search(&tp, &p));
+    assert_eq!((x.action, x.iterations), (y.action, y.iterations));
+    assert_eq!(format!("{:?}", x.stats), format!("{:?}", y.stats));
+}
+
+#[test]
+fn the_search_keeps_to_its_deadline() {
+    let mut worst = Duration::ZERO;
+    for (i, cfg) in configs().into_iter().enumerate() {
+        let mut rng = Rng::new(100 + i as u64);
+        let mut s = State::new_game(cfg, &mut rng);
+        // a few moves in, then search for 20 ms
+        for _ in 0..5 {
+            if s.over {
+                break;
+            }
+            let a = policy::best(&s);
+            s.apply(a, &mut rng);
+        }
+        if s.over || s.legal().len() < 2 {
+            continue;
+        }
+        let tp = from_state(&s, s.current, None);
+        let start = Instant::now();
+        let p = Params {
+            max_iterations: u64::MAX,
+            deadline: Some(start + Duration::from_millis(20)),
+            ..Params::default()
+        };
+        let out = search(&tp, &p);
+        let took = start.elapsed();
+        worst = worst.max(took);
+        assert!(out.iterations > 0);
+        // the clock is checked before every playout (microseconds each); the slack
+        // is for a loaded machine, where the thread may wait for a core
+        assert!(took < Duration::from_millis(20 + 60), "{cfg:?}: {took:?} for a 20 ms deadline");
+    }
+    eprintln!("slowest search with a 20 ms deadline: {worst:?}");
+}
+
+#[test]
+fn more_playouts_play_better() {
+    // 2 players, single, against the heuristic, the searcher in seat 0 and 1 in turn:
+    // one playout is a random move; 300 play at least as well as the heuristic.
+    let cfg = Config::default();
+    let games = 60;
+    let wins = |iterations: u64| {
+        (0..games)
+            .filter(|&g| {
+                let seat = g % 2;
+                play_game(cfg, 7000 + g as u64, &[seat], iterations)[seat] == 1
+            })
+            .count()
+    };
+    let (one, many) = (wins(1), wins(300));
+    eprintln!("won {one} of {games} with 1 playout, {many} with 300");
+    assert!(many >= one + 10, "{one} wins with 1 playout, {many} with 300");
+}
