@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import math
 import os
 import random
@@ -29,7 +28,7 @@ from arena.checker import check_bot, conforms, report
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 from arena.errors import ArenaError, BotError, BuildError
 from arena.ladder._db import LadderDB, Submission, mark_ladder
-from arena.ladder._select import Rated, choose_table, rate
+from arena.ladder._select import Rated, choose_table, rate, without
 from arena.messages import Play, Played, Setup, WorkerSettings
 from arena.ratings import FinishingOrders
 from arena.referee import Clocks, RunSettings, Wrap
@@ -362,11 +361,7 @@ class Ladder:
         waiting = {s.bot for s in self._active.values() if self._tables.get(s.bot, 0) < 3}
         rated = self.rated
         if claimed and len(names - claimed) >= k:  # tables at once share no bot
-            rated = dataclasses.replace(
-                rated,
-                ranking=tuple(n for n in rated.ranking if n not in claimed),
-                los=_los_without(rated, claimed),
-            )
+            rated = without(rated, claimed)
         seats, why = choose_table(
             rated, k, self._tables, self._rng, top=self._top(), waiting=waiting
         )
@@ -426,16 +421,6 @@ class Ladder:
 
 def _game_id(table: int, rotation: int) -> str:
     return f"t{table:06d}-r{rotation}"
-
-
-def _los_without(rated: Rated, out: set[str]) -> tuple[float, ...]:
-    """The neighbours' LOS of the ranking without `out` (a pair that skips a bot taken
-    counts as its lower LOS: nearly so)."""
-    kept = [i for i, n in enumerate(rated.ranking) if n not in out]
-    los = []
-    for a, b in itertools.pairwise(kept):
-        los.append(max(rated.los[a:b]) if b > a else 0.5)
-    return tuple(los)
 
 
 def _read(path: Path) -> str:

@@ -186,3 +186,13 @@ def _draw(rng: random.Random, weights: Any) -> int:
         if x < total:
             return i
     return len(weights) - 1
+
+
+def without(rated: Rated, out: Collection[str]) -> Rated:
+    """`rated` without the bots of `out` (those at tables in play: tables played at once
+    share no bot). A pair of neighbours that skips a bot left out counts as the
+    surer of the pairs between them."""
+    taken = set(out)
+    kept = [i for i, name in enumerate(rated.ranking) if name not in taken]
+    los = tuple(max(rated.los[a:b]) for a, b in itertools.pairwise(kept))
+    return dataclasses.replace(rated, ranking=tuple(rated.ranking[i] for i in kept), los=los)

@@ -201,3 +201,32 @@ def test_a_ladder_killed_during_a_build_and_during_games_loses_nothing(tmp_path:
     assert standings.returncode == 0, standings.stderr
     assert "first.v1" in standings.stdout
     assert "second.v1" in standings.stdout
+
+
+def test_a_new_version_retires_the_old_one_which_keeps_its_history(
+    hostile: dict[str, Any],
+) -> None:
+    server, tokens, tmp, store = (hostile[k] for k in ("server", "tokens", "tmp", "store"))
+    second = _post(server, _packed(bot_folder(tmp, "alicebot")), tokens["alice"])
+    assert second.status_code == 202
+    assert second.json()["version"] == 2
+    sid = second.json()["id"]
+    _wait(lambda: _state(server, sid) == "active", what="alicebot.v2 active")
+    assert _state(server, "s000001") == "retired"
+    _wait(
+        lambda: _rows(store, "SELECT count(*) FROM seats WHERE bot = 'alicebot.v2'")[0][0] > 0,
+        what="a game of alicebot.v2",
+    )
+    played_v1 = _rows(store, "SELECT count(*) FROM seats WHERE bot = 'alicebot.v1'")[0][0]
+    active = arena("standings", str(store), "--format", "csv")
+    assert active.returncode == 0, active.stderr
+    assert "alicebot.v2" in active.stdout
+    assert "alicebot.v1" not in active.stdout
+    every = arena("standings", str(store), "--format", "csv", "--all-versions")
+    assert every.returncode == 0, every.stderr
+    assert ("alicebot.v1" in every.stdout) == bool(played_v1)
+    page = httpx.get(f"{server.url}/ladder").text
+    assert "alicebot" in page
+    versions = httpx.get(f"{server.url}/ladder/bot/alicebot").text
+    assert "v1" in versions
+    assert "retired" in versions
