@@ -230,3 +230,30 @@ def test_a_new_version_retires_the_old_one_which_keeps_its_history(
     versions = httpx.get(f"{server.url}/ladder/bot/alicebot").text
     assert "v1" in versions
     assert "retired" in versions
+
+
+def test_settle_plays_on_until_the_top_is_separated_or_the_budget_is_spent(
+    tmp_path: Path,
+) -> None:
+    """Issue 45.4, on a ladder of two versions: a random bot against the heuristic one
+    (separated after some games), settled with a budget."""
+    from .helpers import HEURISTIC_BOT
+
+    store = tmp_path / "ladder.sqlite"
+    tokens = {name: add_author(store, name) for name in ("ann", "ben")}
+    server = Server(store, "--table-size", "2")
+    try:
+        for name, source, author in (("weak", None, "ann"), ("strong", HEURISTIC_BOT, "ben")):
+            folder = bot_folder(tmp_path, name, **({"source": source} if source else {}))
+            done = arena("submit", str(folder), "--to", server.url, "--token", tokens[author])
+            assert done.returncode == 0, done.stderr
+        _wait(lambda: _state(server, "s000002") == "active", what="both active")
+    finally:
+        server.stop()
+    before = _games(store)
+    settled = arena("ladder", "settle", str(store), "--top", "2", "--budget", "400")
+    assert settled.returncode == 0, settled.stderr
+    assert "strong.v1" in settled.stdout
+    assert "weak.v1" in settled.stdout
+    assert "settled" in settled.stdout
+    assert before < _games(store) <= before + 400 + 2
