@@ -151,6 +151,27 @@ class ResultColumns:
             seat_cause=[cause_index[seat.cause] for _, seat in seats],
         )
 
+    def only(self, keep: Iterable[str]) -> ResultColumns:
+        """The same games between the players of `keep` only: every other player's seat
+        is left out and the places of the rest close up (1, 2, 3, 4 without the second
+        is 1, 2, 3); a game left with fewer than two players is left out. Under
+        Plackett–Luce the order of a subset of a game's players is itself such an
+        order, with the same strengths (a ladder rates its active versions so)."""
+        kept = set(keep)
+        games = []
+        for game in self.records():
+            seats = [seat for seat in game.seats if seat.player in kept]
+            if len(seats) < 2:
+                continue
+            placed = tuple(
+                SeatRecord.checked(
+                    s.player, 1 + sum(o.place < s.place for o in seats), s.points, s.cause
+                )
+                for s in seats
+            )
+            games.append(GameRecord.checked(game.game_id, game.group, placed))
+        return ResultColumns.from_records(games)
+
     def records(self) -> list[GameRecord]:
         """The same results as game records, in the order of ``game_ids``."""
         players, causes = self.players, (*self.causes, None)

@@ -97,7 +97,7 @@ FLOORS = [
     ["arena.replay", "arena.checker", "arena.messages", "arena.store"],
     ["arena.standings", "arena.runners", "arena.worker"],
     ["arena.export", "arena.match", "arena.report", "arena.league", "arena.cluster"],
-    ["arena.sprt", "arena.testing"],
+    ["arena.sprt", "arena.testing", "arena.ladder"],
     ["arena.commands"],
     ["arena.cli"],
     ["arena._entry"],

@@ -20,12 +20,13 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from arena.bots import BUILD_DISK_MB, BUILD_MEMORY_MB, BotSpec, build
 from arena.bots._manifest import _submission_files
-from arena.errors import ArenaError
+from arena.errors import ArenaError, shown
 
 CACHE_ENV = "ARENA_CLUSTER_CACHE"
 """The environment variable that names a worker machine's cache folder."""
@@ -141,6 +142,75 @@ def _unpack(bundle: bytes, folder: Path) -> None:
     except (tarfile.TarError, OSError, EOFError) as err:
         raise BundleError(f"cannot unpack a submission into {folder}: {err}") from None
     _readable(folder)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UploadCaps:
+    """What an upload (a bundle from a stranger) may hold at most."""
+
+    bytes: int = 64 << 20
+    """Its files' sizes together, unpacked (the compressed upload is capped before)."""
+    files: int = 10_000
+    """Its members: files, folders and links."""
+    depth: int = 32
+    """Folders deep."""
+
+
+def unpack_upload(bundle: bytes, folder: Path, caps: UploadCaps = UploadCaps()) -> None:
+    """Unpack a stranger's bundle into `folder`, which must not exist yet (it is made).
+
+    Every member is read and judged before anything is written: more members, more
+    bytes or deeper paths than `caps` allow (a tar bomb stops at the first member past
+    the cap, never decompressed whole), an absolute path or one with "..", a link of
+    any kind (a symbolic or hard link could point out, and no bot needs one to ship),
+    a device, FIFO or any other special file each raise BundleError, and `folder` is
+    then left out (removed). What passes is extracted with tarfile's data filter."""
+    if not hasattr(tarfile, "data_filter"):
+        raise BundleError("unpacking submissions safely needs Python 3.11.4 or later")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz") as tar:
+            members = _judged(tar, caps)
+            folder.mkdir(mode=0o755, parents=False)
+            try:
+                tar.extractall(folder, members=members, filter="data")
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+    except tarfile.FilterError as err:
+        raise BundleError(f"refused: {err}") from None
+    except (tarfile.TarError, EOFError, zlib.error) as err:
+        raise BundleError(f"not a gzipped tar archive ({err})") from None
+    except OSError as err:
+        raise BundleError(f"cannot unpack: {err.strerror or err}") from None
+    _readable(folder)
+
+
+def _judged(tar: tarfile.TarFile, caps: UploadCaps) -> list[tarfile.TarInfo]:
+    """`tar`'s members, each checked against `caps` as it is read (see `unpack_upload`)."""
+    members: list[tarfile.TarInfo] = []
+    total = 0
+    while (member := tar.next()) is not None:
+        members.append(member)
+        if len(members) > caps.files:
+            raise BundleError(f"refused: more than {caps.files} files")
+        name = member.name
+        parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+        if name.startswith("/") or ".." in parts:
+            raise BundleError(f"refused: the path {shown(name)} leads out of the folder")
+        if len(parts) > caps.depth:
+            raise BundleError(f"refused: {shown(name)} is more than {caps.depth} folders deep")
+        if member.issym() or member.islnk():
+            raise BundleError(f"refused: {shown(name)} is a link (a submission holds none)")
+        if not (member.isreg() or member.isdir()):
+            raise BundleError(f"refused: {shown(name)} is a device, FIFO or special file")
+        total += member.size
+        if total > caps.bytes:
+            raise BundleError(
+                f"refused: more than {caps.bytes / 2**20:g} MiB of files once unpacked"
+            )
+    if not members:
+        raise BundleError("refused: an empty archive")
+    return members
 
 
 def _readable(folder: Path) -> None:

@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("arena.commands.report", "serve", "Serve a league's web report live."),
     "sprt": ("arena.commands.sprt", "sprt", "Test whether bot NEW is stronger than bot OLD."),
     "rate": ("arena.commands.rate", "rate", "Print standings for finishing orders in a CSV."),
+    "ladder": ("arena.commands.ladder", "ladder", "Run a ladder: bots submitted over HTTP."),
+    "submit": ("arena.commands.submit", "submit", "Send a bot folder to a ladder."),
     "check-bot": (
         "arena.commands.check_bot",
         "check_bot_command",

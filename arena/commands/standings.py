@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from arena.commands._versions import all_versions_option, versions_read
 from arena.commands.rate import print_standings, rating_options
 from arena.errors import InputError
 
@@ -14,8 +15,9 @@ from arena.errors import InputError
 @click.command()
 @click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
 @rating_options
+@all_versions_option
 @click.pass_context
-def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
+def standings(ctx: click.Context, /, db: Path, all_versions: bool, **options: Any) -> None:
     """Print the standings of the league stored in DB (a league's SQLite file).
 
     Columns: rank, bot, Elo with its 95% interval, games, wins (first places), win %,
@@ -29,7 +31,7 @@ def standings(ctx: click.Context, /, db: Path, **options: Any) -> None:
         raise InputError(f"{db}: no such league store")
     with Store.open(db, readonly=True) as store:
         store.verify_rows()  # rows edited by hand are refused, naming the game
-        results = store.result_columns()
+        results = versions_read(store, store.result_columns(), all_versions)
     if not results.game_ids:
         raise InputError(f"{db}: no game has finished yet")
     print_standings(ctx, results, **options)

@@ -90,7 +90,7 @@ resamples) the percentile interval covered 93–94% of the time, the normal inte
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, TypeAlias
@@ -256,6 +256,7 @@ def fit_plackett_luce(
     *,
     prior: float = DEFAULT_PRIOR,
     intervals: bool = True,
+    start: Mapping[str, float] | None = None,
 ) -> PlackettLuceFit:
     """Fit Plackett–Luce log-strengths to finishing orders (see the module docstring).
 
@@ -263,9 +264,21 @@ def fit_plackett_luce(
     (`FinishingOrders`). The result does not depend on the order of the games. Raises
     `NoEstimateError` when ``prior`` is 0 and the plain maximum-likelihood estimate
     does not exist.
+
+    ``start`` (log-strengths by name, as an earlier fit gave them) is where the
+    iteration starts (a warm start: a ladder refits after every few games); players it
+    does not name start at 0. The maximum is the same from anywhere (ℓ is concave), so
+    the fit differs from a cold one only within the tolerance of convergence.
     """
     design = _Design.build(rankings)
-    return design.fit(prior=prior, intervals=intervals)
+    theta = None
+    if start is not None:
+        theta = np.array([float(start.get(name, 0.0)) for name in design.players])
+        if not np.all(np.isfinite(theta)):
+            theta = None
+        else:
+            theta -= theta.mean() if len(theta) else 0.0
+    return design.fit(prior=prior, intervals=intervals, start=theta)
 
 
 def bootstrap_plackett_luce(
@@ -800,7 +813,9 @@ class _Design:
             return f"{names[0]} never finished {relation} another bot"
         return f"{_names(names)} never finished {relation} a bot outside that group"
 
-    def fit(self, *, prior: float, intervals: bool) -> PlackettLuceFit:
+    def fit(
+        self, *, prior: float, intervals: bool, start: FloatArray | None = None
+    ) -> PlackettLuceFit:
         if prior < 0.0 or not math.isfinite(prior):
             raise ValueError("prior must be a finite number >= 0")
         w = self.weights()
@@ -811,7 +826,7 @@ class _Design:
                     f"the plain maximum-likelihood fit (prior 0) does not exist: {problem}; "
                     "use a prior > 0"
                 )
-        theta, iterations = self._solve(w, prior)
+        theta, iterations = self._solve(w, prior, start)
         theta = theta - theta.mean() if self.n else theta
         covariance = self.covariance(theta, w, prior) if intervals else None
         return PlackettLuceFit(

@@ -1,0 +1,36 @@
+"""A ladder's store read as a league's: its active versions by default (`--all-versions`
+for every one). A ladder marks its store with the setting "ladder" and each retired or
+failed version with a status other than "ok" (`arena.ladder`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import click
+
+from arena.records import ResultColumns
+from arena.store import Store
+
+F = TypeVar("F", bound=Callable[..., object])
+
+LADDER_KEY = "ladder"
+"""`arena.ladder.LADDER_KEY`, without importing the ladder (and trio)."""
+
+
+def all_versions_option(command: F) -> F:
+    option = click.option(
+        "--all-versions",
+        is_flag=True,
+        help="Of a ladder's store: rate every version of every bot, not only the active ones.",
+    )
+    return option(command)
+
+
+def versions_read(store: Store, results: ResultColumns, all_versions: bool) -> ResultColumns:
+    """`results`, of the active versions only if `store` is a ladder's and not
+    `all_versions` (the other versions' seats left out: `ResultColumns.only`)."""
+    if all_versions or store.get_meta(LADDER_KEY) is None:
+        return results
+    statuses = store.bot_statuses()
+    return results.only(name for name, status in statuses.items() if status == "ok")

@@ -1,0 +1,157 @@
+"""`arena ladder`: a ladder's server, its authors, and its settling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.commands.report import _host_names
+
+_STORE = click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
+
+
+@click.group()
+def ladder() -> None:
+    """Run a ladder: bots submitted over HTTP, games that never end."""
+
+
+def _settings(store: Path, opts: dict[str, Any]) -> Any:
+    from arena.cluster._bundles import UploadCaps
+    from arena.ladder import LadderSettings
+
+    caps = UploadCaps(bytes=int(opts["max_unpacked_mb"] * 2**20))
+    return LadderSettings(
+        store=store,
+        table_size=opts["table_size"],
+        concurrency=opts["concurrency"],
+        fault_limit=opts["fault_limit"],
+        build_timeout=opts["build_timeout"],
+        caps=caps,
+        max_upload_mb=opts["max_upload_mb"],
+        submissions_per_hour=opts["submissions_per_hour"],
+        top=opts.get("top") or 10,
+        cluster=opts.get("cluster"),
+    )
+
+
+_RUN_OPTIONS = [
+    click.option(
+        "--table-size", type=click.IntRange(2, 6), default=4, show_default=True,
+        help="Seats per table (fewer while fewer versions are active).",
+    ),
+    click.option(
+        "-j", "--concurrency", type=click.IntRange(1, 1000), default=1, show_default=True,
+        help="Tables played at once (worker processes past 1; on --cluster, games in flight).",
+    ),
+    click.option(
+        "--cluster", default=None, metavar="tcp://HOST:PORT",
+        help="Play the games on the workers of this Dask scheduler (docs/cluster.md).",
+    ),
+    click.option(
+        "--fault-limit", type=click.IntRange(0), default=5, show_default=True,
+        help="Faults in a row after which a version stops playing (0: never).",
+    ),
+    click.option(
+        "--build-timeout", type=click.FloatRange(1), default=600.0, show_default=True,
+        help="Seconds a submission's build may take.",
+    ),
+    click.option(
+        "--max-upload-mb", type=click.FloatRange(0.01), default=16.0, show_default=True,
+        help="The largest upload (the packed folder).",
+    ),
+    click.option(
+        "--max-unpacked-mb", type=click.FloatRange(0.01), default=64.0, show_default=True,
+        help="The most an upload may hold once unpacked.",
+    ),
+    click.option(
+        "--submissions-per-hour", type=click.IntRange(1), default=6, show_default=True,
+        help="Submissions an author may send in any hour.",
+    ),
+]  # fmt: skip
+
+
+def _run_options(command: Any) -> Any:
+    for option in reversed(_RUN_OPTIONS):
+        command = option(command)
+    return command
+
+
+@ladder.command()
+@_STORE
+@click.option("--host", default="127.0.0.1", show_default=True, callback=_host_names,
+              help="Address to listen on (0.0.0.0: every one).")  # fmt: skip
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--allow-host", "allow", multiple=True, callback=_host_names, metavar="NAME",
+    help="A host name to answer besides addresses and this machine's (a proxy's name).",
+)  # fmt: skip
+@_run_options
+def serve(store: Path, host: str, port: int, allow: tuple[str, ...], **opts: Any) -> None:
+    """Run the ladder in STORE (made if there is none): the web server (the ladder's
+    pages, the submission API, the live report) and the games between the active
+    versions. Killed at any moment, it starts again where it was."""
+    from arena.ladder._serve import serve as run
+
+    if opts.get("cluster"):
+        from arena.cluster import parse_address
+
+        opts["cluster"] = parse_address(opts["cluster"])
+    run(_settings(store, opts), host, port, allow)
+
+
+@ladder.command()
+@_STORE
+@click.option("--top", type=click.IntRange(2), default=10, show_default=True,
+              help="Places whose neighbours must all be separated at 95% LOS.")  # fmt: skip
+@click.option("--budget", type=click.IntRange(1), default=10_000, show_default=True,
+              help="The most games to play before it stops anyway.")  # fmt: skip
+@_run_options
+def settle(store: Path, top: int, budget: int, **opts: Any) -> None:
+    """Close the ladder in STORE to submissions and play on until every pair of
+    neighbours among the top places is separated at 95% likelihood of superiority, or
+    the budget of games is spent; then print the final standings with their
+    intervals."""
+    from arena.ladder._settle import settle as run
+
+    opts["top"] = top
+    if opts.get("cluster"):
+        from arena.cluster import parse_address
+
+        opts["cluster"] = parse_address(opts["cluster"])
+    run(_settings(store, opts), top, budget)
+
+
+@ladder.group()
+def author() -> None:
+    """Add or revoke the authors who may submit."""
+
+
+@author.command("add")
+@click.argument("name")
+@_STORE
+def author_add(name: str, store: Path) -> None:
+    """Add author NAME to the ladder in STORE and print their token, once: only its hash
+    is kept. A revoked author gets a new token."""
+    from arena.ladder import LadderDB
+
+    with LadderDB.open(store, create=True) as db:
+        token = db.add_author(name)
+    click.echo(token)
+    click.echo(
+        f"the token of {name}: shown this once (arena submit --token-file FILE, or ARENA_TOKEN)",
+        err=True,
+    )
+
+
+@author.command("revoke")
+@click.argument("name")
+@_STORE
+def author_revoke(name: str, store: Path) -> None:
+    """Revoke author NAME's token: refused from now on (a running server included)."""
+    from arena.ladder import LadderDB
+
+    with LadderDB.open(store) as db:
+        db.revoke_author(name)
+    click.echo(f"revoked {name}", err=True)

@@ -1,0 +1,478 @@
+"""The ladder at work: submissions taken in, built, checked and made active
+(`Intake`), and the games between the active versions (`Ladder.play`).
+
+Everything the ladder does is in its store first: an upload is written to disk and its
+submission recorded before the server answers; a table is recorded before its first
+game; a game is recorded as it finishes (`arena.store`). A ladder killed at any moment
+(SIGKILL included) therefore starts again where it was: the submissions that were
+being built or checked are built and checked again from their uploads, the tables
+begun are played to their end, and nothing recorded is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from arena.bots import BotSpec, BuildSettings, Limits, build, load_manifest, resolve_command
+from arena.checker import check_bot, conforms, report
+from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
+from arena.errors import ArenaError, BotError, BuildError
+from arena.ladder._db import LadderDB, Submission, mark_ladder
+from arena.ladder._select import Rated, choose_table, rate, without
+from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.ratings import FinishingOrders
+from arena.referee import Clocks, RunSettings, Wrap
+from arena.rules import GameConfig, keyed_seed
+from arena.runners import GameRunner, Player, runner_for
+from arena.store import Store
+
+OUTPUT_KEEP = 64 * 1024
+"""The most of a build's or check's output kept for its author (the end of it)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderSettings:
+    """How a ladder runs."""
+
+    store: Path
+    table_size: int = 4
+    concurrency: int = 1
+    """Tables played at once (worker processes past 1)."""
+    game: GameConfig = GameConfig()  # noqa: RUF009 (frozen)
+    clocks: Clocks = Clocks()
+    limits: Limits = Limits()
+    build_timeout: float = 600.0
+    fault_limit: int = 5
+    """Faults in a row after which a version stops playing (it is marked failed)."""
+    caps: UploadCaps = UploadCaps()  # noqa: RUF009 (frozen)
+    max_upload_mb: float = 16.0
+    submissions_per_hour: int = 6
+    top: int = 10
+    """The places that matter most (the table choice weighs them up)."""
+    cluster: str | None = None
+    """A Dask scheduler's address: the games run there (`arena.cluster`)."""
+
+    @property
+    def folder(self) -> Path:
+        """Where the ladder keeps its files: uploads, bots, build output, logs."""
+        return self.store.with_name(self.store.name + ".ladder")
+
+    @property
+    def uploads(self) -> Path:
+        return self.folder / "uploads"
+
+    @property
+    def bots(self) -> Path:
+        return self.folder / "bots"
+
+    @property
+    def builds(self) -> Path:
+        return self.folder / "builds"
+
+    @property
+    def logs(self) -> Path:
+        return self.folder / "logs"
+
+    def make_folders(self) -> None:
+        for folder in (self.uploads, self.bots, self.builds, self.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.bots, 0o755)
+
+
+def _tail(text: str, limit: int = OUTPUT_KEEP) -> str:
+    return text if len(text) <= limit else "[...]\n" + text[-limit:]
+
+
+def spec_of(settings: LadderSettings, submission: Submission) -> BotSpec:
+    """The bot of an unpacked submission, under its version's name."""
+    spec = load_manifest(settings.bots / submission.id)
+    return dataclasses.replace(spec, name=submission.bot)
+
+
+class Ladder:
+    """A running ladder: its store (open to write), its tables, its ratings."""
+
+    def __init__(
+        self,
+        settings: LadderSettings,
+        store: Store,
+        db: LadderDB,
+        say: Callable[[str], None] = lambda text: None,
+        runner: Callable[[], GameRunner] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.db = db
+        self.say = say
+        self._runner = runner
+        ladder = mark_ladder(store, settings.table_size)
+        self.seed = str(ladder["seed"])
+        self.changed = trio.Event()
+        """Set when the active versions change: the games' runner is opened again."""
+        self.queue_send, self.queue_receive = trio.open_memory_channel[str](math.inf)
+        self.rated: Rated | None = None
+        self.games_played = 0
+        self.idle = trio.Event()
+        """Set whenever no table is in play and none can be (for tests and settle)."""
+        self._specs: dict[str, BotSpec] = {}
+        self._active: dict[str, Submission] = {}
+        self._tables: dict[str, int] = {}
+        self._claimed: dict[int, tuple[str, ...]] = {}
+        """The tables in play, by number."""
+        self._streaks: dict[str, int] = dict(store.fault_streaks())
+        self._rng = random.Random()
+        self._done: set[str] = store.done_game_ids()
+        self._pending = [
+            table
+            for table in db.tables_since(0)
+            if any(_game_id(table[0], r) not in self._done for r in range(len(table[1])))
+        ]
+        """Tables begun and not finished (by a ladder killed meanwhile), played first."""
+        self._last_fit = (-1.0, -1)
+        self.settling: int | None = None
+        """With `settle`, the top places that must be separated; None: play on."""
+        self.budget: int | None = None
+        """With `settle`, the most games still to play."""
+        self.settled = trio.Event()
+        self._load_active()
+
+    # ------------------------------------------------------------------ intake
+
+    def waiting(self) -> list[str]:
+        """Submissions still to build or check, oldest first (those a killed ladder left
+        half done among them)."""
+        return [
+            s.id for s in self.db.submissions() if s.state in ("received", "building", "checking")
+        ]
+
+    async def intake(self) -> None:
+        """Build and check the submissions one at a time, as they come, forever."""
+        for sid in self.waiting():
+            self.queue_send.send_nowait(sid)
+        async for sid in self.queue_receive:
+            await self.process(sid)
+
+    async def process(self, sid: str) -> None:
+        """Build `sid` in the sandbox, run check-bot on it (in the sandbox), and make it
+        active if it passes, failed otherwise."""
+        submission = self.db.submission(sid)
+        if submission is None or submission.state not in ("received", "building", "checking"):
+            return
+        settings = self.settings
+        folder = settings.bots / sid
+        self.db.set_state(sid, "building")
+        self.say(f"{sid}: building {submission.bot} (author {submission.author})")
+        log = settings.builds / f"{sid}.log"
+        with contextlib.suppress(FileNotFoundError):
+            log.unlink()
+        try:
+            shutil.rmtree(folder, ignore_errors=True)  # a killed build starts afresh
+            upload = (settings.uploads / f"{sid}.tar.gz").read_bytes()
+            unpack_upload(upload, folder, settings.caps)
+            spec = spec_of(settings, submission)
+            await trio.to_thread.run_sync(self._build, spec, log)
+        except (BotError, BundleError, OSError) as err:
+            output = _read(log)
+            reason = f"build failed: {err}" if isinstance(err, BuildError) else str(err)
+            self.db.set_state(sid, "failed", reason, _tail(output))
+            self.say(f"{sid}: failed: {reason}")
+            return
+        output = _read(log)
+        self.db.set_state(sid, "checking", output=_tail(output))
+        self.say(f"{sid}: checking {submission.bot}")
+        try:
+            wrap = _wrap()
+            wrap(resolve_command(spec.command, spec.folder), Path("/tmp/arena-check"), spec.folder)
+            checks = await check_bot(
+                spec, clocks=settings.clocks, limits=settings.limits, wrap=wrap
+            )
+        except ArenaError as err:
+            self.db.set_state(sid, "failed", f"cannot run: {err}", _tail(output))
+            self.say(f"{sid}: failed: {err}")
+            return
+        lines = "\n".join(report(spec.command, checks))
+        output = _tail(f"{output}\n{lines}" if output else lines)
+        if not conforms(checks):
+            failed = sum(1 for c in checks if not c.ok)
+            reason = f"check-bot: {failed} of {len(checks)} checks failed"
+            self.db.set_state(sid, "failed", reason, output)
+            self.say(f"{sid}: failed: {reason}")
+            return
+        try:
+            digest = spec.digest()
+        except BotError as err:
+            self.db.set_state(sid, "failed", str(err), output)
+            return
+        self.store.sync_bots([(spec.name, " ".join(spec.command), digest)])
+        self.store.set_bot_status(spec.name, "ok", "")
+        retired = self.db.activate(sid, output)
+        for old in retired:
+            self.store.set_bot_status(old.bot, "retired", f"{submission.bot} replaced it")
+        self.say(
+            f"{sid}: {submission.bot} is active"
+            + (f" ({', '.join(r.bot for r in retired)} retired)" if retired else "")
+        )
+        self._load_active()
+
+    def _build(self, spec: BotSpec, log: Path) -> None:
+        settings = self.settings
+        build(
+            spec,
+            sandbox="bwrap",
+            timeout=settings.build_timeout,
+            log_path=log,
+            log_kb=settings.limits.stderr_kb,
+            rebuild=True,
+        )
+
+    # ------------------------------------------------------------------ the games
+
+    def _load_active(self) -> None:
+        active = {s.bot: s for s in self.db.submissions("active")}
+        for bot, submission in active.items():
+            if bot not in self._specs:
+                try:
+                    self._specs[bot] = spec_of(self.settings, submission)
+                except BotError as err:  # its folder gone: built again from its upload
+                    self.say(f"{submission.id}: {err}; built again")
+                    self.db.set_state(submission.id, "received")
+                    self.queue_send.send_nowait(submission.id)
+        active = {b: s for b, s in active.items() if b in self._specs}
+        if set(active) != set(self._active):
+            self._active = active
+            self.changed.set()
+        self._rate()
+
+    def active(self) -> dict[str, Submission]:
+        return dict(self._active)
+
+    def _rate(self, *, now: bool = True) -> None:
+        """Refit the ratings of the active versions on every game they played (warm
+        started at the last fit). Unless `now`, only once 2% more games are played or
+        two seconds have passed since the last fit: a fit reads every game."""
+        at, count = self._last_fit
+        if not now and (
+            len(self._done) - count < max(1, count // 50) and time.monotonic() - at < 2.0
+        ):
+            return
+        self._last_fit = (time.monotonic(), len(self._done))
+        names = set(self._active)
+        columns = self.store.result_columns().only(names)
+        records = columns.records()
+        orders = FinishingOrders.from_rankings([g.ranking() for g in records])
+        start = self.rated.theta if self.rated is not None else None
+        self.rated = rate(orders, names, start)
+        self.games_played = len(records)
+        if not self._tables:
+            for _, seats, _ in self.db.tables_since(0):
+                for name in seats:
+                    self._tables[name] = self._tables.get(name, 0) + 1
+
+    async def play(self) -> None:
+        """Play tables between the active versions, forever (or, settling, until the top
+        is separated or the budget spent); the runner is opened again whenever the
+        active versions change."""
+        while not self.settled.is_set():
+            names = sorted(self._active)
+            if len(names) < 2:
+                self.idle.set()
+                await self.changed.wait()
+                continue
+            self.changed = trio.Event()
+            k = min(self.settings.table_size, len(names))
+            specs = tuple(self._specs[n] for n in names)
+            run = RunSettings(
+                clocks=self.settings.clocks,
+                limits=self.settings.limits,
+                log_dir=self.settings.logs,
+                max_processes=8 * k * max(1, self.settings.concurrency),
+            )
+            setup = Setup(
+                bots=specs,
+                settings=WorkerSettings.of(run, "bwrap"),
+                config=dataclasses.replace(self.settings.game, players=k),
+            )
+            runner = self._make_runner()
+            await runner.build_bots(list(specs), self._cluster_config())  # (a cluster's)
+            async with runner.players(setup) as players, trio.open_nursery() as nursery:
+                for player in players[: max(1, self.settings.concurrency)]:
+                    nursery.start_soon(self._drive, player, k, set(names))
+
+    def _make_runner(self) -> GameRunner:
+        if self._runner is not None:
+            return self._runner()
+        concurrency = self.settings.concurrency
+        return runner_for(concurrency, max(1, concurrency))
+
+    def _cluster_config(self) -> BuildSettings:
+        from arena.league import LeagueConfig
+
+        return LeagueConfig(
+            bots=self.settings.bots,
+            store=self.settings.store,
+            game=self.settings.game,
+            sandbox="bwrap",
+            build_timeout=self.settings.build_timeout,
+        )
+
+    async def _drive(self, player: Player, k: int, names: set[str]) -> None:
+        while not self.changed.is_set() and not self.settled.is_set():
+            table = self._next_table(k, names)
+            if table is None:
+                self.idle.set()
+                await self.changed.wait()
+                return
+            self.idle = trio.Event()
+            number, seats, seed = table
+            try:
+                await self._play_table(player, number, seats, seed)
+            finally:
+                self._claimed.pop(number, None)
+            self._rate(now=self.settling is not None)
+            self._check_settled()
+
+    def _next_table(self, k: int, names: set[str]) -> tuple[int, tuple[str, ...], int] | None:
+        """A table begun and not finished (a killed ladder's), else a new one."""
+        if self.budget is not None and self.games_played >= self.budget:
+            self.settled.set()
+            return None
+        for table in self._pending:
+            number, seats, seed = table
+            if number in self._claimed or not set(seats) <= names or len(seats) != k:
+                continue
+            self._pending.remove(table)
+            self._claimed[number] = seats
+            return table
+        if self.rated is None:
+            return None
+        claimed = {name for seats in self._claimed.values() for name in seats}
+        waiting = {s.bot for s in self._active.values() if self._tables.get(s.bot, 0) < 3}
+        rated = self.rated
+        if claimed and len(names - claimed) >= k:  # tables at once share no bot
+            rated = without(rated, claimed)
+        seats, why = choose_table(
+            rated, k, self._tables, self._rng, top=self._top(), waiting=waiting
+        )
+        seats = tuple(self._rng.sample(seats, len(seats)))
+        count = self.db.table_count()
+        seed = keyed_seed(self.seed, "ladder-deal", count + 1)
+        number = self.db.add_table(seats, seed, why)
+        for name in seats:
+            self._tables[name] = self._tables.get(name, 0) + 1
+        self._claimed[number] = seats
+        return number, seats, seed
+
+    def _top(self) -> int:
+        return self.settling if self.settling is not None else self.settings.top
+
+    async def _play_table(
+        self, player: Player, number: int, seats: tuple[str, ...], seed: int
+    ) -> None:
+        """Every rotation of the table's deal (one duplicate group), one after another."""
+        group = f"t{number:06d}"
+        k = len(seats)
+        for r in range(k):
+            game_id = _game_id(number, r)
+            if game_id in self._done:
+                continue
+            rotated = seats[r:] + seats[:r]
+            played = await player(Play(game_id, rotated, seed, group))
+            self._record(number * 6 + r, group, played)
+
+    def _record(self, index: int, group: str, played: Played) -> None:
+        result = played.result
+        faulted = {result.names[f.seat] for f in result.faults}
+        for name in result.names:
+            self._streaks[name] = self._streaks.get(name, 0) + 1 if name in faulted else 0
+        self.store.record_game(
+            result, index=index, group=group, started_at=played.started,
+            finished_at=played.finished, replay=played.replay, streaks=self._streaks,
+        )  # fmt: skip
+        self._done.add(result.game_id)
+        self.games_played += 1
+        limit = self.settings.fault_limit
+        for name in result.names:
+            if limit and self._streaks.get(name, 0) >= limit and name in self._active:
+                submission = self._active[name]
+                reason = f"{self._streaks[name]} faults in a row in its games"
+                self.db.set_state(submission.id, "failed", reason)
+                self.store.set_bot_status(name, "disqualified", reason)
+                self.say(f"{submission.id}: {name} stops playing: {reason}")
+                self._load_active()
+
+    def _check_settled(self) -> None:
+        if self.settling is None or self.rated is None:
+            return
+        if self.rated.separated(self.settling) and self.games_played > 0:
+            self.settled.set()
+
+
+def _game_id(table: int, rotation: int) -> str:
+    return f"t{table:06d}-r{rotation}"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _wrap() -> Wrap:
+    from arena.sandbox import bwrap_wrap
+
+    return bwrap_wrap()
+
+
+@dataclasses.dataclass(frozen=True)
+class Judged:
+    """An upload that passed: its bot's name, its digest, and the upload kept on disk."""
+
+    name: str
+    digest: str
+    kept: Path
+
+
+def judge_upload(settings: LadderSettings, body: bytes) -> Judged:
+    """Judge an upload (already within the size cap), in any thread: unpack it into a
+    fresh folder with the caps, read its bot.toml, digest it, then keep the upload
+    (written and synced) for `admit`. Raises BundleError or BotError (ManifestError);
+    nothing is kept then."""
+    incoming = settings.folder / "incoming"
+    incoming.mkdir(parents=True, exist_ok=True)
+    stem = f"{os.getpid()}-{time.monotonic_ns()}-{random.getrandbits(32):08x}"
+    folder = incoming / stem
+    try:
+        unpack_upload(body, folder, settings.caps)
+        spec = load_manifest(folder)
+        digest = spec.digest()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    kept = incoming / f"{stem}.tar.gz"
+    with open(kept, "wb") as file:
+        file.write(body)
+        file.flush()
+        os.fsync(file.fileno())
+    return Judged(spec.name, digest, kept)
+
+
+def admit(settings: LadderSettings, db: LadderDB, author: str, judged: Judged) -> Submission:
+    """Record a judged upload as `author`'s submission ("received") and move its upload
+    into place. InputError for a name of another author (the upload is dropped)."""
+    try:
+        submission = db.add_submission(author, judged.name, judged.digest)
+    except BaseException:
+        judged.kept.unlink(missing_ok=True)
+        raise
+    os.replace(judged.kept, settings.uploads / f"{submission.id}.tar.gz")
+    return submission

@@ -1,0 +1,478 @@
+"""The ladder's web server: the submission API, the ladder's pages, and the league
+report of its games (`arena.report`'s live app) for everything else.
+
+    POST /api/submit              a bot folder as a gzipped tar (the body), the token
+                                  in "Authorization: Bearer TOKEN": 202 and the id
+    GET  /api/submissions/ID      its state (with the build's and check's output for
+                                  its author's token only)
+    GET  /api/ladder              the ladder, as JSON
+    GET  /ladder                  the ladder, as a page; /ladder/bot/NAME a bot's
+                                  versions; /ladder/submission/ID a submission
+    GET  /ladder/login, POST      an author signs in with their token (a session
+                                  cookie: HttpOnly, SameSite=Strict, Secure over HTTPS)
+    GET  /ladder/me               the author's own submissions, build output, logs
+
+Every refusal is a clear HTTP error (a JSON {"error": ...}) and one line in the server
+log, and changes nothing. The pages carry no script at all.
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import json
+import secrets
+import time
+from typing import Any
+
+import click
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from arena._text import printable
+from arena.errors import ArenaError, BotError, InputError
+from arena.ladder._run import Ladder, admit, judge_upload
+from arena.report._serve import HEADERS, host_name, known_host
+
+PAGE_HEADERS = {
+    **HEADERS,
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
+        " base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+}
+"""The ladder's pages: no script at all; forms post to the ladder only."""
+
+SESSION_COOKIE = "arena_session"
+SESSION_S = 7 * 24 * 3600
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def make_ladder_app(
+    ladder: Ladder, report: ASGIApp, hosts: frozenset[str] | None = None
+) -> ASGIApp:
+    """The ladder's app: its API and pages, then `report` (the live league report)."""
+    settings = ladder.settings
+    db = ladder.db
+    sessions: dict[str, tuple[str, float]] = {}
+    """Session id -> (author, expiry): in memory (a restart signs everyone out)."""
+    accepting = trio.Lock()
+    """One upload judged at a time: two of one author's at once cannot both pass the
+    hourly cap, and the disk is read for one at a time."""
+
+    def log(request: Request, line: str) -> None:
+        client = request.client.host if request.client else "?"
+        click.echo(f"ladder: {client}: {printable(line)}", err=True)
+
+    def refuse(request: Request, status: int, message: str) -> Response:
+        log(request, f"{request.method} {request.url.path}: {status} {message}")
+        return _json({"error": message}, status)
+
+    def bearer(request: Request) -> str | None:
+        header = request.headers.get("authorization", "")
+        kind, _, token = header.partition(" ")
+        if kind.lower() != "bearer" or not token.strip():
+            return None
+        return token.strip()
+
+    def author_of(request: Request, token: str | None) -> str:
+        """The author of `token`; _Refused 401 for none or an unknown one, 403 for a
+        revoked one."""
+        if token is None:
+            raise _Refused(401, "no token: send Authorization: Bearer TOKEN")
+        author, revoked = db.author_of_token(token)
+        if author is None:
+            raise _Refused(401, "unknown token")
+        if revoked:
+            raise _Refused(403, f"the token of author {author!r} is revoked")
+        return author
+
+    def session_author(request: Request) -> str | None:
+        sid = request.cookies.get(SESSION_COOKIE)
+        if not sid:
+            return None
+        for known, (author, expiry) in list(sessions.items()):
+            if hmac.compare_digest(known, sid):
+                if expiry < time.time():
+                    del sessions[known]
+                    return None
+                _, revoked = _author_state(db, author)
+                return None if revoked else author
+        return None
+
+    async def read_capped(request: Request) -> bytes:
+        limit = int(settings.max_upload_mb * 2**20)
+        declared = request.headers.get("content-length")
+        if declared is not None:
+            try:
+                if int(declared) > limit:
+                    raise _Refused(413, f"the upload is over {settings.max_upload_mb:g} MB")
+            except ValueError:
+                raise _Refused(400, "a Content-Length that is not a number") from None
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise _Refused(413, f"the upload is over {settings.max_upload_mb:g} MB")
+        if not body:
+            raise _Refused(400, "an empty upload (send the bot folder as a .tar.gz body)")
+        return bytes(body)
+
+    async def submit(request: Request) -> Response:
+        try:
+            author = author_of(request, bearer(request))
+            async with accepting:
+                since = time.time() - 3600
+                if db.submitted_since(author, since) >= settings.submissions_per_hour:
+                    raise _Refused(
+                        429,
+                        f"author {author!r} has sent {settings.submissions_per_hour}"
+                        " submissions in the last hour, the most allowed (--submissions-per-hour)",
+                    )
+                body = await read_capped(request)
+                try:
+                    judged = await trio.to_thread.run_sync(judge_upload, settings, body)
+                except BotError as err:  # a bot.toml missing or wrong, a link out ...
+                    raise _Refused(400, _relative(str(err), settings)) from None
+                except ArenaError as err:  # BundleError: the archive refused
+                    raise _Refused(400, str(err)) from None
+                owner = db.owner_of(judged.name)
+                if owner is not None and owner != author:
+                    judged.kept.unlink(missing_ok=True)
+                    raise _Refused(403, f"the bot name {judged.name!r} belongs to another author")
+                try:
+                    submission = admit(settings, db, author, judged)
+                except InputError as err:
+                    raise _Refused(403, str(err)) from None
+        except _Refused as refused:
+            return refuse(request, refused.status, refused.message)
+        ladder.queue_send.send_nowait(submission.id)
+        log(request, f"{submission.id}: {submission.bot} received from {author}")
+        return _json(
+            {**submission.public(owner=False), "status": f"/api/submissions/{submission.id}"},
+            202,
+        )
+
+    async def submission_state(request: Request) -> Response:
+        sid = request.path_params["sid"]
+        found = db.submission(sid)
+        if found is None:
+            return refuse(request, 404, f"no submission {sid!r}")
+        owner = False
+        token = bearer(request)
+        if token is not None:
+            try:
+                owner = author_of(request, token) == found.author
+            except _Refused as refused:
+                return refuse(request, refused.status, refused.message)
+        return _json(found.public(owner=owner))
+
+    def ladder_rows() -> list[dict[str, Any]]:
+        rated = ladder.rated
+        active = ladder.active()
+        rows: list[dict[str, Any]] = []
+        if rated is None:
+            return rows
+        games = _games_by_bot(ladder)
+        for rank, name in enumerate(rated.ranking, 1):
+            submission = active.get(name)
+            if submission is None:
+                continue
+            se = rated.se[name]
+            rows.append(
+                {
+                    "rank": rank,
+                    "bot": name,
+                    "name": submission.name,
+                    "author": submission.author,
+                    "version": submission.version,
+                    "elo": round(rated.elo[name], 1),
+                    "plus_minus": None if se == float("inf") else round(1.96 * se, 1),
+                    "games": games.get(name, 0),
+                    "age_s": round(time.time() - (submission.activated or submission.received)),
+                }
+            )
+        return rows
+
+    async def api_ladder(request: Request) -> Response:
+        return _json({"games": ladder.games_played, "ladder": ladder_rows()})
+
+    async def ladder_page(request: Request) -> Response:
+        rows = ladder_rows()
+        body = [
+            "<h1>The ladder</h1>",
+            f"<p>{ladder.games_played} games rated; every table is one deal in every"
+            " seat rotation. <a href='/ladder/login'>Authors: sign in</a> ·"
+            " <a href='/'>the games and replays</a></p>",
+            "<table><tr><th>#</th><th>bot</th><th>author</th><th>version</th><th>Elo</th>"
+            "<th>±</th><th>games</th><th>age</th></tr>",
+        ]
+        for row in rows:
+            pm = "" if row["plus_minus"] is None else f"{row['plus_minus']:.0f}"
+            body.append(
+                f"<tr><td>{row['rank']}</td><td><a href='/ladder/bot/{_e(row['name'])}'>"
+                f"{_e(row['name'])}</a></td><td>{_e(row['author'])}</td>"
+                f"<td>v{row['version']}</td><td>{row['elo']:.0f}</td><td>{pm}</td>"
+                f"<td>{row['games']}</td><td>{_age(row['age_s'])}</td></tr>"
+            )
+        body.append("</table>")
+        waiting = [s for s in db.submissions() if s.state in ("received", "building", "checking")]
+        if waiting:
+            body.append("<h2>Waiting</h2><ul>")
+            body += [
+                f"<li><a href='/ladder/submission/{_e(s.id)}'>{_e(s.id)}</a> {_e(s.bot)}:"
+                f" {_e(s.state)}</li>"
+                for s in waiting
+            ]
+            body.append("</ul>")
+        return _page("Ladder", "".join(body), refresh=10)
+
+    async def bot_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        versions = [s for s in db.submissions() if s.name == name]
+        if not versions:
+            return _page("Not found", "<p>no such bot</p>", status=404)
+        me = session_author(request)
+        columns = ladder.store.result_columns()
+        everyone = set(columns.players)
+        ratings = {}
+        if everyone:
+            from arena.standings import compute_standings
+
+            standing = compute_standings(columns, intervals=True)
+            ratings = {row.player: row for row in standing.rows}
+        body = [f"<h1>{_e(name)}</h1><p>by {_e(versions[0].author)}</p>"]
+        body.append(
+            "<h2>Versions</h2><table><tr><th>version</th><th>submission</th><th>state</th>"
+            "<th>Elo (all versions' games)</th><th>games</th></tr>"
+        )
+        for s in versions:
+            row = ratings.get(s.bot)
+            elo = "" if row is None else f"{row.elo:.0f} ± {row.plus_minus or 0:.0f}"
+            games = "" if row is None else str(row.games)
+            body.append(
+                f"<tr><td>v{s.version}</td><td><a href='/ladder/submission/{_e(s.id)}'>"
+                f"{_e(s.id)}</a></td><td>{_e(s.state)}</td><td>{elo}</td><td>{games}</td></tr>"
+            )
+        body.append("</table><h2>Games</h2><ul>")
+        bots = {s.bot for s in versions}
+        shown = 0
+        for game in reversed(ladder.store.game_rows()):
+            if shown >= 100:
+                break
+            game_id = game[1]
+            seats = ladder.store.seat_rows_of([game_id])
+            if not bots & {seat.bot for seat in seats}:
+                continue
+            shown += 1
+            order = ", ".join(
+                f"{seat.place}. {seat.bot}" for seat in sorted(seats, key=lambda x: x.place)
+            )
+            body.append(
+                f"<li><a href='/index.html#game={_e(game_id)}'>{_e(game_id)}</a>: {_e(order)}</li>"
+            )
+        body.append("</ul>")
+        if me == versions[0].author:
+            body.append("<p><a href='/ladder/me'>your logs and build output</a></p>")
+        return _page(name, "".join(body))
+
+    async def submission_page(request: Request) -> Response:
+        sid = request.path_params["sid"]
+        found = db.submission(sid)
+        if found is None:
+            return _page("Not found", "<p>no such submission</p>", status=404)
+        me = session_author(request)
+        body = [
+            f"<h1>Submission {_e(found.id)}</h1><p>{_e(found.bot)} by {_e(found.author)}:"
+            f" <b>{_e(found.state)}</b></p>"
+        ]
+        if found.reason:
+            body.append(f"<p>{_e(found.reason)}</p>")
+        if me == found.author and found.output:
+            body.append(f"<h2>Build and check output</h2><pre>{_e(found.output)}</pre>")
+        refresh = 5 if found.state in ("received", "building", "checking") else None
+        return _page(found.id, "".join(body), refresh=refresh)
+
+    async def login_page(request: Request) -> Response:
+        secure = request.url.scheme == "https"
+        if request.method == "POST":
+            form = await request.body()
+            token = ""
+            for part in form.decode("latin-1").split("&"):
+                key, _, value = part.partition("=")
+                if key == "token":
+                    from urllib.parse import unquote_plus
+
+                    token = unquote_plus(value)
+            try:
+                author = author_of(request, token or None)
+            except _Refused as refused:
+                log(request, f"sign-in refused: {refused.message}")
+                return _page("Sign in", _login_form(refused.message), status=refused.status)
+            sid = secrets.token_urlsafe(32)
+            sessions[sid] = (author, time.time() + SESSION_S)
+            log(request, f"{author} signed in")
+            response = Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder/me"})
+            response.set_cookie(
+                SESSION_COOKIE, sid, max_age=SESSION_S, httponly=True, samesite="strict",
+                secure=secure, path="/",
+            )  # fmt: skip
+            return response
+        return _page("Sign in", _login_form(""))
+
+    async def logout(request: Request) -> Response:
+        sid = request.cookies.get(SESSION_COOKIE)
+        if sid:
+            sessions.pop(sid, None)
+        response = Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder"})
+        response.delete_cookie(SESSION_COOKIE, path="/")
+        return response
+
+    async def me_page(request: Request) -> Response:
+        author = session_author(request)
+        if author is None:
+            return Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder/login"})
+        mine = [s for s in db.submissions() if s.author == author]
+        body = [
+            f"<h1>{_e(author)}</h1><form method='post' action='/ladder/logout'>"
+            "<button>sign out</button></form><h2>Your submissions</h2>"
+        ]
+        for s in mine:
+            body.append(
+                f"<h3>{_e(s.id)}: {_e(s.bot)} — {_e(s.state)}</h3>"
+                + (f"<p>{_e(s.reason)}</p>" if s.reason else "")
+                + (f"<details><summary>build and check output</summary><pre>{_e(s.output)}"
+                   "</pre></details>" if s.output else "")
+            )  # fmt: skip
+            stderr = _read_log(settings.logs / f"{s.bot}.log")
+            if stderr:
+                body.append(
+                    f"<details><summary>stderr of its games</summary><pre>{_e(stderr)}</pre>"
+                    "</details>"
+                )
+        return _page(author, "".join(body))
+
+    async def refused_method(request: Request, exc: Exception) -> Response:
+        from starlette.exceptions import HTTPException
+
+        assert isinstance(exc, HTTPException)
+        return refuse(request, exc.status_code, str(exc.detail))
+
+    from starlette.exceptions import HTTPException
+
+    app = Starlette(
+        routes=[
+            Route("/api/submit", submit, methods=["POST"]),
+            Route("/api/submissions/{sid}", submission_state),
+            Route("/api/ladder", api_ladder),
+            Route("/ladder", ladder_page),
+            Route("/ladder/bot/{name}", bot_page),
+            Route("/ladder/submission/{sid}", submission_page),
+            Route("/ladder/login", login_page, methods=["GET", "POST"]),
+            Route("/ladder/logout", logout, methods=["POST"]),
+            Route("/ladder/me", me_page),
+            Mount("/", report),
+        ],
+        exception_handlers={HTTPException: refused_method},
+    )
+    if hosts is None:
+        return app
+
+    async def only_known_hosts(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if not known_host(host_name(header), hosts):
+                response = _json({"error": "unknown host"}, 421)
+                await response(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return only_known_hosts
+
+
+def _author_state(db: Any, author: str) -> tuple[str, bool]:
+    for name, revoked in db.authors():
+        if name == author:
+            return name, revoked
+    return author, True
+
+
+def _games_by_bot(ladder: Ladder) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in ladder.store.seat_rows():
+        counts[row.bot] = counts.get(row.bot, 0) + 1
+    return counts
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(
+        json.dumps(data), status_code=status, media_type="application/json", headers=HEADERS
+    )
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+STYLE = (
+    "body{font:15px system-ui,sans-serif;margin:2em auto;max-width:60em;padding:0 1em}"
+    "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;"
+    "text-align:left}pre{background:#f6f6f6;padding:.5em;overflow:auto;max-height:40em}"
+)
+
+
+def _page(title: str, body: str, *, status: int = 200, refresh: int | None = None) -> Response:
+    meta = f"<meta http-equiv='refresh' content='{refresh}'>" if refresh else ""
+    text = (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>{meta}"
+        f"<style>{STYLE}</style></head><body><nav><a href='/ladder'>ladder</a></nav>"
+        f"{body}</body></html>"
+    )
+    return Response(text, status_code=status, media_type="text/html; charset=utf-8",
+                    headers=PAGE_HEADERS)  # fmt: skip
+
+
+def _login_form(problem: str) -> str:
+    note = f"<p><b>{_e(problem)}</b></p>" if problem else ""
+    return (
+        f"<h1>Sign in</h1>{note}<form method='post' action='/ladder/login'>"
+        "<label>Your token <input name='token' type='password' autocomplete='off'></label>"
+        " <button>sign in</button></form>"
+    )
+
+
+def _age(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86400:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} d"
+
+
+def _read_log(path: Any, limit: int = 64 * 1024) -> str:
+    try:
+        with open(path, "rb") as file:
+            file.seek(0, 2)
+            size = file.tell()
+            file.seek(max(0, size - limit))
+            return file.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _relative(message: str, settings: Any) -> str:
+    """An error about an upload, without the server's folders in it."""
+    import re
+
+    incoming = re.escape(str(settings.folder / "incoming")) + r"/[0-9a-f-]+"
+    return re.sub(incoming, "(the upload)", message)

@@ -1,0 +1,259 @@
+"""Issue 45.6 and 45.7: the ladder as a real process on 127.0.0.1, with `arena submit`
+and httpx as its clients and real bot processes: every hostile request gets a clear
+HTTP error and a line in the server's log and changes nothing; a ladder killed with
+SIGKILL during a build and during games starts again having lost nothing, and plays
+every submission."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import (
+    Server,
+    add_author,
+    arena,
+    bot_folder,
+    member,
+    tarball,
+    with_manifest,
+)
+
+httpx = pytest.importorskip("httpx")
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("ARENA_NO_SANDBOX") == "1", reason="the ladder needs bubblewrap"
+)
+
+
+def _packed(folder: Path) -> bytes:
+    from arena.bots import load_manifest
+    from arena.cluster._bundles import pack
+
+    return pack(load_manifest(folder))
+
+
+def _wait(check: Any, seconds: float = 120, what: str = "") -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what or check}")
+
+
+def _state(server: Server, sid: str) -> str:
+    return str(httpx.get(f"{server.url}/api/submissions/{sid}").json()["state"])
+
+
+def _rows(store: Path, sql: str) -> list[Any]:
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        return db.execute(sql).fetchall()
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("hostile")
+    store = tmp / "ladder.sqlite"
+    tokens = {name: add_author(store, name) for name in ("alice", "bob", "carol", "dave")}
+    assert arena("ladder", "author", "revoke", "carol", str(store)).returncode == 0
+    server = Server(
+        store, "--table-size", "2", "--max-upload-mb", "0.05", "--submissions-per-hour", "2"
+    )
+    try:
+        yield {"server": server, "tokens": tokens, "tmp": tmp, "store": store}
+    finally:
+        server.stop()
+
+
+def _post(server: Server, body: bytes, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return httpx.post(f"{server.url}/api/submit", content=body, headers=headers, timeout=60)
+
+
+def test_hostile_requests_are_refused_clearly_and_change_nothing(hostile: dict[str, Any]) -> None:
+    server, tokens, tmp, store = (hostile[k] for k in ("server", "tokens", "tmp", "store"))
+    good = _packed(bot_folder(tmp, "alicebot"))
+    first = _post(server, good, tokens["alice"])
+    assert first.status_code == 202, first.text
+    assert first.json()["id"] == "s000001"
+    before = _rows(store, "SELECT id, author, name, version FROM ladder_submissions")
+    links = member("x", kind=b"2", linkname="/etc/passwd")
+    cases = [
+        (None, good, 401, "no token"),
+        ("not-a-token", good, 401, "unknown token"),
+        (tokens["carol"], good, 403, "revoked"),
+        (tokens["bob"], good, 403, "belongs to another author"),
+        (tokens["bob"], os.urandom(60_000), 413, "over 0.05 MB"),
+        (tokens["bob"], b"not an archive", 400, "not a gzipped tar"),
+        (tokens["bob"], with_manifest(links), 400, "is a link"),
+        (tokens["bob"], with_manifest(member("../x", b"evil")), 400, "leads out"),
+        (tokens["bob"], with_manifest(member("d", kind=b"3", devmajor=1, devminor=3)), 400,
+         "special file"),
+        (tokens["bob"], tarball([member("bot.py", b"pass\n")]), 400, "no bot.toml"),
+        (tokens["bob"], tarball([member("bot.toml", b"name = [")]), 400, "not valid TOML"),
+        (tokens["bob"], tarball([member("bot.toml", b'name = "../x"\nrun = "x"\n')]), 400,
+         "bot name"),
+    ]  # fmt: skip
+    for token, body, status, reason in cases:
+        answer = _post(server, body, token)
+        assert answer.status_code == status, (reason, answer.text)
+        assert reason in answer.json()["error"], answer.text
+        assert "Traceback" not in answer.text
+        assert str(tmp) not in answer.text  # the server's folders are not shown
+    assert _rows(store, "SELECT id, author, name, version FROM ladder_submissions") == before
+    assert sorted(
+        p.name for p in (store.parent / "ladder.sqlite.ladder" / "uploads").iterdir()
+    ) == ["s000001.tar.gz"]
+    assert list((store.parent / "ladder.sqlite.ladder" / "incoming").iterdir()) == []
+    log = server.logged()
+    for _, _, status, reason in cases:
+        assert f"{status} " in log, reason
+        assert reason in log, reason
+    assert "Traceback" not in log
+
+
+def test_too_many_submissions_an_hour_are_refused(hostile: dict[str, Any]) -> None:
+    server, tokens, tmp = hostile["server"], hostile["tokens"], hostile["tmp"]
+    for _ in range(2):
+        assert _post(server, _packed(bot_folder(tmp, "davebot")), tokens["dave"]).status_code == 202
+    third = _post(server, _packed(bot_folder(tmp, "davebot")), tokens["dave"])
+    assert third.status_code == 429
+    assert "--submissions-per-hour" in third.json()["error"]
+    assert "429" in server.logged()
+
+
+def test_only_the_author_sees_the_output_and_the_session_cookie_is_strict(
+    hostile: dict[str, Any],
+) -> None:
+    server, tokens = hostile["server"], hostile["tokens"]
+    _wait(lambda: _state(server, "s000001") in ("active", "failed"), what="s000001 checked")
+    public = httpx.get(f"{server.url}/api/submissions/s000001").json()
+    assert "output" not in public
+    other = httpx.get(
+        f"{server.url}/api/submissions/s000001",
+        headers={"Authorization": f"Bearer {tokens['bob']}"},
+    ).json()
+    assert "output" not in other
+    mine = httpx.get(
+        f"{server.url}/api/submissions/s000001",
+        headers={"Authorization": f"Bearer {tokens['alice']}"},
+    ).json()
+    assert "check-bot" in mine["output"]
+    signed = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["alice"]})
+    assert signed.status_code == 303
+    cookie = signed.headers["set-cookie"].lower()
+    assert "httponly" in cookie
+    assert "samesite=strict" in cookie
+    assert "secure" not in cookie  # plain HTTP here: a Secure cookie would never come back
+    refused = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["carol"]})
+    assert refused.status_code == 403
+
+
+def _games(store: Path) -> int:
+    return int(_rows(store, "SELECT count(*) FROM games")[0][0])
+
+
+def test_a_ladder_killed_during_a_build_and_during_games_loses_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "ladder.sqlite"
+    alice, bob = add_author(store, "alice"), add_author(store, "bob")
+    (tmp_path / "alice.token").write_text(alice + "\n")
+    server = Server(store, "--table-size", "2")
+    try:
+        done = arena(
+            "submit", str(bot_folder(tmp_path, "first")), "--to", server.url,
+            "--token-file", str(tmp_path / "alice.token"),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("s000001: first.v1 (author alice): received")
+        slow = bot_folder(tmp_path, "second", build="sleep 4")
+        done = arena("submit", str(slow), "--to", server.url, env={"ARENA_TOKEN": bob})
+        assert done.returncode == 0, done.stderr
+        _wait(lambda: _state(server, "s000002") == "building", what="the build")
+        server.kill()  # during the build
+        server = Server(store, "--table-size", "2")
+        _wait(lambda: _state(server, "s000002") == "active", what="s000002 active")
+        assert _state(server, "s000001") == "active"
+        _wait(lambda: _games(store) >= 4, what="games")
+        server.kill()  # during games
+        kept = _games(store)
+        server = Server(store, "--table-size", "2")
+        _wait(lambda: _games(store) >= kept + 4, what="more games after the restart")
+        status = arena("submit", "--status", "s000002", "--to", server.url)
+        assert status.returncode == 0
+        assert ": active" in status.stdout
+    finally:
+        server.stop()
+    # every table's games, each whole; the store verifies (no half game anywhere)
+    from arena.store import Store
+
+    with Store.open(store, readonly=True) as db:
+        db.verify()
+        assert db.games_count() >= kept + 4
+    standings = arena("standings", str(store))
+    assert standings.returncode == 0, standings.stderr
+    assert "first.v1" in standings.stdout
+    assert "second.v1" in standings.stdout
+
+
+def test_a_new_version_retires_the_old_one_which_keeps_its_history(
+    hostile: dict[str, Any],
+) -> None:
+    server, tokens, tmp, store = (hostile[k] for k in ("server", "tokens", "tmp", "store"))
+    second = _post(server, _packed(bot_folder(tmp, "alicebot")), tokens["alice"])
+    assert second.status_code == 202
+    assert second.json()["version"] == 2
+    sid = second.json()["id"]
+    _wait(lambda: _state(server, sid) == "active", what="alicebot.v2 active")
+    assert _state(server, "s000001") == "retired"
+    _wait(
+        lambda: _rows(store, "SELECT count(*) FROM seats WHERE bot = 'alicebot.v2'")[0][0] > 0,
+        what="a game of alicebot.v2",
+    )
+    played_v1 = _rows(store, "SELECT count(*) FROM seats WHERE bot = 'alicebot.v1'")[0][0]
+    active = arena("standings", str(store), "--format", "csv")
+    assert active.returncode == 0, active.stderr
+    assert "alicebot.v2" in active.stdout
+    assert "alicebot.v1" not in active.stdout
+    every = arena("standings", str(store), "--format", "csv", "--all-versions")
+    assert every.returncode == 0, every.stderr
+    assert ("alicebot.v1" in every.stdout) == bool(played_v1)
+    page = httpx.get(f"{server.url}/ladder").text
+    assert "alicebot" in page
+    versions = httpx.get(f"{server.url}/ladder/bot/alicebot").text
+    assert "v1" in versions
+    assert "retired" in versions
+
+
+def test_settle_plays_on_until_the_top_is_separated_or_the_budget_is_spent(
+    tmp_path: Path,
+) -> None:
+    """Issue 45.4, on a ladder of two versions: a random bot against the heuristic one
+    (separated after some games), settled with a budget."""
+    from .helpers import HEURISTIC_BOT
+
+    store = tmp_path / "ladder.sqlite"
+    tokens = {name: add_author(store, name) for name in ("ann", "ben")}
+    server = Server(store, "--table-size", "2")
+    try:
+        for name, source, author in (("weak", None, "ann"), ("strong", HEURISTIC_BOT, "ben")):
+            folder = bot_folder(tmp_path, name, **({"source": source} if source else {}))
+            done = arena("submit", str(folder), "--to", server.url, "--token", tokens[author])
+            assert done.returncode == 0, done.stderr
+        _wait(lambda: _state(server, "s000002") == "active", what="both active")
+    finally:
+        server.stop()
+    before = _games(store)
+    settled = arena("ladder", "settle", str(store), "--top", "2", "--budget", "400")
+    assert settled.returncode == 0, settled.stderr
+    assert "strong.v1" in settled.stdout
+    assert "weak.v1" in settled.stdout
+    assert "settled" in settled.stdout
+    assert before < _games(store) <= before + 400 + 2
