@@ -60,8 +60,9 @@ def _kit_missing(kit: str) -> str | None:
 needs_toolchains = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=str(bwrap_problem()))
 
-ALL_KITS = BOTS + [KITS / kit for kit in NEW_KITS if _kit_missing(kit) is None]
-"""Every kit whose toolchain is here: all seven where `make test` runs."""
+ALL_KITS = BOTS + [KITS / kit for kit in [*NEW_KITS, "yardstick"] if _kit_missing(kit) is None]
+"""Every kit whose toolchain is here, and the yardstick: all eight where `make test`
+runs."""
 
 
 @pytest.mark.parametrize("kit", [*NEW_KITS, "yardstick"])
