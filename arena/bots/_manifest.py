@@ -282,8 +282,11 @@ def load_manifest(folder: Path) -> BotSpec:
     try:  # it is sent to worker processes as text
         str(folder).encode()
     except UnicodeEncodeError:
+        # Its end is what to rename: a long path is cut at its start, not its end.
+        where = repr(str(folder))
+        where = where if len(where) <= 240 else f"'...{where[-236:]}"
         raise ManifestError(
-            f"{shown(str(folder))}: the folder's path is not UTF-8 text (rename the folder)"
+            f"{where}: the folder's path is not UTF-8 text (rename the folder)"
         ) from None
     return BotSpec(name=name, command=command, folder=folder, build=build)
 
