@@ -472,22 +472,20 @@ def build_bot(spec: BotSpec, opts: dict[str, Any], sandbox: str) -> str:
     network = bool(opts.get("build_network"))
     where = " in the sandbox" if sandbox == "bwrap" else " unconfined"
     if spec.build is None or spec.folder is None:
-        done = "no build step"
-    elif not opts.get("rebuild") and build_is_cached(spec, sandbox=sandbox, network=network):
-        done = "built already, its folder as that build left it (--rebuild builds it again)"
-    else:
-        done = f"built{where}: {' '.join(spec.build)}"
-    build(
+        return "no build step"
+    if not opts.get("rebuild") and build_is_cached(spec, sandbox=sandbox, network=network):
+        return "built already, its folder as that build left it (--rebuild builds it again)"
+    build(  # (the cache was just read: the build need not read it again)
         spec,
         sandbox=sandbox,
-        network=bool(opts.get("build_network")),
+        network=network,
         timeout=opts.get("build_timeout") or BUILD_TIMEOUT,
         log_path=log_dir / f"{spec.name}.log" if log_dir is not None else None,
         disk_mb=opts.get("build_disk_mb") or BUILD_DISK_MB,
         memory_mb=opts.get("build_memory_mb") or BUILD_MEMORY_MB,
-        rebuild=bool(opts.get("rebuild")),
+        rebuild=True,
     )
-    return done
+    return f"built{where}: {' '.join(spec.build)}"
 
 
 def check_sandboxed(spec: BotSpec, wrap: Wrap | None) -> None:

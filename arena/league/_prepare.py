@@ -139,17 +139,18 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
             say(f"{spec.name}: built already, its folder as that build left it (--rebuild)")
         else:
             say(f"building {spec.name}: {' '.join(spec.build)}")
-    build(
-        spec,
-        sandbox=settings.sandbox,
-        network=settings.build_network,
-        disk_mb=settings.build_disk_mb,
-        memory_mb=settings.build_memory_mb,
-        rebuild=settings.rebuild,
-        timeout=settings.build_timeout,
-        log_path=settings.log_dir / f"{spec.name}.log" if settings.log_dir else None,
-        log_kb=settings.limits.stderr_kb,
-    )
+    if not cached:  # (the cache was just read: the build need not read it again)
+        build(
+            spec,
+            sandbox=settings.sandbox,
+            network=settings.build_network,
+            disk_mb=settings.build_disk_mb,
+            memory_mb=settings.build_memory_mb,
+            rebuild=True,
+            timeout=settings.build_timeout,
+            log_path=settings.log_dir / f"{spec.name}.log" if settings.log_dir else None,
+            log_kb=settings.limits.stderr_kb,
+        )
     command = resolve_command(spec.command, spec.folder)
     wrap = _wrap(settings.sandbox)
     if wrap is not None:  # fails if the sandbox would hide the program
