@@ -19,7 +19,14 @@ from pathlib import Path
 
 import trio
 
-from arena._memgroups import joined, new_cpu_group, new_group, release_group
+from arena._memgroups import (
+    joined,
+    new_cpu_group,
+    new_group,
+    oom_kills,
+    release_group,
+    share_cpu,
+)
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, signal_group, spawn
 from arena.errors import ConfigError, MachineError
@@ -52,8 +59,8 @@ class Limits:
     hard limit arena itself runs under (``ulimit -H``) is lowered to that one."""
 
     memory_mb: int | None = 4096
-    """Address space (RLIMIT_AS) of each process, in MiB; in the sandbox as root on cgroup
-    v1 also the memory of a bot process and all its children together (`arena._memgroups`)."""
+    """Address space (RLIMIT_AS) of each process, in MiB; in the sandbox where arena can make
+    cgroups also the memory of a bot process and all its children together (`arena._memgroups`)."""
     cpu_seconds: int | None = 3600
     """CPU time a bot may use in one game, in seconds. RLIMIT_CPU counts over a process's
     whole life, so it is set to twice this, and a reused process that could have used
@@ -164,15 +171,7 @@ class BotProcess:
         for passing the group's limit: so a crash can say why."""
         if self.group is None or self._oom_killed:
             return self._oom_killed
-        try:
-            text = (self.group / "memory.oom_control").read_text()
-        except OSError:
-            return False
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return value.strip().isdigit() and int(value) > 0
-        return False
+        return oom_kills(self.group) > 0
 
     def cpu_worn(self, cpu_seconds: int | None) -> bool:
         """True if the process may have used `cpu_seconds` of CPU time already.
@@ -418,7 +417,11 @@ async def start_process(
                 group = None
         # ... and one share of the CPU, however many processes it runs.
         cpu_root: Path | None = getattr(wrap, "cpu_root", None)
-        if cpu_root is not None:
+        if cpu_root is not None and group is not None and cpu_root == memory_root:
+            # One hierarchy (cgroup v2): a process is in one group, which holds both.
+            with contextlib.suppress(OSError):  # the kernel's default weight holds
+                share_cpu(group)
+        elif cpu_root is not None:
             try:
                 cpu_group = new_cpu_group(cpu_root)
             except OSError:  # (no more groups to be had): the kernel's scheduling holds

@@ -198,7 +198,7 @@ _RUN_OPTIONS = [
         "--memory-mb",
         type=size(16),
         default=None,
-        help="Address space of each bot process; in the sandbox as root on cgroup v1, also"
+        help="Address space of each bot process; in the sandbox, where arena can make cgroups, also"
         " the memory of a bot process and its children together.",
     ),
     click.option("--cpu-seconds", type=size(1), default=None, help="CPU time per game."),
@@ -278,8 +278,8 @@ build_options = [
         "--build-memory-mb",
         type=click.IntRange(16, 1 << 20),
         default=None,
-        help="MiB a sandboxed bot's build may use, all its processes together (as root on"
-        " cgroup v1; elsewhere per process limits alone). [default: 2048]",
+        help="MiB a sandboxed bot's build may use, all its processes together (where arena can"
+        " make cgroups; elsewhere per process limits alone). [default: 2048]",
     ),
     click.option(
         "--build-network/--no-build-network",

@@ -71,7 +71,7 @@ def _shell_warning(words: list[str]) -> Check:
     "--memory-mb",
     type=size(16),
     default=None,
-    help="Address space of each process; in the sandbox as root on cgroup v1, also the"
+    help="Address space of each process; in the sandbox, where arena can make cgroups, also the"
     " memory of the bot's process and its children together.",
 )
 @sandbox_option
