@@ -266,7 +266,13 @@ def unified_root(
             leaf = group / f"{_PREFIX}{os.getpid()}{_SELF}"
             leaf.mkdir(exist_ok=True)
             (leaf / "cgroup.procs").write_text(str(os.getpid()))
-            (group / "cgroup.subtree_control").write_text(f"+{controller}")
+            try:
+                (group / "cgroup.subtree_control").write_text(f"+{controller}")
+            except OSError:  # others share the group (a shell): back where it was
+                with contextlib.suppress(OSError):
+                    (group / "cgroup.procs").write_text(str(os.getpid()))
+                    leaf.rmdir()
+                raise
     return group
 
 

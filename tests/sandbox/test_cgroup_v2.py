@@ -156,3 +156,50 @@ def test_on_the_real_v2_mount_arena_moves_into_a_leaf_and_its_bots_join_their_gr
         if enabled_here:
             with contextlib.suppress(OSError):
                 top.write_text("-hugetlb")
+
+
+SHARED = """
+import errno, json, os
+from pathlib import Path
+from arena._memgroups import unified_root
+try:
+    unified_root("hugetlb")
+    print("made")
+except OSError as err:
+    print(json.dumps([errno.errorcode[err.errno], Path("/proc/self/cgroup").read_text()]))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes groups on the machine's v2 mount")
+@pytest.mark.skipif(not _offers_hugetlb(), reason="no cgroup v2 mount offering hugetlb")
+def test_where_arena_shares_its_v2_group_it_makes_no_groups_and_stays_where_it_was() -> None:
+    """A shell in arena's group (arena run from a terminal's scope, not a delegated one
+    of its own): the kernel refuses, and arena goes back to its group, leaving nothing."""
+    top = UNIFIED / "cgroup.subtree_control"
+    enabled_here = "hugetlb" not in top.read_text().split()
+    if enabled_here:
+        top.write_text("+hugetlb")
+    group = UNIFIED / f"arena-test-{secrets.token_hex(4)}"
+    group.mkdir()
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        (group / "cgroup.procs").write_text(str(other.pid))
+        start = f'echo $$ > {group}/cgroup.procs && exec "$@"'
+        done = subprocess.run(
+            ["sh", "-c", start, "sh", sys.executable, "-c", SHARED],
+            capture_output=True, text=True, timeout=60, check=False,
+            cwd=Path(__file__).resolve().parents[2],
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        code, where = json.loads(done.stdout)
+        assert code == "EBUSY"
+        assert f"0::/{group.name}" in where.splitlines()
+        assert not list(group.glob("arena-*"))
+    finally:
+        other.kill()
+        other.wait()
+        with contextlib.suppress(OSError):
+            group.rmdir()
+        if enabled_here:
+            with contextlib.suppress(OSError):
+                top.write_text("-hugetlb")
