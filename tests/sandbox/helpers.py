@@ -189,15 +189,10 @@ needs_ordinary_user = [
 """Marks for a test that runs arena as `ORDINARY_UID`."""
 
 
-def give_to_ordinary_user(tmp_path: Path, *trees: Path) -> None:
-    """Hand `trees` to `ORDINARY_UID`, and let it cross pytest's folders above them."""
+def give_to_ordinary_user(*trees: Path) -> None:
+    """Hand `trees` to `ORDINARY_UID`."""
     for tree in trees:
         subprocess.run(["chown", "-R", f"{ORDINARY_UID}:{ORDINARY_UID}", str(tree)], check=True)
-    tmp_path.chmod(tmp_path.stat().st_mode | 0o755)
-    for parent in tmp_path.parents:
-        if parent == Path("/tmp") or parent == Path("/"):
-            break
-        parent.chmod(parent.stat().st_mode | 0o111)
 
 
 def as_ordinary_user(

@@ -38,10 +38,10 @@ print("SEEN " + json.dumps(trio.run(probe, Path(sys.argv[1]))))
 
 
 @pytest.mark.skipif(ARCH is None, reason="the allow-list knows x86_64 and aarch64")
-def test_an_ordinary_users_bots_get_the_same_allow_list(tmp_path: Path) -> None:
-    work = tmp_path / "work"
+def test_an_ordinary_users_bots_get_the_same_allow_list(user_tmp: Path) -> None:
+    work = user_tmp / "work"
     work.mkdir()
-    give_to_ordinary_user(tmp_path, work)
+    give_to_ordinary_user(work)
     done = as_ordinary_user(["-c", PROBE, str(work)], home=work, cwd=work)
     assert done.returncode == 0, done.stderr
     line = next(line for line in done.stdout.splitlines() if line.startswith("SEEN "))
@@ -63,15 +63,15 @@ PATH = "/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin"
 
 @pytest.mark.parametrize("kit", sorted(KITS))
 def test_an_ordinary_user_builds_and_checks_each_kit_in_the_sandbox(
-    tmp_path: Path, kit: str
+    user_tmp: Path, kit: str
 ) -> None:
     if shutil.which(KITS[kit], path=PATH) is None:
         pytest.skip(f"no {KITS[kit]} on {PATH}")
-    home = tmp_path / "home"
+    home = user_tmp / "home"
     home.mkdir()
-    bot = tmp_path / kit
+    bot = user_tmp / kit
     shutil.copytree(ROOT / "example_bots" / kit, bot, symlinks=True)
-    give_to_ordinary_user(tmp_path, home, bot)
+    give_to_ordinary_user(home, bot)
     check = ["-m", "arena", "check-bot", str(bot)]
     done = as_ordinary_user(check, home=home, cwd=home, path=PATH)
     assert done.returncode == 0, done.stdout + done.stderr
