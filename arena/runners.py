@@ -86,7 +86,7 @@ class LocalRunner(_BuildsHere):
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        settings = setup.settings.run_settings()
+        settings = setup.settings
         async with open_pools(list(setup.bots), settings) as pools:
 
             async def play(game: Play) -> Played:

@@ -29,7 +29,7 @@ from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 from arena.errors import ArenaError, BotError, BuildError
 from arena.ladder._db import LadderDB, Submission, mark_ladder
 from arena.ladder._select import Rated, choose_table, rate, without
-from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.messages import Play, Played, Setup
 from arena.ratings import FinishingOrders
 from arena.referee import Clocks, RunSettings, Wrap
 from arena.rules import GameConfig, keyed_seed
@@ -296,10 +296,11 @@ class Ladder:
                 limits=self.settings.limits,
                 log_dir=self.settings.logs,
                 max_processes=8 * k * max(1, self.settings.concurrency),
+                sandbox="bwrap",
             )
             setup = Setup(
                 bots=specs,
-                settings=WorkerSettings.of(run, "bwrap"),
+                settings=run,
                 config=dataclasses.replace(self.settings.game, players=k),
             )
             runner = self._make_runner()

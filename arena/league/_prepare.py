@@ -26,7 +26,7 @@ from arena.bots import (
 )
 from arena.errors import BotError, ConfigError
 from arena.league._config import LeagueConfig
-from arena.referee import Wrap
+from arena.sandbox import wrap_for
 from arena.seeds import seed_key
 from arena.store import Store
 
@@ -152,7 +152,7 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
             log_kb=settings.limits.stderr_kb,
         )
     command = resolve_command(spec.command, spec.folder)
-    wrap = _wrap(settings.sandbox)
+    wrap = wrap_for(settings.sandbox)
     if wrap is not None:  # fails if the sandbox would hide the program
         wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
         if os.geteuid() == 0 and spec.folder is not None:
@@ -345,11 +345,3 @@ def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -
             ("the log folder", config.log_dir),
         ],
     )
-
-
-def _wrap(sandbox: str) -> Wrap | None:
-    if sandbox == "bwrap":
-        from arena.sandbox import bwrap_wrap
-
-        return bwrap_wrap()
-    return None

@@ -23,7 +23,7 @@ from arena.league._prepare import (
 )
 from arena.league._report import LeagueReport, LeftOut, Progress
 from arena.league._resume import _schedule
-from arena.messages import Setup, WorkerSettings
+from arena.messages import Setup
 from arena.referee import RunSettings
 from arena.runners import GameRunner, runner_for, spread
 from arena.store import Store
@@ -81,10 +81,11 @@ async def run_league(
         fresh_process=config.fresh_process,
         log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
         max_processes=max_processes,
+        sandbox=config.sandbox,
     )
     setup = Setup(
         bots=tuple(specs),
-        settings=WorkerSettings.of(settings, config.sandbox),
+        settings=settings,
         config=dataclasses.replace(config.game, players=config.table_size),
     )
     room = max_processes  # the bot processes a game slot's worker keeps for it

@@ -7,7 +7,7 @@ import dataclasses
 import errno
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import trio
@@ -21,9 +21,7 @@ from arena.referee._game import GameResult, Shown, play_game
 from arena.referee._ports import ClosedPort, PipePort
 from arena.referee._session import BotSession
 from arena.rules import GameConfig
-
-Wrap = Callable[[list[str], Path, Path | None], list[str]]
-
+from arena.sandbox import Wrap, wrap_for
 
 _MACHINE_ERRNOS = frozenset(
     {errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EDQUOT}
@@ -35,7 +33,8 @@ folder. Charged to the bot as a crash, it would disqualify every bot in turn."""
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RunSettings:
-    """How bot processes are run."""
+    """How bot processes are run: data only, so the same settings cross to a worker
+    process or a cluster's machine as they are (`arena.messages.Setup`)."""
 
     clocks: Clocks = Clocks()
     limits: Limits = Limits()
@@ -45,8 +44,9 @@ class RunSettings:
     """Start new processes for every game instead of reusing them."""
     log_dir: Path | None = None
     """Folder for the per-bot stderr logs (NAME.log), or None to drop stderr."""
-    wrap: Wrap | None = None
-    """Rewrites each bot command line (the sandbox)."""
+    sandbox: str = "none"
+    """The sandbox every bot runs in, by name ("bwrap" or "none"): settings are data,
+    and each process that opens pools builds its own wrap (`arena.sandbox.wrap_for`)."""
     max_processes: int | None = None
     """Most bot processes alive at once among the pools opened together (`open_pools`),
     or None for no limit: to start one more, the least recently used idle process of
@@ -125,9 +125,12 @@ class BotPool:
         settings: RunSettings,
         nursery: trio.Nursery,
         budget: _Budget | None = None,
+        wrap: Wrap | None = None,
     ) -> None:
         self.spec = spec
         self.settings = settings
+        self._wrap = wrap
+        """The wrap of `settings.sandbox` (`open_pools` builds it once for all its pools)."""
         self._nursery = nursery
         self._budget = budget or _Budget(settings.max_processes, nursery, settings.clocks)
         self._idle: list[BotSession] = []
@@ -197,7 +200,7 @@ class BotPool:
         self._budget.alive += 1  # counted from now, so that a start at the same time sees it
         try:
             process = await start_process(
-                self.spec, self._nursery, limits=settings.limits, log_path=log, wrap=settings.wrap
+                self.spec, self._nursery, limits=settings.limits, log_path=log, wrap=self._wrap
             )
         except BaseException as err:
             self._budget.alive -= 1
@@ -338,13 +341,16 @@ async def _play_seated(
 
 @contextlib.asynccontextmanager
 async def open_pools(
-    specs: Sequence[BotSpec], settings: RunSettings
+    specs: Sequence[BotSpec], settings: RunSettings, *, wrap: Wrap | None = None
 ) -> AsyncIterator[dict[str, BotPool]]:
     """A BotPool per bot, by name; on the way out every one of their processes is closed
-    (bye, exit grace, kill), also when the block is cancelled."""
+    (bye, exit grace, kill), also when the block is cancelled. The bots run in the
+    sandbox `settings.sandbox` names, or under `wrap` if one is given (a sandbox with
+    a smaller private /tmp, in tests)."""
+    wrap = wrap or wrap_for(settings.sandbox)
     async with trio.open_nursery() as nursery:
         budget = _Budget(settings.max_processes, nursery, settings.clocks)
-        pools = {spec.name: BotPool(spec, settings, nursery, budget) for spec in specs}
+        pools = {spec.name: BotPool(spec, settings, nursery, budget, wrap) for spec in specs}
         try:
             yield pools
         finally:

@@ -36,7 +36,7 @@ from arena.bots import (
 )
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
 from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
-from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.messages import Play, Played, Setup
 from arena.ratings import ELO_PER_NAT, fit_plackett_luce
 from arena.referee import Clocks, RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
@@ -296,10 +296,11 @@ async def run_sprt(
         max_frame=config.max_frame,
         fresh_process=config.fresh_process,
         log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
+        sandbox=config.sandbox,
     )
     setup = Setup(
         bots=tuple(specs),
-        settings=WorkerSettings.of(settings, config.sandbox),
+        settings=settings,
         config=dataclasses.replace(config.game, players=config.table_size),
     )
     if runner is None:
