@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 
 import trio
 
-import protocol
-from arena.bots import BotSpec, Limits, start_process
+from arena.bots import BotSpec, start_process
 from arena.errors import BotCrashed, BotFault, MachineError, ManifestError, RefereeError
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
 from arena.referee._game import GameResult, Shown, play_game
 from arena.referee._ports import ClosedPort, PipePort
 from arena.referee._session import BotSession
+from arena.referee._settings import RunSettings
 from arena.rules import GameConfig
 from arena.sandbox import Wrap, wrap_for
 
@@ -29,29 +27,6 @@ _MACHINE_ERRNOS = frozenset(
 """What a failed start of a bot's process says when the machine, not the bot, is short
 of something: processes (a fork), memory, file descriptors, or disk for its private
 folder. Charged to the bot as a crash, it would disqualify every bot in turn."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class RunSettings:
-    """How bot processes are run: data only, so the same settings cross to a worker
-    process or a cluster's machine as they are (`arena.messages.Setup`)."""
-
-    clocks: Clocks = Clocks()
-    limits: Limits = Limits()
-    max_frame: int = protocol.DEFAULT_MAX_FRAME
-    """Largest frame accepted from a bot, in bytes."""
-    fresh_process: bool = False
-    """Start new processes for every game instead of reusing them."""
-    log_dir: Path | None = None
-    """Folder for the per-bot stderr logs (NAME.log), or None to drop stderr."""
-    sandbox: str = "none"
-    """The sandbox every bot runs in, by name ("bwrap" or "none"): settings are data,
-    and each process that opens pools builds its own wrap (`arena.sandbox.wrap_for`)."""
-    max_processes: int | None = None
-    """Most bot processes alive at once among the pools opened together (`open_pools`),
-    or None for no limit: to start one more, the least recently used idle process of
-    any bot is closed. Processes in games are never closed for it, so the games in
-    flight may go past the limit (each needs a process per seat)."""
 
 
 class _Budget:

@@ -310,7 +310,7 @@ async def test_a_league_with_a_process_limit_records_every_game(tmp_path: Path) 
         config = LeagueConfig(
             bots=bots, store=tmp_path / f"s{limit}.sqlite", game=GameConfig(players=3),
             seed=11, table_size=3, games_per_table=3, duplicate=True, max_tables=12,
-            concurrency=4, max_processes=limit,
+            concurrency=4, run=RunSettings(max_processes=limit),
         )  # fmt: skip
         with Store.open(config.store) as store:
             report = await run_league(config, store, Progress())
