@@ -12,7 +12,7 @@ from typing import Any
 import trio
 
 from arena.bots import BotSpec
-from arena.referee import GameResult, RunSettings, open_pools, play_seated
+from arena.referee import GameResult, RunSettings, Wrap, open_pools, play_seated
 from arena.replay import write_replay
 from arena.rules import GameConfig, keyed_seed
 
@@ -52,6 +52,7 @@ async def run_match(
     replay_dir: Path | None = None,
     on_result: Callable[[GameResult], None] | None = None,
     concurrency: int = 1,
+    wrap: Wrap | None = None,
 ) -> tuple[list[GameResult], dict[str, int]]:
     """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
     function of `seed` and i (`arena.seeds`). Returns the results, in game order, and,
@@ -60,11 +61,12 @@ async def run_match(
     `concurrency` games are played at once, each with processes of its own (a bot's
     idle processes are reused, as one at a time); a game's seats and deal depend only
     on its number, so the games are the same whatever the concurrency, and only the
-    order in which they finish (and `on_result` is called) differs."""
+    order in which they finish (and `on_result` is called) differs. `wrap`, if given,
+    is the bots' sandbox instead of the one `settings` names (`open_pools`)."""
     n = len(specs)
     results: dict[int, GameResult] = {}
     numbers = iter(range(games))
-    async with open_pools(specs, settings) as by_name:
+    async with open_pools(specs, settings, wrap=wrap) as by_name:
         pools = list(by_name.values())
 
         async def play_on() -> None:

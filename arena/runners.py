@@ -27,10 +27,10 @@ from typing import Protocol
 
 import trio
 
-from arena.bots import BotSpec, BuildSettings
+from arena.bots import BotSpec
 from arena.errors import ArenaError
 from arena.messages import Failed, FromWorker, Play, Played, Reader, Setup, encode
-from arena.referee import open_pools, play_seated
+from arena.referee import Settings, open_pools, play_seated
 from arena.store import pack_replay
 
 Player = Callable[[Play], Awaitable[Played]]
@@ -46,7 +46,7 @@ class GameRunner(Protocol):
         ...
 
     async def build_bots(
-        self, specs: Sequence[BotSpec], settings: BuildSettings
+        self, specs: Sequence[BotSpec], settings: Settings
     ) -> Callable[[BotSpec], None] | None:
         """Build `specs` where the games run and return a check that raises BotError
         for a bot whose build failed there (`arena.cluster`); or None: the games run
@@ -76,7 +76,7 @@ class _BuildsHere:
     """Bots built by the caller, where the games run (this machine)."""
 
     async def build_bots(
-        self, specs: Sequence[BotSpec], settings: BuildSettings
+        self, specs: Sequence[BotSpec], settings: Settings
     ) -> Callable[[BotSpec], None] | None:
         return None
 
@@ -86,7 +86,7 @@ class LocalRunner(_BuildsHere):
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        settings = setup.settings.run_settings()
+        settings = setup.settings
         async with open_pools(list(setup.bots), settings) as pools:
 
             async def play(game: Play) -> Played:

@@ -57,7 +57,7 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
         setup = await receive.receive()
         if not isinstance(setup, Setup):
             raise ArenaError(f"a worker needs its setup first, not {type(setup).__name__}")
-        settings = setup.settings.run_settings()
+        settings = setup.settings
         sending = trio.Lock()
 
         async def play_and_answer(game: Play) -> None:

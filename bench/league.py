@@ -20,9 +20,8 @@ from pathlib import Path
 
 import trio
 
-from arena.bots import Limits
 from arena.league import LeagueConfig, Progress, run_league
-from arena.referee import Clocks
+from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
 from arena.store import Store
 
@@ -43,14 +42,12 @@ def run(
         bots=bots,
         store=store,
         game=GameConfig(players=2),
-        clocks=Clocks(decision_ms=5000),
-        limits=Limits(),
+        run=RunSettings(clocks=Clocks(decision_ms=5000), fresh_process=fresh),
         seed=1,
         table_size=2,
         games_per_table=games_per_table,
         duplicate=True,
         concurrency=concurrency,
-        fresh_process=fresh,
         pin_cpus=pin,
     )
     with Store.open(store) as db:

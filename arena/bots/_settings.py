@@ -1,30 +1,27 @@
-"""What building a bot needs to know, whoever builds it (a league, an SPRT, a cluster's
-workers): `BuildSettings`."""
+"""How bots are built, whoever builds them (a league, an SPRT, a cluster's workers):
+`BuildSettings`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Protocol
+import dataclasses
 
-from arena.bots._process import Limits
+from arena.bots._manifest import BUILD_DISK_MB, BUILD_MEMORY_MB, BUILD_TIMEOUT
 
 
-class BuildSettings(Protocol):
-    """What building a bot needs to know (a league's or an SPRT's settings)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class BuildSettings:
+    """How bots are built (`arena.bots.build`): data only. Each field's name is its
+    key in a league file's [league] section and its command-line option (build_timeout:
+    --build-timeout); the sandbox, the log folder and the stderr cap a build shares
+    with the games are `arena.referee.RunSettings`'."""
 
-    @property
-    def sandbox(self) -> str: ...
-    @property
-    def build_network(self) -> bool: ...
-    @property
-    def build_disk_mb(self) -> int: ...
-    @property
-    def build_memory_mb(self) -> int: ...
-    @property
-    def rebuild(self) -> bool: ...
-    @property
-    def build_timeout(self) -> float: ...
-    @property
-    def log_dir(self) -> Path | None: ...
-    @property
-    def limits(self) -> Limits: ...
+    build_timeout: float = BUILD_TIMEOUT
+    """Seconds a bot's build may take."""
+    build_network: bool = False
+    """Builds may use the network (in the sandbox they have none otherwise)."""
+    build_disk_mb: int = BUILD_DISK_MB
+    """MiB a bot's build may add to its folder."""
+    build_memory_mb: int = BUILD_MEMORY_MB
+    """MiB a sandboxed bot's build may use, its processes together."""
+    rebuild: bool = False
+    """Build every bot, also one whose folder is as its last successful build left it."""

@@ -52,51 +52,39 @@ if TYPE_CHECKING:  # the league pulls in the ratings (numpy): imported when it r
 
 
 def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
-    from arena.league import LeagueConfig, read_league_file
+    from arena.league import LEAGUE_KEYS, compose, read_league_file
 
     data = read_league_file(file) if file is not None else {}
     if file is not None:
         check_file_values(file, data, click.get_current_context().command)
     league = dict(data.get("league", {}))
-    for key in (
-        "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
-        "concurrency", "fault_limit", "build_timeout", "build_network", "build_disk_mb",
-        "build_memory_mb", "rebuild", "strict", "cluster",
-        "max_processes", "pin_cpus",
-    ):  # fmt: skip
+    for key in LEAGUE_KEYS.keys() - {"log_dir"}:  # each [league] key has its option
         if opts.get(key) is not None:
             league[key] = opts[key]
     _check_concurrency(file, league, opts)
-    if opts.get("fresh_process") is not None:
-        league["fresh_process"] = opts["fresh_process"]
     if opts.get("log_dir") is not None or opts.get("no_logs"):
         league["log_dir"] = log_folder(opts, None)
-    if opts.get("max_frame") is not None:
-        league["max_frame"] = opts["max_frame"]
     if "bots" not in league:
         raise ConfigError("no bots folder: give a league file or --bots DIR")
-    if "store" not in league:
-        league["store"] = Path("league.sqlite")  # in the current folder
+    league["bots"] = Path(league["bots"])
+    league["store"] = Path(league.get("store", "league.sqlite"))  # in the current folder
     if "log_dir" not in league and league.get("cluster") is None:
         # The bots' logs by default, beside the store (on a cluster a log folder is a
         # path on every worker: only where given).
-        league["log_dir"] = log_folder({}, Path(league["store"]))
+        league["log_dir"] = log_folder({}, league["store"])
+    if league.get("log_dir") is not None:
+        league["log_dir"] = Path(league["log_dir"])
     table_size = league.get("table_size", 4)
     if league.get("max_tables", 1) is not None and league.get("max_tables", 1) <= 0:
         league["max_tables"] = None
-    extra: dict[str, Any] = {
-        k: Path(v) if k == "log_dir" and v is not None else v for k, v in league.items()
-    }
     try:
-        return LeagueConfig(
-            bots=Path(league.pop("bots")),
-            store=Path(league.pop("store")),
+        return compose(
+            league,
             game=build_config(table_size, data.get("game", {}), opts),
             clocks=build_clocks(data.get("clocks", {}), opts),
             limits=build_limits(data.get("limits", {}), opts),
             sandbox=_sandbox(opts),
             source=file,
-            **{k: v for k, v in extra.items() if k not in ("bots", "store")},
         )
     except TypeError as err:
         raise ConfigError(f"league settings: {err}") from None
@@ -258,11 +246,12 @@ def league(
         from arena.cluster._address import probe
 
         probe(config.cluster)
-    beside = config.log_dir is not None and config.log_dir == log_folder({}, config.store)
+    log_dir = config.run.log_dir
+    beside = log_dir is not None and log_dir == log_folder({}, config.store)
     if not beside:  # (the default, beside the store, is checked once the store opens)
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
     with Store.open(config.store) as store:
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
         progress = make_progress(mode, every, store, watch)
         _play(config, store, progress)
         store.check_in_place()  # a store removed after its last game: not "all well"
@@ -287,10 +276,11 @@ def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueRepor
         async with DaskRunner.open(
             config.cluster, concurrency=config.concurrency or None, say=progress.message
         ) as cluster:  # each worker process there plays one game at a time
+            most = config.run.max_processes or 8 * config.table_size
             settled = dataclasses.replace(
                 config,
                 concurrency=cluster.concurrency,
-                max_processes=config.max_processes or 8 * config.table_size,
+                run=dataclasses.replace(config.run, max_processes=most),
             )
             return await run_league(settled, store, progress, cluster)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -168,7 +169,8 @@ def sprt(
     Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
     same command resumes (a store of another test is refused).
     """
-    from arena.bots import check_log_dir, check_out_of_reach, load_bot
+    from arena.bots import BuildSettings, check_log_dir, check_out_of_reach, load_bot
+    from arena.referee import RunSettings
     from arena.seeds import seed_key
     from arena.sprt import DEFAULT_MAX_GAMES, Hypotheses, SprtConfig, SprtStore
 
@@ -187,24 +189,28 @@ def sprt(
         hypotheses=hypotheses,
         max_games=max_games if max_games is not None else DEFAULT_MAX_GAMES,
         game=build_config(size, {}, opts),
-        clocks=build_clocks({}, opts),
-        limits=build_limits({}, opts),
+        run=RunSettings(
+            clocks=build_clocks({}, opts),
+            limits=build_limits({}, opts),
+            fresh_process=bool(opts.get("fresh_process")),
+            log_dir=log_folder(opts, store),
+            sandbox=sandbox,
+            **_given(opts, RunSettings),
+        ),
+        build=BuildSettings(**_given(opts, BuildSettings)),
         seed=seed,
         concurrency=concurrency if concurrency is not None else _cores(),
-        fresh_process=bool(opts.get("fresh_process")),
         pin_cpus=bool(opts.get("pin_cpus")),
-        log_dir=log_folder(opts, store),
-        sandbox=sandbox,
-        **_extra(opts),
     )
     from arena.sprt import render
 
-    check_out_of_reach(specs, [("the store", config.store), ("the log folder", config.log_dir)])
-    beside = config.log_dir is not None and config.log_dir == log_folder({}, config.store)
+    log_dir = config.run.log_dir
+    check_out_of_reach(specs, [("the store", config.store), ("the log folder", log_dir)])
+    beside = log_dir is not None and log_dir == log_folder({}, config.store)
     if not beside:  # (the default, beside the store, is checked once the store opens)
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
     with SprtStore.open(config.store) as db:
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
         if not field and not trusted:  # (after the store's errors, which stop the test)
             click.echo(
                 "warning: a direct test (no --field): NEW plays both sides of every deal, so"
@@ -240,18 +246,12 @@ def _cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _extra(opts: dict[str, Any]) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    if opts.get("max_frame") is not None:
-        extra["max_frame"] = opts["max_frame"]
-    if opts.get("build_timeout") is not None:
-        extra["build_timeout"] = opts["build_timeout"]
-    if opts.get("build_network") is not None:
-        extra["build_network"] = opts["build_network"]
-    for key in ("build_disk_mb", "build_memory_mb", "rebuild"):
-        if opts.get(key) is not None:
-            extra[key] = opts[key]
-    return extra
+def _given(opts: dict[str, Any], kind: Any) -> dict[str, Any]:
+    """The options given of the settings `kind` declares, but for those made above
+    (clocks, limits, the sandbox, the logs: options of their own)."""
+    made = {"clocks", "limits", "sandbox", "log_dir", "fresh_process"}
+    names = {f.name for f in dataclasses.fields(kind)} - made
+    return {key: opts[key] for key in names if opts.get(key) is not None}
 
 
 class TerminalProgress(SprtProgress):

@@ -23,22 +23,18 @@ from typing import Any
 
 import trio
 
-import protocol
 from arena.bots import (
-    BUILD_DISK_MB,
-    BUILD_MEMORY_MB,
-    BUILD_TIMEOUT,
     BotSpec,
-    Limits,
+    BuildSettings,
     check_name,
     real_path,
     run_builds,
 )
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
 from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
-from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.messages import Play, Played, Setup
 from arena.ratings import ELO_PER_NAT, fit_plackett_luce
-from arena.referee import Clocks, RunSettings
+from arena.referee import RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
 from arena.runners import GameRunner, Player, runner_for
 from arena.seeds import new_secret, seed_key
@@ -76,25 +72,15 @@ class SprtConfig:
     hypotheses: Hypotheses = dataclasses.field(default_factory=Hypotheses)
     max_games: int = DEFAULT_MAX_GAMES
     game: GameConfig = dataclasses.field(default_factory=lambda: GameConfig(players=2))
-    clocks: Clocks = Clocks()
-    limits: Limits = Limits()
+    run: RunSettings = RunSettings()
+    """How the bots run (`LeagueConfig.run`)."""
+    build: BuildSettings = BuildSettings()
+    """How the bots are built."""
     seed: int | str | None = None
     """None: a secret drawn for a new test (kept in the store), or the stored one."""
     concurrency: int = 1
-    fresh_process: bool = False
     pin_cpus: bool = False
     """Each worker process, with its bots, on a CPU of its own (`LeagueConfig.pin_cpus`)."""
-    log_dir: Path | None = None
-    max_frame: int = protocol.DEFAULT_MAX_FRAME
-    sandbox: str = "none"
-    build_timeout: float = BUILD_TIMEOUT
-    build_network: bool = False
-    build_disk_mb: int = BUILD_DISK_MB
-    """MiB a bot's build may add to its folder (`arena.bots.build`)."""
-    build_memory_mb: int = BUILD_MEMORY_MB
-    """MiB a sandboxed bot's build may use, its processes together (`arena.bots.build`)."""
-    rebuild: bool = False
-    """Build every bot, also one whose folder is as its last successful build left it."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_games, bool) or not isinstance(self.max_games, int):
@@ -290,16 +276,13 @@ async def run_sprt(
         result.standings = book.standings()
         return result
     progress.started(result)
-    settings = RunSettings(
-        clocks=config.clocks,
-        limits=config.limits,
-        max_frame=config.max_frame,
-        fresh_process=config.fresh_process,
-        log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
+    log_dir = config.run.log_dir
+    settings = dataclasses.replace(
+        config.run, log_dir=real_path(log_dir) if log_dir is not None else None
     )
     setup = Setup(
         bots=tuple(specs),
-        settings=WorkerSettings.of(settings, config.sandbox),
+        settings=settings,
         config=dataclasses.replace(config.game, players=config.table_size),
     )
     if runner is None:
@@ -375,7 +358,7 @@ def _identity(
         "table_size": config.table_size,
         "hypotheses": config.hypotheses.to_dict(),
         "game": dataclasses.replace(config.game, players=config.table_size).to_dict(),
-        "clocks": config.clocks.to_dict(),
+        "clocks": config.run.clocks.to_dict(),
         "seed": seed,
         "deals": DEALS,
     }

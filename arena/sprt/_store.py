@@ -34,11 +34,14 @@ from typing import Any
 from arena.errors import StoreError
 from arena.store import (
     SPRT_FORMAT,
+    Transaction,
     check_in_place,
     hold_store,
     make_whole,
     refuse_no_file,
     store_error,
+    use_wal,
+    write_meta,
 )
 
 FORMAT = SPRT_FORMAT
@@ -163,13 +166,7 @@ class SprtStore:
                 )
             if "games" not in tables:
                 raise StoreError(f"{self.path}: the store is damaged (no table games)")
-        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            raise StoreError(
-                f"{self.path}: SQLite cannot keep a write-ahead log here (journal mode"
-                f" {mode}); put the store on a local file system"
-            )
-        db.execute("PRAGMA synchronous=NORMAL")
+        use_wal(db, self.path)
         if not tables:  # an SQLite file with no tables yet (as an older arena left one)
             self._make_tables()
 
@@ -216,22 +213,11 @@ class SprtStore:
         except sqlite3.Error as err:
             raise StoreError(f"{self.path}: {doing}: {err}") from None
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-            self._db.execute("COMMIT")
-        finally:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _set(self, key: str, value: Any) -> None:
-        self._db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
+        write_meta(self._db, key, value)
 
     # -- meta
 

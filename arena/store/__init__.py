@@ -45,12 +45,15 @@ from __future__ import annotations
 from arena.store._files import (
     FORMAT,
     SPRT_FORMAT,
+    Transaction,
     check_in_place,
     format_of,
     hold_store,
     make_whole,
     refuse_no_file,
     store_error,
+    use_wal,
+    write_meta,
 )
 from arena.store._league import (
     PROOF_KEY,
@@ -79,6 +82,7 @@ __all__ = [
     "GameRow",
     "SeatRow",
     "Store",
+    "Transaction",
     "check_in_place",
     "format_of",
     "hold_store",
@@ -88,4 +92,6 @@ __all__ = [
     "refuse_no_file",
     "store_error",
     "unpack_replay",
+    "use_wal",
+    "write_meta",
 ]

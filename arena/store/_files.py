@@ -266,8 +266,9 @@ def format_of(path: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
+class Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error (a league's store and an
+    SPRT's)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
@@ -287,6 +288,27 @@ class _Transaction:
         finally:
             if self._db.in_transaction:  # an error, or a COMMIT that failed
                 self._db.execute("ROLLBACK")
+
+
+def use_wal(db: sqlite3.Connection, path: Path) -> None:
+    """Keep a write-ahead log (raises StoreError where SQLite cannot: a network file
+    system), synchronous=NORMAL: a power cut may lose the last games, never half one."""
+    mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise StoreError(
+            f"{path}: SQLite cannot keep a write-ahead log here (journal mode {mode}); put"
+            " the store on a local file system"
+        )
+    db.execute("PRAGMA synchronous=NORMAL")
+
+
+def write_meta(db: sqlite3.Connection, key: str, value: object) -> None:
+    """Set meta `key` to `value` as JSON (in the caller's transaction)."""
+    db.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, json.dumps(value)),
+    )
 
 
 def _at(values: Sequence[int] | None, seat: int) -> int | None:

@@ -37,14 +37,16 @@ from arena.store._columns import (
 from arena.store._files import (
     FORMAT,
     SPRT_FORMAT,
+    Transaction,
     _at,
     _finished_out_of_reach,
-    _Transaction,
     check_in_place,
     hold_store,
     make_whole,
     refuse_no_file,
     store_error,
+    use_wal,
+    write_meta,
 )
 from arena.store._replays import inflate, pack_replay, unpack_replay
 
@@ -287,13 +289,7 @@ class Store:
         tables = self._tables()
         if tables:
             self._check_identity(tables)
-        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            raise StoreError(
-                f"{self.path}: SQLite cannot keep a write-ahead log here (journal mode "
-                f"{mode}); put the store on a local file system"
-            )
-        db.execute("PRAGMA synchronous=NORMAL")
+        use_wal(db, self.path)
         db.execute("PRAGMA foreign_keys=ON")
         if not tables:  # an SQLite file with no tables yet (as an older arena left one)
             self._make_tables()
@@ -544,15 +540,11 @@ class Store:
                 f"{self.path}: {doing}: the store is damaged (a value nested too deeply)"
             ) from None
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _set(self, key: str, value: Any) -> None:
-        self._db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
+        write_meta(self._db, key, value)
 
     def _get(self, key: str) -> Any:
         """The JSON value of meta `key`, or None; ValueError if it is not JSON, or nests

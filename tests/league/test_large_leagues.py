@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from arena.bots import BotSpec
 from arena.league import Dispatch, LeagueConfig, Progress, run_league
 from arena.league._dispatch import _PoolModel
-from arena.messages import Play, Setup, WorkerSettings
+from arena.messages import Play, Setup
 from arena.referee import Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import WorkerPool
@@ -93,7 +93,7 @@ async def test_one_worker_process_plays_several_games_at_once() -> None:
     overlap) and each answer comes back to the game it belongs to."""
     bots = tuple(slow_bot(f"s{i}") for i in range(4))
     setup = Setup(
-        bots, WorkerSettings.of(RunSettings(clocks=Clocks(decision_ms=5000)), "none"),
+        bots, RunSettings(clocks=Clocks(decision_ms=5000)),
         GameConfig(players=2),
     )  # fmt: skip
     results = {}
@@ -310,7 +310,7 @@ async def test_a_league_with_a_process_limit_records_every_game(tmp_path: Path) 
         config = LeagueConfig(
             bots=bots, store=tmp_path / f"s{limit}.sqlite", game=GameConfig(players=3),
             seed=11, table_size=3, games_per_table=3, duplicate=True, max_tables=12,
-            concurrency=4, max_processes=limit,
+            concurrency=4, run=RunSettings(max_processes=limit),
         )  # fmt: skip
         with Store.open(config.store) as store:
             report = await run_league(config, store, Progress())
