@@ -16,7 +16,10 @@ import os
 import secrets
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,45 +120,63 @@ print(json.dumps({
 WORKER = "from arena._memgroups import unified_root; print(unified_root('hugetlb'))"
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="makes groups on the machine's v2 mount")
-@pytest.mark.skipif(not _offers_hugetlb(), reason="no cgroup v2 mount offering hugetlb")
-def test_on_the_real_v2_mount_arena_moves_into_a_leaf_and_its_bots_join_their_group() -> None:
-    """The kernel refuses to enable a controller for the children of a group that holds
-    processes (EBUSY): arena, in such a group, moves itself into a leaf of its own, then
-    enables it; a bot's shell joins its group; a process arena starts finds the root."""
+@pytest.fixture
+def v2_group() -> Iterator[Path]:
+    """A group of the machine's v2 mount, standing for arena's own, whose parent hands
+    it `hugetlb`. (Enabling hugetlb for the mount's groups is left as it is afterwards:
+    tests in other workers may be using it, and it limits nothing by itself.)"""
+    if os.geteuid() != 0:
+        pytest.skip("makes groups on the machine's v2 mount")
+    if not _offers_hugetlb():
+        pytest.skip("no cgroup v2 mount offering hugetlb")
     top = UNIFIED / "cgroup.subtree_control"
-    enabled_here = "hugetlb" not in top.read_text().split()
-    if enabled_here:
+    if "hugetlb" not in top.read_text().split():
         top.write_text("+hugetlb")
     group = UNIFIED / f"arena-test-{secrets.token_hex(4)}"
     group.mkdir()
     try:
-        start = f'echo $$ > {group}/cgroup.procs && exec "$@"'
-        done = subprocess.run(
-            ["sh", "-c", start, "sh", sys.executable, "-c", CHILD, WORKER],
-            capture_output=True, text=True, timeout=60, check=False,
-            cwd=Path(__file__).resolve().parents[2],
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        seen = json.loads(done.stdout)
-        name = group.name
-        assert seen["root"] == str(group)
-        assert "hugetlb" in seen["subtree"]
-        assert len(seen["leaf_procs"]) == 1  # arena alone, in its leaf
-        assert seen["self"].strip().endswith(f"/{name}/arena-{seen['leaf_procs'][0]}-self")
-        assert f"0::/{name}/arena-0-bot" in seen["bot"].splitlines()
-        assert seen["worker_root"] == str(group)
+        yield group
     finally:
-        for child in sorted(group.glob("arena-*"), reverse=True):
+        # A group whose last process has just exited may be busy for a moment longer.
+        deadline = time.monotonic() + 10
+        while group.exists() and time.monotonic() < deadline:
+            for child in sorted(group.glob("arena-*"), reverse=True):
+                with contextlib.suppress(OSError):
+                    child.rmdir()
             with contextlib.suppress(OSError):
-                child.rmdir()
-        with contextlib.suppress(OSError):
-            (group / "cgroup.subtree_control").write_text("-hugetlb")
-        with contextlib.suppress(OSError):
-            group.rmdir()
-        if enabled_here:
+                (group / "cgroup.subtree_control").write_text("-hugetlb")
             with contextlib.suppress(OSError):
-                top.write_text("-hugetlb")
+                group.rmdir()
+            time.sleep(0.01)
+
+
+def run_in(group: Path, script: str, *args: str) -> Any:
+    """Run the Python `script` in a process that starts in `group`; what it printed,
+    as JSON."""
+    start = f'echo $$ > {group}/cgroup.procs && exec "$@"'
+    done = subprocess.run(
+        ["sh", "-c", start, "sh", sys.executable, "-c", script, *args],
+        capture_output=True, text=True, timeout=60, check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_on_the_real_v2_mount_arena_moves_into_a_leaf_and_its_bots_join_their_group(
+    v2_group: Path,
+) -> None:
+    """The kernel refuses to enable a controller for the children of a group that holds
+    processes (EBUSY): arena, in such a group, moves itself into a leaf of its own, then
+    enables it; a bot's shell joins its group; a process arena starts finds the root."""
+    seen = run_in(v2_group, CHILD, WORKER)
+    name = v2_group.name
+    assert seen["root"] == str(v2_group)
+    assert "hugetlb" in seen["subtree"]
+    assert len(seen["leaf_procs"]) == 1  # arena alone, in its leaf
+    assert seen["self"].strip().endswith(f"/{name}/arena-{seen['leaf_procs'][0]}-self")
+    assert f"0::/{name}/arena-0-bot" in seen["bot"].splitlines()
+    assert seen["worker_root"] == str(v2_group)
 
 
 SHARED = """
@@ -170,36 +191,18 @@ except OSError as err:
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="makes groups on the machine's v2 mount")
-@pytest.mark.skipif(not _offers_hugetlb(), reason="no cgroup v2 mount offering hugetlb")
-def test_where_arena_shares_its_v2_group_it_makes_no_groups_and_stays_where_it_was() -> None:
+def test_where_arena_shares_its_v2_group_it_makes_no_groups_and_stays_where_it_was(
+    v2_group: Path,
+) -> None:
     """A shell in arena's group (arena run from a terminal's scope, not a delegated one
     of its own): the kernel refuses, and arena goes back to its group, leaving nothing."""
-    top = UNIFIED / "cgroup.subtree_control"
-    enabled_here = "hugetlb" not in top.read_text().split()
-    if enabled_here:
-        top.write_text("+hugetlb")
-    group = UNIFIED / f"arena-test-{secrets.token_hex(4)}"
-    group.mkdir()
     other = subprocess.Popen(["sleep", "60"])
     try:
-        (group / "cgroup.procs").write_text(str(other.pid))
-        start = f'echo $$ > {group}/cgroup.procs && exec "$@"'
-        done = subprocess.run(
-            ["sh", "-c", start, "sh", sys.executable, "-c", SHARED],
-            capture_output=True, text=True, timeout=60, check=False,
-            cwd=Path(__file__).resolve().parents[2],
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        code, where = json.loads(done.stdout)
+        (v2_group / "cgroup.procs").write_text(str(other.pid))
+        code, where = run_in(v2_group, SHARED)
         assert code == "EBUSY"
-        assert f"0::/{group.name}" in where.splitlines()
-        assert not list(group.glob("arena-*"))
+        assert f"0::/{v2_group.name}" in where.splitlines()
+        assert not list(v2_group.glob("arena-*"))
     finally:
         other.kill()
         other.wait()
-        with contextlib.suppress(OSError):
-            group.rmdir()
-        if enabled_here:
-            with contextlib.suppress(OSError):
-                top.write_text("-hugetlb")
