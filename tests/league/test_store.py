@@ -9,6 +9,7 @@ particular rule beyond the outcome's shape.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import random
 import signal
@@ -16,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +118,19 @@ def test_a_replay_packed_by_a_worker_is_stored_as_given(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.sqlite") as store:
         record(store, result, 4, replay=packed)
         assert store.replay(result.game_id) == result.log
+
+
+def test_a_replay_is_packed_as_json_dumps_writes_each_record() -> None:
+    # pack_replay calls json's C encoder itself: the same text as json.dumps, whatever
+    # a record holds (text beyond ASCII, floats of every form, nesting)
+    log = [
+        *finished(4).log,
+        {"type": "fault", "seat": 0, "message": 'caf\u00e9 \u2028 \x7f "q" \\ \x01', "bytes": None},
+        {"type": "x", "floats": [0.1, 1e16, 2.5e-05, -0.0, float("inf"), float("nan")]},
+        {"type": "y", "nested": {"a": [[1, None, True, False], {"b": (2, 3)}]}},
+    ]
+    text = zlib.decompress(pack_replay(log)).decode()
+    assert text == "\n".join(json.dumps(r, separators=(",", ":")) for r in log)
 
 
 def test_games_come_back_in_schedule_order(tmp_path: Path) -> None:
