@@ -24,6 +24,7 @@ import json
 import secrets
 import time
 from typing import Any
+from urllib.parse import quote
 
 import click
 import trio
@@ -279,7 +280,8 @@ def make_ladder_app(
                 f"{seat.place}. {seat.bot}" for seat in sorted(seats, key=lambda x: x.place)
             )
             body.append(
-                f"<li><a href='/index.html#game={_e(game_id)}'>{_e(game_id)}</a>: {_e(order)}</li>"
+                f"<li><a href='/#/game/{_e(quote(game_id, safe=''))}'>{_e(game_id)}</a>:"
+                f" {_e(order)}</li>"
             )
         body.append("</ul>")
         if me == versions[0].author:
