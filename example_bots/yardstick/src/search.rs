@@ -32,6 +32,8 @@ pub struct Params {
     /// Whether the other seats' choices are nodes of the tree (searched); if not,
     /// they play the playout policy there too.
     pub opponent_nodes: bool,
+    /// The heuristic of the playouts.
+    pub policy: policy::Policy,
 }
 
 impl Default for Params {
@@ -44,6 +46,7 @@ impl Default for Params {
             seed: 1,
             max_depth: 64,
             opponent_nodes: true,
+            policy: policy::Policy::Kit,
         }
     }
 }
@@ -119,7 +122,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
         let me = tp.state.current;
         while !s.over {
             if !p.opponent_nodes && s.current != me {
-                let a = policy::playout(&s, &mut rng, p.epsilon);
+                let a = policy::playout_with(p.policy, &s, &mut rng, p.epsilon);
                 s.apply(a, &mut rng);
                 continue;
             }
@@ -192,7 +195,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
         }
         // Playout.
         while !s.over {
-            let a = policy::playout(&s, &mut rng, p.epsilon);
+            let a = policy::playout_with(p.policy, &s, &mut rng, p.epsilon);
             s.apply(a, &mut rng);
         }
         // Backpropagation.
