@@ -6,7 +6,7 @@ from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection, fault_from_protocol
 from arena.referee._game import FaultRecord, GameResult, play_game
 from arena.referee._pool import BotPool, RunSettings, Wrap, open_pools, play_seated
-from arena.referee._ports import MemoryPort, PipePort, memory_pair
+from arena.referee._ports import MemoryBuffer, MemoryPort, PipePort, Port, memory_pair
 from arena.referee._session import BotSession
 
 __all__ = [
@@ -16,8 +16,10 @@ __all__ = [
     "Connection",
     "FaultRecord",
     "GameResult",
+    "MemoryBuffer",
     "MemoryPort",
     "PipePort",
+    "Port",
     "RunSettings",
     "Wrap",
     "fault_from_protocol",

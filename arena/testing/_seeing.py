@@ -23,8 +23,17 @@ import trio
 
 import protocol
 from arena.bots import BotSpec, start_process
-from arena.referee import BotSession, Clocks, Connection, GameResult, PipePort, play_game
-from arena.referee._ports import MemoryBuffer, Port, memory_pair
+from arena.referee import (
+    BotSession,
+    Clocks,
+    Connection,
+    GameResult,
+    MemoryBuffer,
+    PipePort,
+    Port,
+    memory_pair,
+    play_game,
+)
 from arena.rules import CODES, Action, Card, Cause, Game, GameConfig
 from arena.testing._memory import FakeBot, Policy
 
