@@ -238,7 +238,12 @@ fn decide(opts: &Options, t: &mut Tracker, act: &Value, started: Instant, inc: i
                 .map(|h| h.as_array().map_or(vec![], |a| a.iter().filter_map(|c| c.as_str().and_then(card_from_code)).collect()))
                 .collect();
             match tp.clone().with_hands(&hands) {
-                Ok(seen) => tp = seen,
+                Ok(seen) => {
+                    if opts.verbose {
+                        log!("every hand shown (test_hands)");
+                    }
+                    tp = seen;
+                }
                 Err(e) => log!("test_hands do not fit ({}); searching without them", e.0),
             }
         }
