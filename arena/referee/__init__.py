@@ -6,7 +6,7 @@ from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection, fault_from_protocol
 from arena.referee._game import FaultRecord, GameResult, play_game
 from arena.referee._pool import BotPool, open_pools, play_seated
-from arena.referee._ports import MemoryPort, PipePort, memory_pair
+from arena.referee._ports import MemoryBuffer, MemoryPort, PipePort, Port, memory_pair
 from arena.referee._session import BotSession
 from arena.referee._settings import RunSettings, Settings
 from arena.sandbox import Wrap
@@ -18,8 +18,10 @@ __all__ = [
     "Connection",
     "FaultRecord",
     "GameResult",
+    "MemoryBuffer",
     "MemoryPort",
     "PipePort",
+    "Port",
     "RunSettings",
     "Settings",
     "Wrap",

@@ -1,7 +1,7 @@
 //! The yardstick bot: the message loop (SPEC §4), the clock (SPEC §8) and the
 //! choice of the search (search.rs) for every act.
 //!
-//! Usage: yardstick [--level 1..5] [--seed N] [--fraction F] [--verbose]
+//! Usage: yardstick [--level 1..5] [--seed N] [--fraction F] [--verbose] [--inference] [--perfect-info]
 //!
 //! - no `--level`: as many playouts as the clock allows (a fraction of the time
 //!   of the decision or of a share of the bank, less a safety margin);
@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use yardstick::determinize::template;
-use yardstick::game::{State, MAX_SEATS};
+use yardstick::game::{card_from_code, State, MAX_SEATS};
 use yardstick::policy;
 use yardstick::protocol::{self, get, get_array, get_int, get_str, Value, MAX_INCOMING, PROTOCOL_VERSION};
 use yardstick::search::{search, Params};
@@ -35,6 +35,13 @@ struct Options {
     /// Always kept free of the decision time, in ms (a fifth of it when that is less).
     margin_ms: f64,
     verbose: bool,
+    /// Read every hand from the act's `test_hands` key, which only arena's test hook
+    /// adds (arena.testing.play_seeing): the perfect-information control of issue 46.5.
+    /// Without that key (any real game) it changes nothing.
+    perfect_info: bool,
+    /// Deal by what the other seats' plays say of their hands (infer.rs); off by
+    /// default: no gain measured against the heuristic (README).
+    inference: bool,
 }
 
 macro_rules! log {
@@ -48,6 +55,8 @@ fn parse_args() -> Result<Options, String> {
         fraction: 0.5,
         margin_ms: 25.0,
         verbose: false,
+        perfect_info: false,
+        inference: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -74,6 +83,8 @@ fn parse_args() -> Result<Options, String> {
                 i += 1;
             }
             "--verbose" => o.verbose = true,
+            "--perfect-info" => o.perfect_info = true,
+            "--inference" => o.inference = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
         i += 1;
@@ -210,13 +221,33 @@ fn decide(opts: &Options, t: &mut Tracker, act: &Value, started: Instant, inc: i
         .iter()
         .map(action_from_legal)
         .collect();
-    let tp = match template(t) {
+    let mut tp = match template(t) {
         Ok(tp) => tp,
         Err(e) => {
             log!("cannot read the state ({}); playing the heuristic", e.0);
             return fallback(act);
         }
     };
+    if opts.inference {
+        tp = tp.with_beliefs(&t.beliefs);
+    }
+    if opts.perfect_info {
+        if let Some(hands) = get_array(act, "test_hands") {
+            let hands: Vec<Vec<u8>> = hands
+                .iter()
+                .map(|h| h.as_array().map_or(vec![], |a| a.iter().filter_map(|c| c.as_str().and_then(card_from_code)).collect()))
+                .collect();
+            match tp.clone().with_hands(&hands) {
+                Ok(seen) => {
+                    if opts.verbose {
+                        log!("every hand shown (test_hands)");
+                    }
+                    tp = seen;
+                }
+                Err(e) => log!("test_hands do not fit ({}); searching without them", e.0),
+            }
+        }
+    }
     // The simulator must agree with the referee; if not, do not trust it.
     let mine: Vec<Option<u8>> = tp.state.legal().iter().map(|&a| Some(a)).collect();
     if mine != legal {
