@@ -39,7 +39,11 @@ fn main() {
         Some("points") => Format::Points,
         _ => Format::Single,
     };
-    let edition = if a.get(4).map(String::as_str) == Some("1980") { Edition::E1980 } else { Edition::E2022 };
+    let edition = if a.get(4).map(String::as_str) == Some("1980") {
+        Edition::E1980
+    } else {
+        Edition::E2022
+    };
     let defaults = Params::default();
     let opp = heuristic(&std::env::var("OPP").unwrap_or_default());
     let pol = std::env::var("POL").map_or(defaults.policy, |x| heuristic(&x));
@@ -47,7 +51,12 @@ fn main() {
     let cheat = std::env::var("CHEAT").is_ok();
     let ms: Option<u64> = env("MS");
     let first: u64 = env("SEED").unwrap_or(1000);
-    let cfg = Config { players, format, edition, ..Config::default() };
+    let cfg = Config {
+        players,
+        format,
+        edition,
+        ..Config::default()
+    };
     let mut scores = Vec::with_capacity(games);
     for g in 0..games {
         let me = g % players;
@@ -62,17 +71,29 @@ fn main() {
                 k += 1;
                 let tp = if std::env::var("CHEAT").as_deref() == Ok("hands") {
                     // every hand seen, the draw pile's order not
-                    let hands: Vec<Vec<u8>> = s.hands.iter().map(|h| h.as_slice().to_vec()).collect();
-                    from_state(&s, me, None).with_hands(&hands).expect("the true hands fit")
+                    let hands: Vec<Vec<u8>> =
+                        s.hands.iter().map(|h| h.as_slice().to_vec()).collect();
+                    from_state(&s, me, None)
+                        .with_hands(&hands)
+                        .expect("the true hands fit")
                 } else if cheat {
-                    Template { state: s.clone(), hidden: vec![], draw_cap: [0; 17], draw_size: 0, others: vec![], slots: vec![], noise: [0.0; 6] }
+                    Template {
+                        state: s.clone(),
+                        hidden: vec![],
+                        draw_cap: [0; 17],
+                        draw_size: 0,
+                        others: vec![],
+                        slots: vec![],
+                        noise: [0.0; 6],
+                    }
                 } else if infer {
                     from_state(&s, me, None).with_beliefs(&beliefs)
                 } else {
                     from_state(&s, me, None)
                 };
                 let p = Params {
-                    deadline: ms.map(|m| std::time::Instant::now() + std::time::Duration::from_millis(m)),
+                    deadline: ms
+                        .map(|m| std::time::Instant::now() + std::time::Duration::from_millis(m)),
                     max_iterations: iterations,
                     seed: g as u64 * 7919 + k,
                     exploration: env("C").unwrap_or(defaults.exploration),
@@ -105,8 +126,12 @@ fn main() {
             }
         }
         let place = s.places[me] as usize;
-        let above = (0..players).filter(|&o| o != me && (s.places[o] as usize) > place).count() as f64;
-        let tied = (0..players).filter(|&o| o != me && (s.places[o] as usize) == place).count() as f64;
+        let above = (0..players)
+            .filter(|&o| o != me && (s.places[o] as usize) > place)
+            .count() as f64;
+        let tied = (0..players)
+            .filter(|&o| o != me && (s.places[o] as usize) == place)
+            .count() as f64;
         scores.push((above + 0.5 * tied) / (players - 1) as f64);
     }
     let n = scores.len() as f64;

@@ -66,14 +66,21 @@ impl Template {
             left[c as usize] += 1;
         }
         for &(seat, size) in &self.others {
-            let hand = hands.get(seat).ok_or_else(|| Inconsistent(format!("no hand for seat {seat}")))?;
+            let hand = hands
+                .get(seat)
+                .ok_or_else(|| Inconsistent(format!("no hand for seat {seat}")))?;
             if hand.len() != size {
-                return Err(Inconsistent(format!("seat {seat}: {} cards shown, {size} held", hand.len())));
+                return Err(Inconsistent(format!(
+                    "seat {seat}: {} cards shown, {size} held",
+                    hand.len()
+                )));
             }
             for &c in hand {
                 left[c as usize] -= 1;
                 if left[c as usize] < 0 {
-                    return Err(Inconsistent(format!("seat {seat}: a card that cannot be there")));
+                    return Err(Inconsistent(format!(
+                        "seat {seat}: a card that cannot be there"
+                    )));
                 }
                 self.state.hands[seat].push(c);
             }
@@ -110,7 +117,9 @@ pub fn template(t: &Tracker) -> Result<Template, Inconsistent> {
     }
     let unseen = t.unseen();
     if unseen.iter().any(|&u| u < 0) {
-        return Err(Inconsistent(format!("more cards seen than the deck holds: {unseen:?}")));
+        return Err(Inconsistent(format!(
+            "more cards seen than the deck holds: {unseen:?}"
+        )));
     }
     let mut hidden = Vec::with_capacity(112);
     for (c, &k) in unseen.iter().enumerate() {
@@ -225,7 +234,10 @@ pub fn deal(tp: &Template, rng: &mut Rng, scratch: &mut Vec<Card>) -> State {
         if m != ALL && tp.noise[seat] > 0.0 && rng.unit() < tp.noise[seat] {
             m = ALL;
         }
-        let mut n: u32 = (0..CARD_KINDS).filter(|&k| m >> k & 1 == 1).map(|k| rest[k]).sum();
+        let mut n: u32 = (0..CARD_KINDS)
+            .filter(|&k| m >> k & 1 == 1)
+            .map(|k| rest[k])
+            .sum();
         if n == 0 {
             m = ALL;
             n = rest.iter().sum();

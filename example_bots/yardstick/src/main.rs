@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use yardstick::determinize::template;
 use yardstick::game::{card_from_code, State, MAX_SEATS};
 use yardstick::policy;
-use yardstick::protocol::{self, get, get_array, get_int, get_str, Value, MAX_INCOMING, PROTOCOL_VERSION};
+use yardstick::protocol::{
+    self, get, get_array, get_int, get_str, Value, MAX_INCOMING, PROTOCOL_VERSION,
+};
 use yardstick::search::{search, Params};
 use yardstick::tracker::{action_from_legal, Tracker};
 
@@ -235,7 +237,13 @@ fn decide(opts: &Options, t: &mut Tracker, act: &Value, started: Instant, inc: i
         if let Some(hands) = get_array(act, "test_hands") {
             let hands: Vec<Vec<u8>> = hands
                 .iter()
-                .map(|h| h.as_array().map_or(vec![], |a| a.iter().filter_map(|c| c.as_str().and_then(card_from_code)).collect()))
+                .map(|h| {
+                    h.as_array().map_or(vec![], |a| {
+                        a.iter()
+                            .filter_map(|c| c.as_str().and_then(card_from_code))
+                            .collect()
+                    })
+                })
                 .collect();
             match tp.clone().with_hands(&hands) {
                 Ok(seen) => {
@@ -277,7 +285,10 @@ fn decide(opts: &Options, t: &mut Tracker, act: &Value, started: Instant, inc: i
             out.stats
         );
     }
-    legal.iter().position(|&a| a == Some(out.action)).unwrap_or(0)
+    legal
+        .iter()
+        .position(|&a| a == Some(out.action))
+        .unwrap_or(0)
 }
 
 /// The heuristic's choice, from the act alone.
@@ -287,7 +298,9 @@ fn fallback(act: &Value) -> usize {
     s.total = get_int(obs, "total").unwrap_or(0) as i32;
     s.owes = get_int(obs, "owes").unwrap_or(1).clamp(1, 2) as u8;
     s.alive = get_array(obs, "in_game")
-        .map_or(2, |a| a.iter().filter(|b| b.as_bool() == Some(true)).count())
+        .map_or(2, |a| {
+            a.iter().filter(|b| b.as_bool() == Some(true)).count()
+        })
         .min(MAX_SEATS);
     let legal = get_array(act, "legal").unwrap_or(&[]);
     let mut best = 0;

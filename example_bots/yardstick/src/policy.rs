@@ -7,8 +7,8 @@
 //! escape cards, cheapest first; a bust last, with the card worth most points.
 
 use crate::game::{
-    card_points, Action, Card, Edition, State, BUST, DOUBLE_PLAY, HOLD, MAX_TOTAL, MINUS_TEN, ONO99,
-    PLAY_TWO, QUAD, REVERSE,
+    card_points, Action, Card, Edition, State, BUST, DOUBLE_PLAY, HOLD, MAX_TOTAL, MINUS_TEN,
+    ONO99, PLAY_TWO, QUAD, REVERSE,
 };
 use crate::rng::Rng;
 
@@ -52,7 +52,11 @@ pub fn score(s: &State, a: Action) -> i32 {
     }
     if (1..=10).contains(&a) {
         let v = a as i32;
-        return if owes_two && defending { 300 + 20 - v } else { 300 + v };
+        return if owes_two && defending {
+            300 + 20 - v
+        } else {
+            300 + v
+        };
     }
     let k = keep_value(a);
     if k > 0 {
@@ -160,7 +164,11 @@ pub fn python_heuristic(s: &State) -> Action {
     if plays(ONO99) {
         return ONO99;
     }
-    let answers = if s.cfg.edition == Edition::E1980 { [REVERSE, HOLD] } else { [REVERSE, PLAY_TWO] };
+    let answers = if s.cfg.edition == Edition::E1980 {
+        [REVERSE, HOLD]
+    } else {
+        [REVERSE, PLAY_TWO]
+    };
     if s.owes == 2 && s.total >= PY_DANGER && s.alive > 2 {
         for c in answers {
             if plays(c) {

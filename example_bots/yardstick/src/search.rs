@@ -95,7 +95,10 @@ fn round_rewards(s: &State, root: &State) -> [f64; MAX_SEATS] {
         let span = (seats.len().max(2) - 1) as f64;
         for &i in &seats {
             let worse = seats.iter().filter(|&&o| added(o) > added(i)).count() as f64;
-            let tied = seats.iter().filter(|&&o| o != i && added(o) == added(i)).count() as f64;
+            let tied = seats
+                .iter()
+                .filter(|&&o| o != i && added(o) == added(i))
+                .count() as f64;
             r[i] = (worse + 0.5 * tied) / span;
         }
         return r;
@@ -237,7 +240,11 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
             s.apply(a, &mut rng);
         }
         // Backpropagation.
-        let r = if s.over { rewards(&s, alive) } else { round_rewards(&s, &tp.state) };
+        let r = if s.over {
+            rewards(&s, alive)
+        } else {
+            round_rewards(&s, &tp.state)
+        };
         for &id in &path {
             let n = &mut nodes[id as usize];
             n.visits += 1;

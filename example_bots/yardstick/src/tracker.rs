@@ -9,8 +9,8 @@
 //! - the round's starter, and the places of the seats already out.
 
 use crate::game::{
-    card_from_code, deck_counts, Action, Card, Config, Edition, Format, CARD_KINDS, MAX_SEATS,
-    ONO99, QUAD, BUST,
+    card_from_code, deck_counts, Action, Card, Config, Edition, Format, BUST, CARD_KINDS,
+    MAX_SEATS, ONO99, QUAD,
 };
 use crate::infer::Beliefs;
 use crate::protocol::{get, get_array, get_int, get_str, Value};
@@ -88,7 +88,9 @@ impl Observation {
 /// back to the defaults.
 pub fn config_from_game_start(msg: &Value) -> Config {
     let mut cfg = Config {
-        players: get_int(msg, "players").unwrap_or(2).clamp(2, MAX_SEATS as i64) as usize,
+        players: get_int(msg, "players")
+            .unwrap_or(2)
+            .clamp(2, MAX_SEATS as i64) as usize,
         ..Config::default()
     };
     cfg.edition = match get_str(msg, "edition") {
@@ -162,7 +164,9 @@ impl Tracker {
 
     pub fn from_game_start(msg: &Value) -> Tracker {
         let cfg = config_from_game_start(msg);
-        let seat = get_int(msg, "seat").unwrap_or(0).clamp(0, cfg.players as i64 - 1) as usize;
+        let seat = get_int(msg, "seat")
+            .unwrap_or(0)
+            .clamp(0, cfg.players as i64 - 1) as usize;
         Tracker::new(cfg, seat)
     }
 
@@ -191,7 +195,8 @@ impl Tracker {
             "draw" => {
                 if seat != self.seat as i64 {
                     let count = get_int(ev, "count").unwrap_or(0).clamp(0, 4) as usize;
-                    self.beliefs.draw(seat.clamp(0, MAX_SEATS as i64) as usize, count);
+                    self.beliefs
+                        .draw(seat.clamp(0, MAX_SEATS as i64) as usize, count);
                 }
             }
             "play" | "bust" => {

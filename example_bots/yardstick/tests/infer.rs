@@ -21,7 +21,10 @@ fn a_play_rules_out_the_cards_a_sensible_player_would_have_played_first() {
     // a 10: nothing
     assert_eq!(excluded(10, 0), 0);
     // -10 at 95: no fitting number (1 to 3), no cheaper escape
-    assert_eq!(kinds(excluded(MINUS_TEN, 95)), vec![0, 1, 2, 3, 12, 14, 15, 16]);
+    assert_eq!(
+        kinds(excluded(MINUS_TEN, 95)),
+        vec![0, 1, 2, 3, 12, 14, 15, 16]
+    );
     // Reverse at 98: only 0 and Hold are cheaper; no number fits
     assert_eq!(kinds(excluded(REVERSE, 98)), vec![0, 15]);
     assert_eq!(kinds(excluded(HOLD, 98)), vec![0]);
@@ -35,7 +38,9 @@ fn beliefs_follow_plays_and_draws_and_forget_a_seat_that_is_not_the_model() {
     b.round_start(&[4, 4]);
     b.play(1, 2, 60, 1); // seat 1 played a 2 at 60: no 3..10 in the three left
     assert_eq!(b.slots[1].len(), 3);
-    assert!(b.slots[1].iter().all(|&m| m & (1 << 7) == 0 && m & (1 << 2) != 0));
+    assert!(b.slots[1]
+        .iter()
+        .all(|&m| m & (1 << 7) == 0 && m & (1 << 2) != 0));
     b.draw(1, 1);
     assert_eq!(b.slots[1].iter().filter(|&&m| m == ALL).count(), 1);
     // owing two, nothing is read but the card itself
@@ -55,7 +60,13 @@ fn beliefs_follow_plays_and_draws_and_forget_a_seat_that_is_not_the_model() {
 #[test]
 fn deals_honour_the_beliefs_and_hold_only_cards_that_can_be_there() {
     let mut rng = Rng::new(3);
-    let s = State::new_game(Config { players: 2, ..Config::default() }, &mut rng);
+    let s = State::new_game(
+        Config {
+            players: 2,
+            ..Config::default()
+        },
+        &mut rng,
+    );
     let mut b = Beliefs::default();
     b.round_start(&[4, 4]);
     // seat 1's three old cards are escapes or small numbers: no 3..10
@@ -67,7 +78,11 @@ fn deals_honour_the_beliefs_and_hold_only_cards_that_can_be_there() {
     let mut free = 0;
     for _ in 0..500 {
         let d = deal(&tp, &mut rng, &mut scratch);
-        let high = d.hands[1].as_slice().iter().filter(|&&c| (3..=10).contains(&c)).count();
+        let high = d.hands[1]
+            .as_slice()
+            .iter()
+            .filter(|&&c| (3..=10).contains(&c))
+            .count();
         assert!(high <= 4);
         if high <= 1 {
             free += 1;
@@ -87,7 +102,13 @@ fn deals_honour_the_beliefs_and_hold_only_cards_that_can_be_there() {
 #[test]
 fn a_perfect_information_template_deals_only_the_draw_pile() {
     let mut rng = Rng::new(8);
-    let mut s = State::new_game(Config { players: 3, ..Config::default() }, &mut rng);
+    let mut s = State::new_game(
+        Config {
+            players: 3,
+            ..Config::default()
+        },
+        &mut rng,
+    );
     for _ in 0..4 {
         let a = policy::best(&s);
         s.apply(a, &mut rng);

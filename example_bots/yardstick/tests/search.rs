@@ -59,22 +59,38 @@ fn play_game(cfg: Config, seed: u64, searchers: &[usize], iterations: u64) -> Ve
 #[test]
 fn the_search_answers_a_legal_action_in_every_edition_format_and_table() {
     for (i, cfg) in configs().into_iter().enumerate() {
-        let cfg = Config { play_cap: 300, ..cfg };
+        let cfg = Config {
+            play_cap: 300,
+            ..cfg
+        };
         play_game(cfg, i as u64 + 1, &[0, 1], 30);
     }
 }
 
 #[test]
 fn fixed_seed_games_are_reproducible() {
-    let cfg = Config { players: 3, ..Config::default() };
+    let cfg = Config {
+        players: 3,
+        ..Config::default()
+    };
     let a = play_game(cfg, 42, &[0, 1, 2], 60);
     let b = play_game(cfg, 42, &[0, 1, 2], 60);
     assert_eq!(a, b);
     // and the search itself, visit for visit
     let mut rng = Rng::new(5);
-    let s = State::new_game(Config { players: 4, ..Config::default() }, &mut rng);
+    let s = State::new_game(
+        Config {
+            players: 4,
+            ..Config::default()
+        },
+        &mut rng,
+    );
     let tp = from_state(&s, s.current, None);
-    let p = Params { max_iterations: 500, seed: 9, ..Params::default() };
+    let p = Params {
+        max_iterations: 500,
+        seed: 9,
+        ..Params::default()
+    };
     let (x, y) = (search(&tp, &p), search(&tp, &p));
     assert_eq!((x.action, x.iterations), (y.action, y.iterations));
     assert_eq!(format!("{:?}", x.stats), format!("{:?}", y.stats));
@@ -134,5 +150,8 @@ fn more_playouts_play_better() {
     };
     let (one, many) = (wins(1), wins(300));
     eprintln!("won {one} of {games} with 1 playout, {many} with 300");
-    assert!(many >= one + 10, "{one} wins with 1 playout, {many} with 300");
+    assert!(
+        many >= one + 10,
+        "{one} wins with 1 playout, {many} with 300"
+    );
 }
