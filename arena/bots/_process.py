@@ -19,6 +19,7 @@ from pathlib import Path
 
 import trio
 
+from arena._declared import about
 from arena._memgroups import (
     joined,
     new_cpu_group,
@@ -58,19 +59,25 @@ class Limits:
     """Resource limits applied to every bot process (None: no limit). A limit above the
     hard limit arena itself runs under (``ulimit -H``) is lowered to that one."""
 
-    memory_mb: int | None = 4096
+    memory_mb: int | None = dataclasses.field(
+        default=4096,
+        metadata=about(
+            "Address space of each bot process; in the sandbox, where arena can make cgroups,"
+            " also the memory of a bot process and its children together."
+        ),
+    )
     """Address space (RLIMIT_AS) of each process, in MiB; in the sandbox where arena can make
     cgroups also the memory of a bot process and all its children together (`arena._memgroups`)."""
-    cpu_seconds: int | None = 3600
+    cpu_seconds: int | None = dataclasses.field(default=3600, metadata=about("CPU time per game."))
     """CPU time a bot may use in one game, in seconds. RLIMIT_CPU counts over a process's
     whole life, so it is set to twice this, and a reused process that could have used
     this much already (its age times the cores) is replaced between games: a game always
     starts with at least this much CPU time left (see `BotProcess.cpu_worn`)."""
-    processes: int | None = 256
+    processes: int | None = dataclasses.field(default=256, metadata=about("Process limit."))
     """Processes of the bot's user (RLIMIT_NPROC); not enforced for root without a sandbox."""
-    file_size_mb: int | None = 64
+    file_size_mb: int | None = dataclasses.field(default=64, metadata=about("File size limit."))
     """Largest file the bot may write (RLIMIT_FSIZE), in MiB."""
-    stderr_kb: int = 1024
+    stderr_kb: int = dataclasses.field(default=1024, metadata=about("Size of a bot's log, in KiB."))
     """Size of a bot's log (its stderr, and its build's output), in KiB, over all its
     processes in a league; the rest is read and dropped."""
 

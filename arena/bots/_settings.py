@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena._declared import about
 from arena.bots._manifest import BUILD_DISK_MB, BUILD_MEMORY_MB, BUILD_TIMEOUT
 
 
@@ -15,13 +16,28 @@ class BuildSettings:
     --build-timeout); the sandbox, the log folder and the stderr cap a build shares
     with the games are `arena.referee.RunSettings`'."""
 
-    build_timeout: float = BUILD_TIMEOUT
-    """Seconds a bot's build may take."""
-    build_network: bool = False
-    """Builds may use the network (in the sandbox they have none otherwise)."""
-    build_disk_mb: int = BUILD_DISK_MB
-    """MiB a bot's build may add to its folder."""
-    build_memory_mb: int = BUILD_MEMORY_MB
-    """MiB a sandboxed bot's build may use, its processes together."""
-    rebuild: bool = False
-    """Build every bot, also one whose folder is as its last successful build left it."""
+    build_timeout: float = dataclasses.field(
+        default=BUILD_TIMEOUT, metadata=about("Seconds a bot's build may take.")
+    )
+    build_network: bool = dataclasses.field(
+        default=False,
+        metadata=about("Let builds use the network (sandboxed builds have none otherwise)."),
+    )
+    build_disk_mb: int = dataclasses.field(
+        default=BUILD_DISK_MB,
+        metadata=about("MiB a bot's build may add to its folder before it is killed."),
+    )
+    build_memory_mb: int = dataclasses.field(
+        default=BUILD_MEMORY_MB,
+        metadata=about(
+            "MiB a sandboxed bot's build may use, all its processes together (where arena can"
+            " make cgroups; elsewhere per process limits alone)."
+        ),
+    )
+    rebuild: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Build every bot again, even one whose folder is as its last successful build"
+            " left it (such a build is skipped otherwise: after a toolchain's upgrade, say)."
+        ),
+    )

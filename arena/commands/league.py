@@ -14,13 +14,16 @@ from arena.commands._options import (
     build_limits,
     check_file_values,
     game_options,
+    league_config_class,
     log_folder,
     pin_cpus_option,
     run_options,
+    setting_option,
     size,
 )
 from arena.commands._stopping import run_stoppable
 from arena.errors import ConfigError, InputError
+from arena.referee import RunSettings
 
 MAX_CONCURRENCY = 4 * max(1, os.cpu_count() or 1)
 """The most games at once: each is a worker process with a bot process per seat, and
@@ -117,86 +120,24 @@ def _sandbox(opts: dict[str, Any]) -> str:
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--bots",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder of bot submissions (each a folder with bot.toml).",
-)
-@click.option(
-    "--store",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The league's SQLite file. [default: the league file's store, else"
-    " league.sqlite in the current folder]",
-)
-@click.option(
-    "--seed",
-    default=None,
-    help="Seed of the schedule and every deal: reproducible, and anyone who knows it knows"
-    " every hand. Without it a new league draws a 128-bit secret (kept in the store) and a"
-    " resumed one uses its stored seed.",
-)
-@click.option("--table-size", type=click.IntRange(2, 6), default=None, help="Seats per game.")
-@click.option(
-    "--games-per-table",
-    type=click.IntRange(1),
-    default=None,
-    help="Games at each table; with duplicate deals a multiple of the table size.",
-)
-@click.option(
-    "--duplicate/--no-duplicate",
-    default=None,
-    help="Duplicate deals: each deal replayed across the seat rotations (less luck in"
-    " the standings). Off by default: a bot can carry an opponent's hand from one game"
-    " of a deal into the next through the kernel's page cache, so only between bots you"
-    " trust.",
-)
-@click.option(
-    "--max-tables",
-    type=click.IntRange(0),
-    default=None,
-    help="Largest number of tables before sampling (0: no limit).",
-)
-@click.option(
+@setting_option(league_config_class, "--bots", type=click.Path(file_okay=False, path_type=Path))
+@setting_option(league_config_class, "--store", type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(league_config_class, "--seed")
+@setting_option(league_config_class, "--table-size", type=click.IntRange(2, 6))
+@setting_option(league_config_class, "--games-per-table", type=click.IntRange(1))
+@setting_option(league_config_class, "--duplicate/--no-duplicate")
+@setting_option(league_config_class, "--max-tables", type=click.IntRange(0))
+@setting_option(
+    league_config_class,
     "-j",
     "--concurrency",
     type=click.IntRange(1, MAX_CLUSTER_CONCURRENCY),
-    default=None,
-    help=f"Games at once, at most {MAX_CONCURRENCY} (four per core), any number with --cluster."
-    " [default: the number of cores; with --cluster, a game per worker thread, and more"
-    " waiting]",
+    fill={"most": MAX_CONCURRENCY},
 )
-@click.option(
-    "--cluster",
-    type=_ClusterAddress(),
-    metavar="tcp://HOST:PORT",
-    default=None,
-    help="Play the games as tasks on the workers of the Dask scheduler at this address"
-    " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
-    " the bots' toolchains on every worker (see docs/organisers.md).",
-)
-@click.option(
-    "--strict",
-    is_flag=True,
-    default=None,
-    help="Refuse to play (exit 1) if any submission is left out: a bot.toml that cannot"
-    " be read, a name another submission has, a failed build.",
-)
-@click.option(
-    "--fault-limit",
-    type=click.IntRange(0),
-    default=None,
-    help="Consecutive faults before a bot is disqualified (0: never).",
-)
-@click.option(
-    "--max-processes",
-    type=size(1),
-    default=None,
-    help="Bot processes alive at once per worker; past it the least recently used idle"
-    " one is closed (games in play keep theirs). [default: 8 per seat of the games a"
-    " worker plays at once: 32 at tables of 4]",
-)
+@setting_option(league_config_class, "--cluster", type=_ClusterAddress(), metavar="tcp://HOST:PORT")
+@setting_option(league_config_class, "--strict", is_flag=True)
+@setting_option(league_config_class, "--fault-limit", type=click.IntRange(0))
+@setting_option(RunSettings, "--max-processes", type=size(1))
 @pin_cpus_option
 @game_options
 @run_options

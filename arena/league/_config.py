@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from arena._declared import about
 from arena.bots import BuildSettings, Limits
 from arena.errors import InputError
 from arena.referee import Clocks, RunSettings
@@ -22,8 +23,15 @@ FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
 class LeagueConfig:
     """Everything that fixes a league."""
 
-    bots: Path
-    store: Path
+    bots: Path = dataclasses.field(
+        metadata=about("Folder of bot submissions (each a folder with bot.toml).")
+    )
+    store: Path = dataclasses.field(
+        metadata=about(
+            "The league's SQLite file.",
+            shown="the league file's store, else league.sqlite in the current folder",
+        )
+    )
     game: GameConfig
     run: RunSettings = RunSettings()
     """How the bots run: clocks, limits, sandbox, logs (the worker processes get these
@@ -31,31 +39,73 @@ class LeagueConfig:
     (32 at tables of 4, one game per worker)."""
     build: BuildSettings = BuildSettings()
     """How the bots are built."""
-    seed: int | str | None = None
-    """The seed of the schedule and every deal; None: a secret drawn for a new league
-    (kept in the store) or the stored one on resume (see `arena.seeds`)."""
-    table_size: int = 4
-    games_per_table: int = 8
-    duplicate: bool = False
-    """Duplicate deals: each deal replayed across a table's seat rotations. Off by
-    default: a bot's processes can carry what they saw in one game of a deal into a
-    later one through the kernel's page cache (docs/fair-play.md), so only between bots
-    the organiser trusts."""
-    max_tables: int | None = 1000
-    concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
-    fault_limit: int = 5
-    strict: bool = False
-    """Refuse to play (exit 1) if any submission is left out (a bot.toml that cannot be
-    read, a name taken, a failed build)."""
-    pin_cpus: bool = False
+    seed: int | str | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Seed of the schedule and every deal: reproducible, and anyone who knows it"
+            " knows every hand. Without it a new league draws a 128-bit secret (kept in the"
+            " store) and a resumed one uses its stored seed."
+        ),
+    )
+    """See `arena.seeds`."""
+    table_size: int = dataclasses.field(default=4, metadata=about("Seats per game."))
+    games_per_table: int = dataclasses.field(
+        default=8,
+        metadata=about("Games at each table; with duplicate deals a multiple of the table size."),
+    )
+    duplicate: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Duplicate deals: each deal replayed across the seat rotations (less luck in"
+            " the standings). Off by default: a bot can carry an opponent's hand from one game"
+            " of a deal into the next through the kernel's page cache, so only between bots you"
+            " trust."
+        ),
+    )
+    """See docs/fair-play.md."""
+    max_tables: int | None = dataclasses.field(
+        default=1000, metadata=about("Largest number of tables before sampling (0: no limit).")
+    )
+    concurrency: int = dataclasses.field(
+        default_factory=lambda: os.cpu_count() or 1,
+        metadata=about(
+            "Games at once, at most {most} (four per core), any number with --cluster.",
+            shown="the number of cores; with --cluster, a game per worker thread, and more waiting",
+        ),
+    )
+    fault_limit: int = dataclasses.field(
+        default=5, metadata=about("Consecutive faults before a bot is disqualified (0: never).")
+    )
+    strict: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Refuse to play (exit 1) if any submission is left out: a bot.toml that cannot"
+            " be read, a name another submission has, a failed build."
+        ),
+    )
+    pin_cpus: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Run each worker process, with its bots, on a CPU of its own: faster where a"
+            " bot waking on another CPU is slow (a busy or virtual machine). A bot may widen"
+            " its own CPUs again.",
+            shown="no",
+        ),
+    )
     """Each worker process, with every bot process it starts, runs on one CPU of its
     own (of those arena may use), in turn: a bot then wakes on the CPU whose referee
     wrote to it, which is cheaper than waking on another. Only with worker processes
     (a concurrency of 2 or more, not on a cluster)."""
-    cluster: str | None = None
-    """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
-    workers (`arena.cluster`); there a `concurrency` of 0 means a game per worker thread
-    and more waiting (`arena.cluster.DaskRunner.open`)."""
+    cluster: str | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Play the games as tasks on the workers of the Dask scheduler at this address"
+            " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
+            " the bots' toolchains on every worker (see docs/organisers.md)."
+        ),
+    )
+    """There a `concurrency` of 0 means a game per worker thread and more waiting
+    (`arena.cluster.DaskRunner.open`)."""
     source: Path | None = None
     """The league file these settings came from, if any (it may hold the seed)."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 import protocol
+from arena._declared import about
 from arena.bots import BuildSettings, Limits
 from arena.referee._clocks import Clocks
 
@@ -19,16 +20,41 @@ class RunSettings:
 
     clocks: Clocks = Clocks()
     limits: Limits = Limits()
-    max_frame: int = protocol.DEFAULT_MAX_FRAME
-    """Largest frame accepted from a bot, in bytes."""
-    fresh_process: bool = False
-    """Start new processes for every game instead of reusing them."""
-    log_dir: Path | None = None
-    """Folder for the per-bot stderr logs (NAME.log), or None to drop stderr."""
-    sandbox: str = "none"
+    max_frame: int = dataclasses.field(
+        default=protocol.DEFAULT_MAX_FRAME, metadata=about("Largest frame from a bot.")
+    )
+    """In bytes."""
+    fresh_process: bool = dataclasses.field(
+        default=False, metadata=about("New bot processes for every game.", shown="reuse")
+    )
+    log_dir: Path | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Folder for the bots' stderr logs (and their builds' output), one NAME.log a"
+            " bot, capped. A log that cannot be written there (a full disk) stops the command"
+            " with an error, charging no bot; a league resumes where it stopped.",
+            shown="beside the store, STORE-logs (league-logs, sprt-logs); for a match, a new"
+            " folder under $TMPDIR, named at its end",
+        ),
+    )
+    """None: stderr is dropped."""
+    sandbox: str = dataclasses.field(
+        default="none",
+        metadata=about(
+            "Run every bot under bubblewrap, or unconfined.",
+            shown="bwrap where it works, else none with a warning",
+        ),
+    )
     """The sandbox every bot runs in, by name ("bwrap" or "none"): settings are data,
     and each process that opens pools builds its own wrap (`arena.sandbox.wrap_for`)."""
-    max_processes: int | None = None
+    max_processes: int | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Bot processes alive at once per worker; past it the least recently used idle"
+            " one is closed (games in play keep theirs).",
+            shown="8 per seat of the games a worker plays at once: 32 at tables of 4",
+        ),
+    )
     """Most bot processes alive at once among the pools opened together (`open_pools`),
     or None for no limit: to start one more, the least recently used idle process of
     any bot is closed. Processes in games are never closed for it, so the games in

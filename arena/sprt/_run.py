@@ -23,6 +23,7 @@ from typing import Any
 
 import trio
 
+from arena._declared import about
 from arena.bots import (
     BotSpec,
     BuildSettings,
@@ -67,18 +68,36 @@ class SprtConfig:
     new: BotSpec
     old: BotSpec
     field: tuple[BotSpec, ...]
-    store: Path
-    table_size: int = 2
+    store: Path = dataclasses.field(
+        metadata=about("The test's SQLite file; the same command resumes from it.")
+    )
+    table_size: int = dataclasses.field(
+        default=2,
+        metadata=about("Seats per game.", shown="one more than the field, 2 without one"),
+    )
     hypotheses: Hypotheses = dataclasses.field(default_factory=Hypotheses)
-    max_games: int = DEFAULT_MAX_GAMES
+    max_games: int = dataclasses.field(
+        default=DEFAULT_MAX_GAMES,
+        metadata=about(
+            "Stop undecided after this many games (pairs of games: rounded down to even)."
+        ),
+    )
     game: GameConfig = dataclasses.field(default_factory=lambda: GameConfig(players=2))
     run: RunSettings = RunSettings()
     """How the bots run (`LeagueConfig.run`)."""
     build: BuildSettings = BuildSettings()
     """How the bots are built."""
-    seed: int | str | None = None
+    seed: int | str | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Seed of every deal: reproducible, and anyone who knows it knows every hand."
+            " Without it a new test draws a 128-bit secret (kept in the store)."
+        ),
+    )
     """None: a secret drawn for a new test (kept in the store), or the stored one."""
-    concurrency: int = 1
+    concurrency: int = dataclasses.field(
+        default=1, metadata=about("Games at once, at most {most}.", shown="the number of cores")
+    )
     pin_cpus: bool = False
     """Each worker process, with its bots, on a CPU of its own (`LeagueConfig.pin_cpus`)."""
 

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import arena.store._league as store_module  # (where the store reads in chunks)
+import arena.store._columns as store_module  # (where the store reads in chunks)
 from arena.errors import StoreError
 from arena.records import SeatRecord
 from arena.referee import FaultRecord, GameResult
@@ -289,11 +289,11 @@ def test_a_fifo_a_device_or_a_link_to_nothing_is_refused_as_what_it_is(
     for path in (fifo, Path("/dev/null")):
         with pytest.raises(StoreError, match=r"is not a regular file \(a FIFO, a device...\)"):
             Store.open(path, readonly=readonly)
-    with pytest.raises(StoreError, match=r"is not a regular file .*, not an SPRT store"):
+    with pytest.raises(StoreError, match=r"is not a regular file .*, not an arena SPRT store"):
         SprtStore.open(fifo)
     with pytest.raises(StoreError, match=r"link\.sqlite is a link to .*nowhere/x\.sqlite'"):
         Store.open(link, readonly=readonly)
-    with pytest.raises(StoreError, match=r"which does not exist, not an SPRT store"):
+    with pytest.raises(StoreError, match=r"which does not exist, not an arena SPRT store"):
         SprtStore.open(link)
     assert link.is_symlink()
     assert not link.exists()
@@ -489,7 +489,7 @@ def trace(statement):
         print("stalled", flush=True)
         time.sleep(600)
 
-store._db.set_trace_callback(trace)
+store._conn.db.set_trace_callback(trace)
 print("ready", flush=True)
 for i, result in enumerate(results):
     if result.game_id in done:
