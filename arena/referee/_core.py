@@ -98,6 +98,14 @@ class _Act(msgspec.Struct):
     legal: msgspec.Raw
 
 
+Decided = tuple[int, int, int, Action, float, int, int]
+"""A decision as `Core.play` logs it: the seat, the request id, the choice, the action,
+the ms it took, and where its events begin and end among the game's."""
+
+Record = dict[str, Any] | Decided
+"""A record of a referee's log during a game: a replay record, or a `Decided`."""
+
+
 class Core:
     """The referee's game on the rules engine: `Game` with the wire forms of its events
     (each converted once, to a dict for the log and to msgpack for the acts) and of its
@@ -212,13 +220,17 @@ class Core:
         start, self._heard[seat] = self._heard[seat], count
         return _array_header(count - start) + self._packed[self._ends[start] :]
 
-    def log_events(self, log: list[dict[str, Any]]) -> None:
+    def log_events(self, log: list[Record]) -> None:
         """Append the records of the events since the last `take_events` (or call)."""
         log.extend([{"type": "event", "event": e} for e in self.take_events()])
 
-    def play(self, index: int, log: list[dict[str, Any]], request_id: int, ms: float) -> None:
+    def play(self, index: int, log: list[Record], request_id: int, ms: float) -> None:
         """The referee's decision: append its record to `log`, play the legal action
-        number `index` (as `apply`), then append the records of its events."""
+        number `index` (as `apply`), then append the records of its events.
+
+        The records are appended as one `Decided` tuple, which `records` turns into
+        them (a decision's dicts cost its step a tenth of its time, and nobody reads
+        them before the game is over)."""
         game = self._game
         legal = game._legal
         if game._reason is not None:
@@ -226,20 +238,33 @@ class Core:
         if not 0 <= index < len(legal):
             raise IndexError(f"no legal action {index} of {len(legal)}")
         action = legal[index]
-        log.append(
-            {
-                "type": "decision",
-                "seat": game._current,
-                "request_id": request_id,
-                "choice": index,
-                "action": _wire.action_to_dict(action),
-                "ms": ms,
-            }
-        )
+        seat = game._current
         game.apply_unchecked(action)
-        events = self._sync()
-        start, self._taken = self._taken, len(events)
-        log.extend([{"type": "event", "event": e} for e in events[start:]])
+        start, self._taken = self._taken, len(self._sync())
+        log.append((seat, request_id, index, action, ms, start, self._taken))
+
+    def records(self, log: list[Record]) -> list[dict[str, Any]]:
+        """`log` with every `Decided` tuple of `play` in it made its records: the
+        decision's, then its events'."""
+        events = self._events
+        out: list[dict[str, Any]] = []
+        for record in log:
+            if type(record) is dict:
+                out.append(record)
+                continue
+            seat, request_id, index, action, ms, start, end = cast(Decided, record)
+            out.append(
+                {
+                    "type": "decision",
+                    "seat": seat,
+                    "request_id": request_id,
+                    "choice": index,
+                    "action": _wire.action_to_dict(action),
+                    "ms": ms,
+                }
+            )
+            out.extend([{"type": "event", "event": e} for e in events[start:end]])
+        return out
 
     def _discard_raw(self) -> msgspec.Raw:
         """The discard pile, encoded: only the cards added since the last call are

@@ -278,7 +278,7 @@ async def run(
     they raise); a cancel drops them (closing them) and waits until the driver has.
 
     With `stall_s` (the longest any of the steps' waits may last, plus
-    `STALL_MARGIN_S`), a watchdog fails the game with `RefereeError` when the driver
+    `STALL_MARGIN_S`), the watchdog fails the game with `RefereeError` when the driver
     takes no step of it for that long, naming `state()` (what the game waits for): a
     game the driver lost, or a thread that no longer runs, must not hold a league up
     without a word (issue 39).
@@ -310,49 +310,135 @@ async def run(
         driver.cancel(play)  # it hands back STOPPED, or the end it had
         return trio.lowlevel.Abort.FAILED
 
-    stalled: list[RefereeError] = []
-
-    async def watch(limit: float) -> None:
-        # A sleep until the limit counted from the latest step: `since` is written by the
-        # driver's thread, which has no way to set a trio.Event at every step for free.
-        while (idle := time.perf_counter() - play.since) < limit:  # noqa: ASYNC110
-            await trio.sleep(limit - idle)
-        where = (
-            "the referee's thread never took the game on"
-            if play.fd == -1
-            else f"the referee's thread last stepped it {idle:.1f} s ago"
-        )
-        what = f"; {state()}" if state is not None else ""
-        stalled.append(
-            RefereeError(
-                f"internal error: the game made no progress for {idle:.1f} s, longer than"
-                f" its clocks allow ({limit:.1f} s){what}; {where}"
-            )
-        )
-        driver.cancel(play)  # the driver hands back STOPPED (or the end) when it can
-        await trio.sleep(HANDBACK_S)
-        stalled[0].args = (
-            f"{stalled[0]}; the thread did not let the game go in {HANDBACK_S:.0f} s either,"
-            " so later games get a new one",
-        )
-        _abandon(driver)
-        resolve(outcome.Value(STOPPED))
-
     if stall_s is None:
         driver.start(play)
         result = await trio.lowlevel.wait_task_rescheduled(abort)
     else:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(watch, stall_s)
+        watch = _Watch(play, driver, stall_s, state, resolve)
+        watchdog = _watchdog()
+        watchdog.add(watch)
+        try:
             driver.start(play)
             result = await trio.lowlevel.wait_task_rescheduled(abort)
-            nursery.cancel_scope.cancel()
-    if stalled:
-        raise stalled[0]
+        finally:
+            watchdog.watches.discard(watch)
+        if watch.stalled is not None:
+            raise watch.stalled
     if result is STOPPED:
         await trio.lowlevel.checkpoint()  # raises the Cancelled that stopped it
         raise AssertionError("the driver dropped the steps, but nothing cancelled them")
     return result  # type: ignore[no-any-return]
+
+
+class _Watch:
+    """A game in the driver, as the watchdog looks after it (see `run`)."""
+
+    __slots__ = ("driver", "handback_at", "limit", "play", "resolve", "stalled", "state")
+
+    def __init__(
+        self,
+        play: Play,
+        driver: Driver,
+        limit: float,
+        state: Callable[[], str] | None,
+        resolve: Callable[[outcome.Outcome[Any]], None],
+    ) -> None:
+        self.play = play
+        self.driver = driver
+        self.limit = limit
+        self.state = state
+        self.resolve = resolve
+        self.stalled: RefereeError | None = None
+        """The error the game fails with, once it is called stalled."""
+        self.handback_at = math.inf
+        """Once it is called stalled: when the driver is taken as wedged if it has not
+        handed the game back by then (a `time.perf_counter` time)."""
+
+    def look(self, now: float) -> float:
+        """Judge the game at `now`; the time of the next look (`time.perf_counter`)."""
+        play = self.play
+        if self.stalled is None:
+            # The driver's thread writes `since` at every step, for nothing.
+            if (idle := now - play.since) < self.limit:
+                return play.since + self.limit
+            where = (
+                "the referee's thread never took the game on"
+                if play.fd == -1
+                else f"the referee's thread last stepped it {idle:.1f} s ago"
+            )
+            what = ""
+            if self.state is not None:
+                try:
+                    what = f"; {self.state()}"
+                except Exception as exc:  # a defect: the stall is still told
+                    what = f"; its state could not be told ({exc!r})"
+            self.stalled = RefereeError(
+                f"internal error: the game made no progress for {idle:.1f} s, longer than"
+                f" its clocks allow ({self.limit:.1f} s){what}; {where}"
+            )
+            self.handback_at = now + HANDBACK_S
+            self.driver.cancel(play)  # the driver hands back STOPPED (or the end) when it can
+            return self.handback_at
+        if now < self.handback_at:
+            return self.handback_at
+        self.stalled.args = (
+            f"{self.stalled}; the thread did not let the game go in {HANDBACK_S:.0f} s either,"
+            " so later games get a new one",
+        )
+        _abandon(self.driver)
+        self.resolve(outcome.Value(STOPPED))
+        return math.inf
+
+
+class _Watchdog:
+    """The watchdog of a trio run: one task that looks after every game `run` plays
+    with a `stall_s`, sleeping until the earliest time one of them could be stalled (a
+    task and a nursery of its own for each game cost trio some 150 us a game)."""
+
+    def __init__(self) -> None:
+        self.watches: set[_Watch] = set()
+        self._sleep = trio.CancelScope()
+        """The task's present sleep, whose deadline `add` brings forward."""
+
+    def add(self, watch: _Watch) -> None:
+        self.watches.add(watch)
+        # The first look is due `limit` from the game's post (perf_counter time), which
+        # is now: trio's clock may be another (a test's), and only the sleep is in it.
+        due = trio.current_time() + watch.limit
+        if due < self._sleep.deadline:
+            self._sleep.deadline = due
+
+    async def run(self) -> None:
+        while True:
+            now = time.perf_counter()
+            wake = math.inf
+            for watch in list(self.watches):
+                try:
+                    due = watch.look(now)
+                except Exception as exc:  # no thread to hand the cancel to: the game's to raise
+                    self.watches.discard(watch)
+                    watch.resolve(outcome.Error(exc))
+                    continue
+                if due == math.inf:
+                    self.watches.discard(watch)
+                wake = min(wake, due)
+            deadline = trio.current_time() + (wake - time.perf_counter())
+            with trio.CancelScope(deadline=deadline) as self._sleep:
+                await trio.sleep_forever()
+
+
+_WATCHDOG: trio.lowlevel.RunVar[_Watchdog] = trio.lowlevel.RunVar("arena_watchdog")
+
+
+def _watchdog() -> _Watchdog:
+    """The watchdog of this trio run, started when first needed."""
+    try:
+        return _WATCHDOG.get()
+    except LookupError:
+        watchdog = _Watchdog()
+        _WATCHDOG.set(watchdog)
+        trio.lowlevel.spawn_system_task(watchdog.run, name="arena watchdog")
+        return watchdog
 
 
 def _no_pipe(target: object) -> int:

@@ -135,7 +135,7 @@ class _Runner:
         """Seats sent their game_over (or skipped), in the driver's steps."""
         self._at: tuple[str, int] | None = None
         """What the driver's steps do (a message and a seat), for the watchdog."""
-        self.log: list[dict[str, Any]] = [
+        self.log: list[_core.Record] = [
             {
                 "type": "game",
                 "game_id": game_id,
@@ -398,5 +398,5 @@ class _Runner:
             faults=tuple(self.faults),
             decisions=self.decisions,
             think_ms=tuple(self.think),
-            log=self.log,
+            log=self.core.records(self.log),
         )

@@ -372,6 +372,36 @@ async def test_a_wedged_driver_is_given_up_and_later_games_get_a_new_one(
     assert await _driver.run(reader(pipe[0], time.perf_counter() + 5, []), stall_s=5) == b"next"
 
 
+async def test_one_watchdog_serves_games_of_any_limit_at_once() -> None:
+    """The watchdog is one task for every game of the run: a game with a short limit,
+    posted while it sleeps until a long one's, is called stalled at its own limit (its
+    wait of 20 s never ends), and the long one, its wait over, plays on to its end."""
+    (slow_read, slow_write), (stuck_read, stuck_write) = os.pipe2(0), os.pipe2(0)
+    try:
+        async with trio.open_nursery() as nursery:
+            got: list[bytes | None] = []
+
+            async def slow() -> None:
+                got.append(
+                    await _driver.run(reader(slow_read, time.perf_counter() + 20, []), stall_s=30)
+                )
+
+            nursery.start_soon(slow)
+            await trio.sleep(0.05)  # the watchdog sleeps until the first game's limit
+            with trio.fail_after(10), pytest.raises(RefereeError, match="no progress"):
+                await _driver.run(
+                    reader(stuck_read, time.perf_counter() + 20, []),
+                    stall_s=0.3,
+                    state=lambda: "the stuck game",
+                )
+            assert got == []  # still waiting, not called stalled with the other
+            os.write(slow_write, b"late")
+        assert got == [b"late"]
+    finally:
+        for fd in (slow_read, slow_write, stuck_read, stuck_write):
+            os.close(fd)
+
+
 async def test_a_game_that_keeps_stepping_is_never_called_stalled(pipe: tuple[int, int]) -> None:
     """The watchdog measures from the latest step, not from the game's start: twenty
     waits of 0.05 s each (1 s in all) under a limit of 0.9 s run to their end."""
