@@ -21,7 +21,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -30,8 +29,8 @@ import trio
 from arena.bots import BotSpec, BuildSettings
 from arena.errors import ArenaError
 from arena.messages import Failed, FromWorker, Play, Played, Reader, Setup, encode
-from arena.referee import open_pools, play_seated
-from arena.store import pack_replay
+from arena.referee import RunSettings
+from arena.worker import open_games
 
 Player = Callable[[Play], Awaitable[Played]]
 """Plays one game and hands back its result."""
@@ -61,13 +60,16 @@ def spread(concurrency: int, todo: int) -> tuple[int, int]:
     return workers, -(-min(concurrency, max(1, todo)) // workers)
 
 
-def runner_for(concurrency: int, todo: int, *, pin: bool = False) -> GameRunner:
+def runner_for(
+    concurrency: int, todo: int, *, pin: bool = False, here: RunSettings | None = None
+) -> GameRunner:
     """The runner of `concurrency` games at once (of `todo`) on this machine: in this
-    process at 1, else worker processes as `spread` says (each pinned to a CPU with
-    `pin`). A league, an SPRT and a ladder choose theirs here; a cluster's
+    process at 1 (its bots run with `here`, if given, not the setup's settings), else
+    worker processes as `spread` says (each pinned to a CPU with `pin`). A league, an
+    SPRT, a ladder and a match choose theirs here; a cluster's
     (`arena.cluster.DaskRunner`) is opened by the command that asks for it."""
     if concurrency <= 1:
-        return LocalRunner()
+        return LocalRunner(here)
     workers, games = spread(concurrency, todo)
     return WorkerPool(workers, games, pin=pin)
 
@@ -82,27 +84,18 @@ class _BuildsHere:
 
 
 class LocalRunner(_BuildsHere):
-    """Games in this process, one at a time."""
+    """Games in this process, one at a time, with the bodies of a worker process's
+    (`arena.worker.Games`). `settings`: run the bots with these rather than the setup's
+    (a wrap of the caller's own, which a worker process could not rebuild by name)."""
+
+    def __init__(self, settings: RunSettings | None = None) -> None:
+        self.settings = settings
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        settings = setup.settings.run_settings()
-        async with open_pools(list(setup.bots), settings) as pools:
-
-            async def play(game: Play) -> Played:
-                started = time.time()
-                result = await play_seated(
-                    [pools[name] for name in game.seats],
-                    setup.config,
-                    game.seed,
-                    clocks=settings.clocks,
-                    game_id=game.game_id,
-                    group=game.group,
-                    shown=game.shown,
-                )
-                return Played(game.game_id, result, started, time.time(), pack_replay(result.log))
-
-            yield [play]
+        settings = self.settings or setup.settings.run_settings()
+        async with open_games(setup, settings) as games:
+            yield [games.play]
 
 
 class WorkerPool(_BuildsHere):
