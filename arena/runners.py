@@ -110,14 +110,14 @@ class WorkerPool(_BuildsHere):
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        workers: list[_Worker] = []
+        workers: list[WorkerProcess] = []
         finished = False
         async with trio.open_nursery() as nursery:
             try:
                 cpus = sorted(os.sched_getaffinity(0))
                 for i in range(self.count):
                     cpu = cpus[i % len(cpus)] if self.pin else None
-                    workers.append(await _Worker.start(setup, cpu))
+                    workers.append(await WorkerProcess.start(setup, cpu))
                     nursery.start_soon(workers[-1].read_answers)
                 # worker by worker in turn, so that fewer games than players still
                 # spread over every worker
@@ -145,9 +145,16 @@ class _Answer:
         self.error: ArenaError | None = None
 
 
-class _Worker:
-    """The coordinator's end of one worker process: games go in as they are given,
-    results come back as they finish and go to whoever waits for that game id."""
+class WorkerLost(ArenaError):
+    """A worker process ended (killed, or it died) with games in flight: the machine's
+    failure, not a bot's (`arena.cluster` plays their games again)."""
+
+
+class WorkerProcess:
+    """The one client of a worker process (`python -m arena.worker`): games go in as
+    they are given, results come back as they finish and go to whoever waits for that
+    game id. A `WorkerPool` holds some; so does each Dask worker of a cluster
+    (`arena.cluster._tasks`). `read_answers` must run while games are played."""
 
     def __init__(self, process: trio.Process) -> None:
         self._process = process
@@ -161,9 +168,12 @@ class _Worker:
         self._failure: ArenaError | None = None
 
     @classmethod
-    async def start(cls, setup: Setup, cpu: int | None = None) -> _Worker:
-        """Start a worker (on `cpu` alone, if given) and send it `setup`; if that fails,
-        no process is left."""
+    async def start(
+        cls, setup: Setup, cpu: int | None = None, *, own_session: bool = False
+    ) -> WorkerProcess:
+        """Start a worker (on `cpu` alone, if given; in a session of its own with
+        `own_session`, so that a Ctrl-C at its parent's terminal does not reach it) and
+        send it `setup`; if that fails, no process is left."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         pin = [] if cpu is None else ["--cpu", str(cpu)]
@@ -172,6 +182,7 @@ class _Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            start_new_session=own_session,
         )
         worker = cls(process)
         try:
@@ -195,7 +206,7 @@ class _Worker:
                 await self._stdin.send_all(encode(game))
         except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
             self._waiting.pop(game.game_id, None)
-            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
+            raise WorkerLost(f"lost a worker process during {game.game_id}: {err}") from err
         await answer.done.wait()
         if answer.error is not None:
             raise answer.error
@@ -211,7 +222,7 @@ class _Worker:
                 data = await self._stdout.receive_some(1 << 16)
                 if not data:
                     playing = ", ".join(sorted(self._waiting)) or "no game"
-                    failure = ArenaError(f"a worker process died while playing {playing}")
+                    failure = WorkerLost(f"a worker process died while playing {playing}")
                     break
                 self._reader.feed(data)
                 while failure is None and (reply := self._reader.next()) is not None:
@@ -227,7 +238,7 @@ class _Worker:
                         answer.played = reply
                         answer.done.set()
         except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-            failure = ArenaError(f"lost a worker process: {err}")
+            failure = WorkerLost(f"lost a worker process: {err}")
         except ArenaError as err:  # a message that is not one
             failure = err
         self._failure = failure
@@ -235,6 +246,10 @@ class _Worker:
             answer.error = failure
             answer.done.set()
         self._waiting.clear()
+
+    def alive(self) -> bool:
+        """Whether the process runs and has answered nothing wrong."""
+        return self._failure is None and self._process.poll() is None
 
     def terminate(self) -> None:
         """Tell the worker to stop now (it abandons its games and kills its bots)."""
