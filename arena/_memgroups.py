@@ -16,12 +16,21 @@ shares against an innocent bot's one in another game, which then timed out (issu
 In a cpu group of its own (equal shares, `new_cpu_group`) a bot's processes compete
 only with each other.
 
-Where arena can: as root, with the cgroup v1 memory (and cpu) controller mounted
-writable (each bot's group goes under arena's own, so a limit on arena holds for its
-bots too). Elsewhere (cgroup v2 only, an ordinary user) `groups_root` (`cpu_groups_root`)
-is None and bots have the per-process limits alone. A bot's process joins its groups
-before it runs bwrap: a shell writes its own pid into each group's `cgroup.procs`, then
-runs the command (`joined`), so that every process the bot ever makes is born in them.
+Where arena can (each bot's group goes under arena's own, so a limit on arena holds for
+its bots too):
+- cgroup v1: as root, with the memory (and cpu) controller mounted writable.
+- cgroup v2: wherever arena's own group is writable and offers the controller (root, or
+  an ordinary user in a delegated group: `systemd-run --user --scope -p Delegate=yes`).
+  v2 lets a group either hold processes or hand controllers to its children, not both
+  (the root group aside), so arena first moves itself into a leaf of its own
+  (`arena-PID-self`) and then enables the controller for its group's children, as
+  nsjail and container runtimes do; a process arena starts there (a worker) makes its
+  bots' groups beside that leaf. One hierarchy means one group a bot: where the memory
+  and the cpu roots are the same folder, a bot's memory group is its cpu group too.
+Elsewhere `groups_root` (`cpu_groups_root`) is None and bots have the per-process
+limits alone. A bot's process joins its groups before it runs bwrap: a shell writes its
+own pid into each group's `cgroup.procs`, then runs the command (`joined`), so that
+every process the bot ever makes is born in them.
 """
 
 from __future__ import annotations
@@ -48,7 +57,12 @@ CPU_SHARES = 1024
 """Every bot's cpu group has the same weight (the kernel's default for a group): two bots
 deciding at once get half the CPU each, however many processes either runs."""
 
+CPU_WEIGHT = 100
+"""The same on cgroup v2 (`cpu.weight`, whose default is 100 as v1's shares' is 1024)."""
+
 _PREFIX = "arena-"
+_SELF = "-self"
+"""The end of the name of the leaf arena moves itself into on cgroup v2."""
 
 
 @functools.cache
@@ -74,17 +88,26 @@ def cpu_groups_root() -> Path | None:
 
 def _root(controller: str, make: Callable[[Path], Path]) -> Path | None:
     sh = _shell()
-    if os.geteuid() != 0 or sh is None:
+    if sh is None:
         return None
     try:
         own = _own_group(controller)
         mount = _mount(controller)
     except OSError:
         return None
-    if own is None or mount is None:
-        return None
-    where, shown = mount
-    root = Path(where) / below(own, shown).lstrip("/")
+    if own is not None and mount is not None:  # cgroup v1 (as root)
+        if os.geteuid() != 0:
+            return None
+        where, shown = mount
+        root = Path(where) / below(own, shown).lstrip("/")
+    else:
+        try:
+            found = unified_root(controller)
+        except OSError:
+            return None
+        if found is None:
+            return None
+        root = found
     if not root.is_dir():  # a group arena cannot see from here
         return None
     _sweep(root)
@@ -103,16 +126,26 @@ def _root(controller: str, make: Callable[[Path], Path]) -> Path | None:
     return root if done.returncode == 0 else None
 
 
+def is_unified(root: Path) -> bool:
+    """Whether `root` is a group of cgroup v2 (its files say so)."""
+    return (root / "cgroup.controllers").exists()
+
+
 def new_group(root: Path, limit: int) -> Path:
     """Make a memory group under `root` whose processes together may use `limit` bytes
-    (and as much swap, where the kernel accounts it); raises OSError."""
+    (and as much swap, where the kernel accounts it; on v2 no swap); raises OSError."""
     _remove_pending()
     group = root / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
     group.mkdir()
     try:
-        (group / "memory.limit_in_bytes").write_text(str(limit))
-        with contextlib.suppress(OSError):  # no swap accounting: nothing to bound there
-            (group / "memory.memsw.limit_in_bytes").write_text(str(limit))
+        if is_unified(root):
+            (group / "memory.max").write_text(str(limit))
+            with contextlib.suppress(OSError):  # no swap accounting: nothing to bound
+                (group / "memory.swap.max").write_text("0")
+        else:
+            (group / "memory.limit_in_bytes").write_text(str(limit))
+            with contextlib.suppress(OSError):  # no swap accounting: nothing to bound
+                (group / "memory.memsw.limit_in_bytes").write_text(str(limit))
     except OSError:
         group.rmdir()
         raise
@@ -120,17 +153,41 @@ def new_group(root: Path, limit: int) -> Path:
 
 
 def new_cpu_group(root: Path) -> Path:
-    """Make a cpu group under `root` with the weight every bot's has (`CPU_SHARES`);
-    raises OSError."""
+    """Make a cpu group under `root` with the weight every bot's has (`CPU_SHARES`, on
+    v2 `CPU_WEIGHT`); raises OSError."""
     _remove_pending()
     group = root / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
     group.mkdir()
     try:
-        (group / "cpu.shares").write_text(str(CPU_SHARES))
+        share_cpu(group)
     except OSError:
         group.rmdir()
         raise
     return group
+
+
+def share_cpu(group: Path) -> None:
+    """Give `group` the weight every bot's group has; raises OSError."""
+    if is_unified(group.parent):
+        (group / "cpu.weight").write_text(str(CPU_WEIGHT))
+    else:
+        (group / "cpu.shares").write_text(str(CPU_SHARES))
+
+
+def oom_kills(group: Path) -> int:
+    """How many of `group`'s processes the kernel killed for passing its memory limit
+    (v1's `memory.oom_control`, v2's `memory.events`), 0 if it cannot say."""
+    for name in ("memory.events", "memory.oom_control"):
+        try:
+            text = (group / name).read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+    return 0
 
 
 def joined(command: list[str], *groups: Path) -> list[str]:
@@ -174,6 +231,51 @@ def _remove_pending(seconds: float = 0.0) -> None:
         time.sleep(0.01)
 
 
+def unified_root(
+    controller: str,
+    cgroup_text: str | None = None,
+    mountinfo_text: str | None = None,
+) -> Path | None:
+    """On cgroup v2, the folder of arena's own group, made ready for children with
+    `controller` (enabled in its `cgroup.subtree_control`, arena moved into a leaf of
+    its own if it must); None where the group does not offer the controller. The texts
+    of /proc/self/cgroup and /proc/self/mountinfo may be given (tests). Raises OSError
+    where the group cannot be changed (not arena's to write, or other processes in it).
+    """
+    if cgroup_text is None:
+        cgroup_text = Path("/proc/self/cgroup").read_text()
+    if mountinfo_text is None:
+        mountinfo_text = Path("/proc/self/mountinfo").read_text()
+    own = next((line[3:] for line in cgroup_text.splitlines() if line.startswith("0::")), None)
+    mount = _mount_of(mountinfo_text, "cgroup2", None)
+    if own is None or mount is None:
+        return None
+    where, shown = mount
+    group = Path(where) / below(own, shown).lstrip("/")
+    if group.name.startswith(_PREFIX) and group.name.endswith(_SELF):
+        group = group.parent  # arena's leaf (this process was started by an arena)
+    if controller not in (group / "cgroup.controllers").read_text().split():
+        return None
+    if controller not in (group / "cgroup.subtree_control").read_text().split():
+        try:
+            (group / "cgroup.subtree_control").write_text(f"+{controller}")
+        except OSError as err:
+            if err.errno != errno.EBUSY:
+                raise
+            # Processes in the group (arena itself): move arena to a leaf, try again.
+            leaf = group / f"{_PREFIX}{os.getpid()}{_SELF}"
+            leaf.mkdir(exist_ok=True)
+            (leaf / "cgroup.procs").write_text(str(os.getpid()))
+            try:
+                (group / "cgroup.subtree_control").write_text(f"+{controller}")
+            except OSError:  # others share the group (a shell): back where it was
+                with contextlib.suppress(OSError):
+                    (group / "cgroup.procs").write_text(str(os.getpid()))
+                    leaf.rmdir()
+                raise
+    return group
+
+
 def _own_group(controller: str) -> str | None:
     """arena's own group in the v1 hierarchy of `controller` (from /proc/self/cgroup)."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -195,11 +297,19 @@ def _mount(controller: str) -> tuple[str, str] | None:
     """Where the v1 hierarchy of `controller` is mounted, writable, and the group it
     shows there (a container's mount may show its own group as the mount's root), from
     /proc/self/mountinfo."""
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+    return _mount_of(Path("/proc/self/mountinfo").read_text(), "cgroup", controller)
+
+
+def _mount_of(mountinfo: str, kind: str, controller: str | None) -> tuple[str, str] | None:
+    """The first writable mount of filesystem `kind` (with `controller` among its
+    options, if given) in the text of a mountinfo file: where, and the group shown."""
+    for line in mountinfo.splitlines():
         before, _, after = line.partition(" - ")
         fields, tail = before.split(), after.split()
+        if len(fields) < 6 or tail[:1] != [kind]:
+            continue
         options = tail[2].split(",") if len(tail) >= 3 else []
-        if tail[:1] == ["cgroup"] and controller in options and "rw" in fields[5].split(","):
+        if (controller is None or controller in options) and "rw" in fields[5].split(","):
             return fields[4], fields[3]
     return None
 

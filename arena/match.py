@@ -12,8 +12,8 @@ from typing import Any
 import trio
 
 from arena.bots import BotSpec
-from arena.messages import Play, Setup, WorkerSettings
-from arena.referee import GameResult, RunSettings
+from arena.messages import Play, Setup
+from arena.referee import GameResult, RunSettings, Wrap
 from arena.replay import write_replay
 from arena.rules import GameConfig, keyed_seed
 from arena.runners import GameRunner, Player, runner_for
@@ -55,6 +55,7 @@ async def run_match(
     replay_dir: Path | None = None,
     on_result: Callable[[GameResult], None] | None = None,
     concurrency: int = 1,
+    wrap: Wrap | None = None,
     runner: GameRunner | None = None,
 ) -> tuple[list[GameResult], dict[str, int]]:
     """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
@@ -67,18 +68,14 @@ async def run_match(
     order in which they finish (and `on_result` is called) differs.
 
     `runner` plays the games (`arena.runners`); by default `runner_for` chooses: this
-    process at a concurrency of 1 (the bots run with `settings` as given), worker
-    processes above it, whose bots run in the sandbox (`bwrap_wrap()`) if `settings`
-    has a wrap, unconfined if not."""
+    process at a concurrency of 1 (the bots run under `wrap`, if given, instead of
+    the sandbox `settings` names: a sandbox with a smaller private /tmp, in tests),
+    worker processes above it (the sandbox `settings` names)."""
     names = [spec.name for spec in specs]
     n = len(names)
-    setup = Setup(
-        bots=tuple(specs),
-        settings=WorkerSettings.of(settings, "none" if settings.wrap is None else "bwrap"),
-        config=config,
-    )
+    setup = Setup(bots=tuple(specs), settings=settings, config=config)
     if runner is None:
-        runner = runner_for(concurrency, games, here=settings)
+        runner = runner_for(concurrency, games, wrap=wrap)
     results: dict[int, GameResult] = {}
     started = dict.fromkeys(names, 0)
     numbers = iter(range(games))

@@ -12,8 +12,8 @@ the messages expected in that direction, or holds a value of the wrong type, rai
                             the games finish, with the bot processes the worker holds
                             warm then), or Failed
 
-Settings that cross hold data only: the sandbox travels as its name and each
-process builds its own wrap from it (`WorkerSettings.run_settings`).
+Settings that cross hold data only: `RunSettings` travels as it is, its sandbox as a
+name from which each process builds its own wrap (`arena.referee.open_pools`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 
 import msgspec
 
-from arena.bots import BotSpec, Limits
-from arena.errors import ArenaError, ConfigError
-from arena.referee import Clocks, GameResult, RunSettings
+from arena.bots import BotSpec
+from arena.errors import ArenaError
+from arena.referee import GameResult, RunSettings
 from arena.rules import GameConfig
 
 HEADER = 4
@@ -39,56 +39,12 @@ class MessageError(ArenaError):
     """A message that is not one of those expected, or does not fit its definition."""
 
 
-class WorkerSettings(msgspec.Struct, frozen=True):
-    """`RunSettings` as data: the sandbox by name instead of a wrap."""
-
-    clocks: Clocks
-    limits: Limits
-    max_frame: int
-    fresh_process: bool
-    log_dir: Path | None
-    sandbox: str
-    """"bwrap" or "none"."""
-    max_processes: int | None = None
-    """Most bot processes alive at once in one worker (`RunSettings.max_processes`)."""
-
-    @classmethod
-    def of(cls, settings: RunSettings, sandbox: str) -> WorkerSettings:
-        return cls(
-            clocks=settings.clocks,
-            limits=settings.limits,
-            max_frame=settings.max_frame,
-            fresh_process=settings.fresh_process,
-            log_dir=settings.log_dir,
-            sandbox=sandbox,
-            max_processes=settings.max_processes,
-        )
-
-    def run_settings(self) -> RunSettings:
-        """The settings for this process, with its own sandbox wrap."""
-        wrap = None
-        if self.sandbox not in ("bwrap", "none"):
-            raise ConfigError(f"unknown sandbox {self.sandbox!r}")
-        if self.sandbox == "bwrap":
-            from arena.sandbox import bwrap_wrap
-
-            wrap = bwrap_wrap()
-        return RunSettings(
-            clocks=self.clocks,
-            limits=self.limits,
-            max_frame=self.max_frame,
-            fresh_process=self.fresh_process,
-            log_dir=self.log_dir,
-            wrap=wrap,
-            max_processes=self.max_processes,
-        )
-
-
 class Setup(msgspec.Struct, frozen=True, tag="setup"):
     """The bots, how to run them and the rules, once per worker."""
 
     bots: tuple[BotSpec, ...]
-    settings: WorkerSettings
+    settings: RunSettings
+    """How the bots run: data only (the sandbox by name; each worker builds its wrap)."""
     config: GameConfig
 
 

@@ -26,10 +26,10 @@ from typing import Protocol
 
 import trio
 
-from arena.bots import BotSpec, BuildSettings
+from arena.bots import BotSpec
 from arena.errors import ArenaError
 from arena.messages import Failed, FromWorker, Play, Played, Reader, Setup, encode
-from arena.referee import RunSettings
+from arena.referee import Settings, Wrap
 from arena.worker import open_games
 
 Player = Callable[[Play], Awaitable[Played]]
@@ -45,7 +45,7 @@ class GameRunner(Protocol):
         ...
 
     async def build_bots(
-        self, specs: Sequence[BotSpec], settings: BuildSettings
+        self, specs: Sequence[BotSpec], settings: Settings
     ) -> Callable[[BotSpec], None] | None:
         """Build `specs` where the games run and return a check that raises BotError
         for a bot whose build failed there (`arena.cluster`); or None: the games run
@@ -61,15 +61,15 @@ def spread(concurrency: int, todo: int) -> tuple[int, int]:
 
 
 def runner_for(
-    concurrency: int, todo: int, *, pin: bool = False, here: RunSettings | None = None
+    concurrency: int, todo: int, *, pin: bool = False, wrap: Wrap | None = None
 ) -> GameRunner:
     """The runner of `concurrency` games at once (of `todo`) on this machine: in this
-    process at 1 (its bots run with `here`, if given, not the setup's settings), else
+    process at 1 (its bots run under `wrap`, if given, not the setup's sandbox), else
     worker processes as `spread` says (each pinned to a CPU with `pin`). A league, an
     SPRT, a ladder and a match choose theirs here; a cluster's
     (`arena.cluster.DaskRunner`) is opened by the command that asks for it."""
     if concurrency <= 1:
-        return LocalRunner(here)
+        return LocalRunner(wrap)
     workers, games = spread(concurrency, todo)
     return WorkerPool(workers, games, pin=pin)
 
@@ -78,23 +78,23 @@ class _BuildsHere:
     """Bots built by the caller, where the games run (this machine)."""
 
     async def build_bots(
-        self, specs: Sequence[BotSpec], settings: BuildSettings
+        self, specs: Sequence[BotSpec], settings: Settings
     ) -> Callable[[BotSpec], None] | None:
         return None
 
 
 class LocalRunner(_BuildsHere):
     """Games in this process, one at a time, with the bodies of a worker process's
-    (`arena.worker.Games`). `settings`: run the bots with these rather than the setup's
-    (a wrap of the caller's own, which a worker process could not rebuild by name)."""
+    (`arena.worker.Games`). `wrap`: run the bots under it rather than the sandbox the
+    setup names (a wrap of the caller's own, which a worker process could not rebuild
+    from a name)."""
 
-    def __init__(self, settings: RunSettings | None = None) -> None:
-        self.settings = settings
+    def __init__(self, wrap: Wrap | None = None) -> None:
+        self.wrap = wrap
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        settings = self.settings or setup.settings.run_settings()
-        async with open_games(setup, settings) as games:
+        async with open_games(setup, self.wrap) as games:
             yield [games.play]
 
 

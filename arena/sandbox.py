@@ -523,3 +523,12 @@ def resolve_sandbox(requested: str | None) -> tuple[str, str | None]:
         f"warning: bots run WITHOUT a sandbox ({problem}); they can read and write"
         " whatever arena can. Install bubblewrap or pass --sandbox none to silence this."
     )
+
+
+def wrap_for(sandbox: str) -> Wrap | None:
+    """The wrap of the sandbox named `sandbox` (one of `SANDBOXES`): `bwrap_wrap()` for
+    "bwrap", None for "none"; raises ConfigError for another name. Settings that cross
+    between processes name their sandbox, and each process builds its wrap here."""
+    if sandbox not in SANDBOXES:
+        raise ConfigError(f"unknown sandbox {sandbox!r}")
+    return bwrap_wrap() if sandbox == "bwrap" else None

@@ -30,7 +30,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.messages import Failed, Play, Played, Reader, Setup, ToWorker, Warm, encode
-from arena.referee import BotPool, Clocks, RunSettings, open_pools, play_seated
+from arena.referee import BotPool, Clocks, Wrap, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.store import pack_replay
 
@@ -58,7 +58,6 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
         setup = await receive.receive()
         if not isinstance(setup, Setup):
             raise ArenaError(f"a worker needs its setup first, not {type(setup).__name__}")
-        settings = setup.settings.run_settings()
         sending = trio.Lock()
 
         async def play_and_answer(game: Play) -> None:
@@ -66,7 +65,7 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
             async with sending:
                 await stdout.send_all(encode(played))
 
-        async with open_games(setup, settings) as games, trio.open_nursery() as playing:
+        async with open_games(setup) as games, trio.open_nursery() as playing:
             async for message in receive:
                 if not isinstance(message, Play):
                     raise ArenaError(f"a worker plays games, not {type(message).__name__}")
@@ -117,11 +116,12 @@ class Games:
 
 
 @contextlib.asynccontextmanager
-async def open_games(setup: Setup, settings: RunSettings) -> AsyncIterator[Games]:
-    """`Games` for `setup`, its bots run with `settings` (the setup's own, or those of
-    the caller in this process); on the way out every bot process is closed."""
-    async with open_pools(list(setup.bots), settings) as pools:
-        yield Games(pools, setup.config, settings.clocks)
+async def open_games(setup: Setup, wrap: Wrap | None = None) -> AsyncIterator[Games]:
+    """`Games` for `setup`, its bots run in the sandbox its settings name (or under
+    `wrap`, the caller's own in this process); on the way out every bot process is
+    closed."""
+    async with open_pools(list(setup.bots), setup.settings, wrap=wrap) as pools:
+        yield Games(pools, setup.config, setup.settings.clocks)
 
 
 async def _main() -> None:

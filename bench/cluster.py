@@ -37,12 +37,11 @@ from typing import Any
 
 import trio
 
-from arena.bots import Limits
 from arena.cluster import DaskRunner
 from arena.commands._progress import TerminalProgress
 from arena.league import LeagueConfig, Progress, run_league
 from arena.messages import Play, Played, Setup
-from arena.referee import Clocks
+from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
 from arena.runners import Player
 from arena.store import Store
@@ -57,8 +56,7 @@ def config(bots: Path, store: Path, games_per_table: int, **more: Any) -> League
         bots=bots,
         store=store,
         game=GameConfig(players=2),
-        clocks=Clocks(decision_ms=5000),
-        limits=Limits(),
+        run=RunSettings(clocks=Clocks(decision_ms=5000)),
         seed=1,
         table_size=2,
         games_per_table=games_per_table,

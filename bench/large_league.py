@@ -40,7 +40,7 @@ from pathlib import Path
 import trio
 
 from arena.league import LeagueConfig, Progress, run_league
-from arena.referee import Clocks
+from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
 from arena.store import Store
 
@@ -112,14 +112,13 @@ def run(
         bots=bots,
         store=store,
         game=GameConfig(players=4),
-        clocks=Clocks(decision_ms=5000),
+        run=RunSettings(clocks=Clocks(decision_ms=5000), fresh_process=fresh),
         seed=1,
         table_size=4,
         games_per_table=8,
         duplicate=duplicate,
         max_tables=tables,
         concurrency=concurrency,
-        fresh_process=fresh,
     )
     sampler = Sampler()
     with Store.open(store) as db:

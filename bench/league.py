@@ -6,7 +6,10 @@ on two cores; at 4 each worker process plays two games at once), at 2 with the w
 pinned to a CPU each (--pin-cpus), and with a fresh process per game against reused
 processes.
 
-Usage: python bench/league.py [--games-per-table N]
+With --only c1,c2 it runs those alone and prints their games/s (c1, c2, pinned, c4,
+fresh): to compare two trees, running this script with each tree's Python in turn.
+
+Usage: python bench/league.py [--games-per-table N] [--only RUN,...]
 """
 
 from __future__ import annotations
@@ -20,9 +23,8 @@ from pathlib import Path
 
 import trio
 
-from arena.bots import Limits
 from arena.league import LeagueConfig, Progress, run_league
-from arena.referee import Clocks
+from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
 from arena.store import Store
 
@@ -43,14 +45,12 @@ def run(
         bots=bots,
         store=store,
         game=GameConfig(players=2),
-        clocks=Clocks(decision_ms=5000),
-        limits=Limits(),
+        run=RunSettings(clocks=Clocks(decision_ms=5000), fresh_process=fresh),
         seed=1,
         table_size=2,
         games_per_table=games_per_table,
         duplicate=True,
         concurrency=concurrency,
-        fresh_process=fresh,
         pin_cpus=pin,
     )
     with Store.open(store) as db:
@@ -58,6 +58,16 @@ def run(
         report = trio.run(run_league, config, db, Progress())
         elapsed = time.perf_counter() - start
     return report.played / elapsed
+
+
+RUNS = {
+    "c1": (1, False, False),
+    "c2": (2, False, False),
+    "pinned": (2, False, True),
+    "c4": (4, False, False),
+    "fresh": (2, True, False),
+}
+"""Each run's concurrency, fresh processes, pinned workers."""
 
 
 def main() -> None:
@@ -68,7 +78,28 @@ def main() -> None:
         default=150,
         help="games per table (6 tables); large enough that start-up does not dominate",
     )
+    parser.add_argument(
+        "--only",
+        type=lambda text: text.split(","),
+        default=None,
+        help=f"run only these, comma-separated ({','.join(RUNS)}), and print their games/s",
+    )
     args = parser.parse_args()
+    if args.only is not None:
+        if unknown := [name for name in args.only if name not in RUNS]:
+            parser.error(f"no run {', '.join(unknown)}: the runs are {', '.join(RUNS)}")
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            bots = make_bots(root, 4)
+            for name in args.only:
+                concurrency, new_processes, pin = RUNS[name]
+                n = 4 if new_processes else args.games_per_table
+                games_per_s = run(
+                    bots, root / f"{name}.sqlite", concurrency=concurrency, fresh=new_processes,
+                    games_per_table=n, pin=pin,
+                )  # fmt: skip
+                print(f"{name}: {games_per_s:,.2f} games/s ({6 * n} games)")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         bots = make_bots(root, 4)

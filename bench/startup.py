@@ -40,7 +40,7 @@ from arena.league._resume import _schedule
 from arena.match import run_match
 from arena.referee import RunSettings, open_pools
 from arena.rules import GameConfig
-from arena.sandbox import bwrap_wrap, resolve_sandbox
+from arena.sandbox import resolve_sandbox
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def help_figures(runs: int) -> tuple[float, float]:
 
 def settings() -> RunSettings:
     mode, _ = resolve_sandbox(None)
-    return RunSettings(wrap=bwrap_wrap() if mode == "bwrap" else None)
+    return RunSettings(sandbox=mode)
 
 
 def busy_seconds() -> float:

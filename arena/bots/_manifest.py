@@ -452,7 +452,7 @@ its /tmp and HOME are in memory, and bounded)."""
 
 BUILD_MEMORY_MB = 2048
 """The memory of a sandboxed build's processes together, in MiB, where arena can make
-memory groups (as root on cgroup v1: `arena._memgroups`); past it the kernel kills one
+memory groups (as root on cgroup v1, or on v2: `arena._memgroups`); past it the kernel kills one
 of the build's processes. Elsewhere a build has its per-process limits alone."""
 
 

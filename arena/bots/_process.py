@@ -19,7 +19,15 @@ from pathlib import Path
 
 import trio
 
-from arena._memgroups import joined, new_cpu_group, new_group, release_group
+from arena._declared import about
+from arena._memgroups import (
+    joined,
+    new_cpu_group,
+    new_group,
+    oom_kills,
+    release_group,
+    share_cpu,
+)
 from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, signal_group, spawn
 from arena.errors import ConfigError, MachineError
@@ -51,19 +59,25 @@ class Limits:
     """Resource limits applied to every bot process (None: no limit). A limit above the
     hard limit arena itself runs under (``ulimit -H``) is lowered to that one."""
 
-    memory_mb: int | None = 4096
-    """Address space (RLIMIT_AS) of each process, in MiB; in the sandbox as root on cgroup
-    v1 also the memory of a bot process and all its children together (`arena._memgroups`)."""
-    cpu_seconds: int | None = 3600
+    memory_mb: int | None = dataclasses.field(
+        default=4096,
+        metadata=about(
+            "Address space of each bot process; in the sandbox, where arena can make cgroups,"
+            " also the memory of a bot process and its children together."
+        ),
+    )
+    """Address space (RLIMIT_AS) of each process, in MiB; in the sandbox where arena can make
+    cgroups also the memory of a bot process and all its children together (`arena._memgroups`)."""
+    cpu_seconds: int | None = dataclasses.field(default=3600, metadata=about("CPU time per game."))
     """CPU time a bot may use in one game, in seconds. RLIMIT_CPU counts over a process's
     whole life, so it is set to twice this, and a reused process that could have used
     this much already (its age times the cores) is replaced between games: a game always
     starts with at least this much CPU time left (see `BotProcess.cpu_worn`)."""
-    processes: int | None = 256
+    processes: int | None = dataclasses.field(default=256, metadata=about("Process limit."))
     """Processes of the bot's user (RLIMIT_NPROC); not enforced for root without a sandbox."""
-    file_size_mb: int | None = 64
+    file_size_mb: int | None = dataclasses.field(default=64, metadata=about("File size limit."))
     """Largest file the bot may write (RLIMIT_FSIZE), in MiB."""
-    stderr_kb: int = 1024
+    stderr_kb: int = dataclasses.field(default=1024, metadata=about("Size of a bot's log, in KiB."))
     """Size of a bot's log (its stderr, and its build's output), in KiB, over all its
     processes in a league; the rest is read and dropped."""
 
@@ -164,15 +178,7 @@ class BotProcess:
         for passing the group's limit: so a crash can say why."""
         if self.group is None or self._oom_killed:
             return self._oom_killed
-        try:
-            text = (self.group / "memory.oom_control").read_text()
-        except OSError:
-            return False
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return value.strip().isdigit() and int(value) > 0
-        return False
+        return oom_kills(self.group) > 0
 
     def cpu_worn(self, cpu_seconds: int | None) -> bool:
         """True if the process may have used `cpu_seconds` of CPU time already.
@@ -418,7 +424,11 @@ async def start_process(
                 group = None
         # ... and one share of the CPU, however many processes it runs.
         cpu_root: Path | None = getattr(wrap, "cpu_root", None)
-        if cpu_root is not None:
+        if cpu_root is not None and group is not None and cpu_root == memory_root:
+            # One hierarchy (cgroup v2): a process is in one group, which holds both.
+            with contextlib.suppress(OSError):  # the kernel's default weight holds
+                share_cpu(group)
+        elif cpu_root is not None:
             try:
                 cpu_group = new_cpu_group(cpu_root)
             except OSError:  # (no more groups to be had): the kernel's scheduling holds

@@ -45,7 +45,7 @@ def sandboxed_build(
     read nothing of the host that the bot could not, /etc/shadow and other bots
     included. With `disk_mb`, a build that adds more than that to its folder is killed
     (BuildError). Its processes together may touch `memory_mb` MiB where arena can make
-    memory groups (as root on cgroup v1: `arena._memgroups`); past it the kernel kills
+    memory groups (as root on cgroup v1, or on v2: `arena._memgroups`); past it the kernel kills
     one of them. Elsewhere a build has its per-process limits alone.
     """
     wrap = bwrap_wrap(tmp_mb=BUILD_TMP_MB, build=True, network=network)

@@ -45,7 +45,7 @@ from arena.messages import FromWorker, Play, Played, Reader, Setup, encode
 if TYPE_CHECKING:
     from distributed import Client, Future
 
-    from arena.bots import BuildSettings as Building
+    from arena.referee import Settings
     from arena.runners import Player
 
 WAIT_FOR_WORKERS = 60.0
@@ -140,21 +140,22 @@ class DaskRunner:
     # ------------------------------------------------------------------ bots
 
     async def build_bots(
-        self, specs: Sequence[BotSpec], config: Building
+        self, specs: Sequence[BotSpec], config: Settings
     ) -> Callable[[BotSpec], None]:
         """Ship every submission to the cluster (packed once, keyed by its digest) and
         build it on every worker. Returns the check `arena.league.prepare` makes of each
         bot: a bot whose build failed on any worker raises BuildError naming the worker
         and quoting its output. A worker that cannot run bots at all, or lacks a program
         that other workers have, raises ClusterError."""
+        run, build = config.run, config.build
         self._settings = BuildSettings(
-            sandbox=config.sandbox,
-            network=config.build_network,
-            timeout=config.build_timeout,
-            disk_mb=config.build_disk_mb,
-            memory_mb=config.build_memory_mb,
-            log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
-            log_kb=config.limits.stderr_kb,
+            sandbox=run.sandbox,
+            network=build.build_network,
+            timeout=build.build_timeout,
+            disk_mb=build.build_disk_mb,
+            memory_mb=build.build_memory_mb,
+            log_dir=real_path(run.log_dir) if run.log_dir is not None else None,
+            log_kb=run.limits.stderr_kb,
         )
         packed = await trio.to_thread.run_sync(_pack_all, specs, abandon_on_cancel=True)
         new = {d: data for d, (_, data) in packed.items() if d not in self._bundles}

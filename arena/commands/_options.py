@@ -13,18 +13,20 @@ from typing import Any, TypeVar
 
 import click
 
+from arena._declared import help_of
 from arena.bots import (
     BUILD_DISK_MB,
     BUILD_MEMORY_MB,
     BUILD_TIMEOUT,
     BotSpec,
+    BuildSettings,
     Limits,
     build,
     build_is_cached,
     resolve_command,
 )
 from arena.errors import ConfigError, InputError
-from arena.referee import Clocks
+from arena.referee import Clocks, RunSettings
 from arena.rules import FORMAT_OPTIONS, Edition, Ending, Format, GameConfig
 from arena.sandbox import SANDBOXES, Wrap, bwrap_wrap, resolve_sandbox
 from arena.seeds import seed_key
@@ -40,6 +42,55 @@ MAX_SIZE = 2**30
 setrlimit and the worker messages hold."""
 MAX_RULE_NUMBER = 1_000_000
 """The most tokens, or the highest target, a game may have."""
+
+
+class SettingOption(click.Option):
+    """The option of a declared setting of the same name (`arena._declared.setting`):
+    its help is the declaration's (`help_of`), read when the help is shown, so that a
+    command need not import the package that declares it (the league's pulls in numpy)
+    until it runs."""
+
+    def __init__(
+        self,
+        decls: Sequence[str],
+        *,
+        declared_in: Callable[[], Any],
+        fill: dict[str, Any] | None = None,
+        **attrs: Any,
+    ) -> None:
+        super().__init__(decls, **attrs)
+        self.declared_in = declared_in
+        self.fill = fill
+
+    def declared_help(self) -> str:
+        """The help of the setting, as its declaration says it."""
+        assert self.name is not None
+        return help_of(self.declared_in(), self.name, self.fill)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.declared_help()
+        return super().get_help_record(ctx)
+
+
+def setting_option(
+    declared_in: Any, *decls: str, fill: dict[str, Any] | None = None, **attrs: Any
+) -> Callable[[F], F]:
+    """An option (`decls`, click's `attrs`) of the setting of its name that the settings
+    dataclass `declared_in` declares, or a function returns (imported when the help is
+    shown), its help the declaration's (`SettingOption`, `fill` the values its help
+    names). It defaults to None (unless `attrs` say otherwise): not given, the league
+    file's value or the declaration's default holds."""
+    kind = (lambda: declared_in) if isinstance(declared_in, type) else declared_in
+    attrs.setdefault("default", None)
+    return click.option(*decls, cls=SettingOption, declared_in=kind, fill=fill, **attrs)
+
+
+def league_config_class() -> Any:
+    """`arena.league.LeagueConfig`, which declares the league's settings (imported when
+    their help is shown: the league pulls in numpy)."""
+    from arena.league import LeagueConfig
+
+    return LeagueConfig
 
 
 def ms(low: int) -> click.IntRange:
@@ -90,22 +141,10 @@ _GAME_OPTIONS = [
     click.option("--play-cap", type=click.IntRange(1), default=None, help="Plays before a draw."),
 ]
 
-sandbox_option = click.option(
-    "--sandbox",
-    type=click.Choice(SANDBOXES),
-    default=None,
-    help="Run every bot under bubblewrap, or unconfined."
-    " [default: bwrap where it works, else none with a warning]",
-)
+sandbox_option = setting_option(RunSettings, "--sandbox", type=click.Choice(SANDBOXES))
 """The --sandbox option (part of `run_options`; check-bot adds it alone)."""
 
-pin_cpus_option = click.option(
-    "--pin-cpus/--no-pin-cpus",
-    default=None,
-    help="Run each worker process, with its bots, on a CPU of its own: faster where a"
-    " bot waking on another CPU is slow (a busy or virtual machine). A bot may widen"
-    " its own CPUs again. [default: no]",
-)
+pin_cpus_option = setting_option(league_config_class, "--pin-cpus/--no-pin-cpus")
 """The --pin-cpus option of the commands that play in worker processes (league, sprt)."""
 
 TC_FORMS = "DECISION[+GRACE] and/or bank:BANK[+INCREMENT], in ms"
@@ -183,43 +222,19 @@ tc_option = click.option(
 
 _RUN_OPTIONS = [
     tc_option,
-    click.option("--decision-ms", type=ms(1), default=None, help="Time per decision."),
-    click.option("--bank-ms", type=ms(0), default=None, help="Time bank per game."),
-    click.option("--increment-ms", type=ms(0), default=None, help="Bank increment."),
-    click.option("--startup-ms", type=ms(1), default=None, help="Start-up time."),
-    click.option("--grace-ms", type=ms(0), default=None, help="Deadline margin."),
-    click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time."),
-    click.option(
-        "--fresh-process/--reuse-process",
-        default=None,
-        help="New bot processes for every game. [default: reuse]",
-    ),
-    click.option(
-        "--memory-mb",
-        type=size(16),
-        default=None,
-        help="Address space of each bot process; in the sandbox as root on cgroup v1, also"
-        " the memory of a bot process and its children together.",
-    ),
-    click.option("--cpu-seconds", type=size(1), default=None, help="CPU time per game."),
-    click.option("--processes", type=size(1), default=None, help="Process limit."),
-    click.option("--file-size-mb", type=size(0), default=None, help="File size limit."),
-    click.option(
-        "--max-frame",
-        type=click.IntRange(16, MAX_FRAME_LIMIT),
-        default=None,
-        help="Largest frame from a bot.",
-    ),
-    click.option(
-        "--log-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="Folder for the bots' stderr logs (and their builds' output), one NAME.log a"
-        " bot, capped. A log that cannot be written there (a full disk) stops the command"
-        " with an error, charging no bot; a league resumes where it stopped. [default:"
-        " beside the store, STORE-logs (league-logs, sprt-logs); for a match, a new folder"
-        " under $TMPDIR, named at its end]",
-    ),
+    setting_option(Clocks, "--decision-ms", type=ms(1)),
+    setting_option(Clocks, "--bank-ms", type=ms(0)),
+    setting_option(Clocks, "--increment-ms", type=ms(0)),
+    setting_option(Clocks, "--startup-ms", type=ms(1)),
+    setting_option(Clocks, "--grace-ms", type=ms(0)),
+    setting_option(Clocks, "--exit-grace-ms", type=ms(0)),
+    setting_option(RunSettings, "--fresh-process/--reuse-process"),
+    setting_option(Limits, "--memory-mb", type=size(16)),
+    setting_option(Limits, "--cpu-seconds", type=size(1)),
+    setting_option(Limits, "--processes", type=size(1)),
+    setting_option(Limits, "--file-size-mb", type=size(0)),
+    setting_option(RunSettings, "--max-frame", type=click.IntRange(16, MAX_FRAME_LIMIT)),
+    setting_option(RunSettings, "--log-dir", type=click.Path(file_okay=False, path_type=Path)),
     click.option(
         "--no-logs",
         is_flag=True,
@@ -262,37 +277,11 @@ class _Seconds(click.FloatRange):
 
 
 build_options = [
-    click.option(
-        "--build-timeout",
-        type=_Seconds(),
-        default=None,
-        help="Seconds a bot's build may take. [default: 600]",
-    ),
-    click.option(
-        "--build-disk-mb",
-        type=click.IntRange(1, 1 << 20),
-        default=None,
-        help="MiB a bot's build may add to its folder before it is killed. [default: 4096]",
-    ),
-    click.option(
-        "--build-memory-mb",
-        type=click.IntRange(16, 1 << 20),
-        default=None,
-        help="MiB a sandboxed bot's build may use, all its processes together (as root on"
-        " cgroup v1; elsewhere per process limits alone). [default: 2048]",
-    ),
-    click.option(
-        "--build-network/--no-build-network",
-        default=None,
-        help="Let builds use the network (sandboxed builds have none otherwise).",
-    ),
-    click.option(
-        "--rebuild",
-        is_flag=True,
-        default=None,
-        help="Build every bot again, even one whose folder is as its last successful build"
-        " left it (such a build is skipped otherwise: after a toolchain's upgrade, say).",
-    ),
+    setting_option(BuildSettings, "--build-timeout", type=_Seconds()),
+    setting_option(BuildSettings, "--build-disk-mb", type=click.IntRange(1, 1 << 20)),
+    setting_option(BuildSettings, "--build-memory-mb", type=click.IntRange(16, 1 << 20)),
+    setting_option(BuildSettings, "--build-network/--no-build-network"),
+    setting_option(BuildSettings, "--rebuild", is_flag=True),
 ]
 """How bots are built (part of `run_options`; check-bot adds them alone)."""
 

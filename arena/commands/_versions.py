@@ -27,10 +27,17 @@ def all_versions_option(command: F) -> F:
     return option(command)
 
 
+def active_versions(store: Store, all_versions: bool) -> frozenset[str] | None:
+    """The bots to read of `store`: its active versions if it is a ladder's and not
+    `all_versions`; None for every bot."""
+    if all_versions or store.get_meta(LADDER_KEY) is None:
+        return None
+    statuses = store.bot_statuses()
+    return frozenset(name for name, status in statuses.items() if status == "ok")
+
+
 def versions_read(store: Store, results: ResultColumns, all_versions: bool) -> ResultColumns:
     """`results`, of the active versions only if `store` is a ladder's and not
     `all_versions` (the other versions' seats left out: `ResultColumns.only`)."""
-    if all_versions or store.get_meta(LADDER_KEY) is None:
-        return results
-    statuses = store.bot_statuses()
-    return results.only(name for name, status in statuses.items() if status == "ok")
+    active = active_versions(store, all_versions)
+    return results if active is None else results.only(active)

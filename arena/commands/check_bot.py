@@ -11,6 +11,7 @@ import click
 from arena._text import printable
 from arena.bots import (
     BotSpec,
+    Limits,
     check_log_dir,
     load_bot,
     resolve_run,
@@ -27,10 +28,12 @@ from arena.commands._options import (
     ms,
     sandbox_mode,
     sandbox_option,
+    setting_option,
     size,
     tc_option,
 )
 from arena.commands._stopping import run_stoppable
+from arena.referee import Clocks
 
 BARE_COMMAND_NOTE = """\
 note: in the sandbox a bare command line sees only the files its words name: a bot
@@ -64,16 +67,10 @@ def _shell_warning(words: list[str]) -> Check:
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
 @click.argument("command", nargs=-1, required=True)
 @tc_option
-@click.option("--decision-ms", type=ms(1), default=None, help="Time per decision.")
-@click.option("--startup-ms", type=ms(1), default=None, help="Start-up time.")
-@click.option("--exit-grace-ms", type=ms(0), default=None, help="Exit time.")
-@click.option(
-    "--memory-mb",
-    type=size(16),
-    default=None,
-    help="Address space of each process; in the sandbox as root on cgroup v1, also the"
-    " memory of the bot's process and its children together.",
-)
+@setting_option(Clocks, "--decision-ms", type=ms(1))
+@setting_option(Clocks, "--startup-ms", type=ms(1))
+@setting_option(Clocks, "--exit-grace-ms", type=ms(0))
+@setting_option(Limits, "--memory-mb", type=size(16))
 @sandbox_option
 @build_options[0]
 @build_options[1]

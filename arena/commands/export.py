@@ -11,6 +11,7 @@ from typing import TextIO
 
 import click
 
+from arena.commands._versions import active_versions, all_versions_option
 from arena.errors import InputError, StoreError
 
 
@@ -37,7 +38,8 @@ from arena.errors import InputError, StoreError
     default=None,
     help="Write to this file (made whole or not at all) instead of standard output.",
 )
-def export(store: Path, fmt: str, replays: bool, out: Path | None) -> None:
+@all_versions_option
+def export(store: Path, fmt: str, replays: bool, out: Path | None, all_versions: bool) -> None:
     """Write every game of the league in STORE, in schedule order, as JSON lines (one
     game a line: its settings, seed, seats with bots, places, points, tokens and
     causes, and with --replays its replay) or as CSV (one row a seat).
@@ -45,7 +47,10 @@ def export(store: Path, fmt: str, replays: bool, out: Path | None) -> None:
     Games are read and written one at a time: a store of a million games exports in
     bounded memory, and a league may be writing it meanwhile (what it holds as the
     export starts is written). A store edited by hand is refused, as arena standings
-    and arena report refuse it, before anything is written."""
+    and arena report refuse it, before anything is written.
+
+    Of a ladder's store (arena ladder serve): the games in which an active version
+    played, whole, with every seat (--all-versions: every game)."""
     from arena.export import write_csv, write_jsonl
     from arena.store import SPRT_FORMAT, Store, format_of
 
@@ -65,12 +70,14 @@ def export(store: Path, fmt: str, replays: bool, out: Path | None) -> None:
             ) from None
         raise
     with db, _output(out) as stream:
+        only = active_versions(db, all_versions)
         games = db.games(replays=replays)
+        shown = games if only is None else (g for g in games if any(s.bot in only for s in g.seats))
         try:
             if fmt == "jsonl":
-                count = write_jsonl(games, stream, replays=replays)
+                count = write_jsonl(shown, stream, replays=replays)
             else:
-                count = write_csv(games, stream)
+                count = write_csv(shown, stream)
         finally:
             games.close()  # ends the store's snapshot
     where = "standard output" if out is None else str(out)

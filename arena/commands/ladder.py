@@ -36,6 +36,17 @@ def _settings(store: Path, opts: dict[str, Any]) -> Any:
     )
 
 
+def _proxies(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    if value is None:
+        return None
+    from arena.ladder._web import parse_proxies
+
+    try:
+        return parse_proxies(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
 _RUN_OPTIONS = [
     click.option(
         "--table-size", type=click.IntRange(2, 6), default=4, show_default=True,
@@ -87,8 +98,16 @@ def _run_options(command: Any) -> Any:
     "--allow-host", "allow", multiple=True, callback=_host_names, metavar="NAME",
     help="A host name to answer besides addresses and this machine's (a proxy's name).",
 )  # fmt: skip
+@click.option(
+    "--forwarded-allow-ips", "proxies", default=None, callback=_proxies, metavar="IPS",
+    help="Reverse proxies to trust (addresses or networks, comma-separated; * for any):"
+    " their X-Forwarded-Proto and X-Forwarded-For are believed (a session cookie is then"
+    " Secure over HTTPS). Nobody's by default.",
+)  # fmt: skip
 @_run_options
-def serve(store: Path, host: str, port: int, allow: tuple[str, ...], **opts: Any) -> None:
+def serve(
+    store: Path, host: str, port: int, allow: tuple[str, ...], proxies: Any, **opts: Any
+) -> None:
     """Run the ladder in STORE (made if there is none): the web server (the ladder's
     pages, the submission API, the live report) and the games between the active
     versions. Killed at any moment, it starts again where it was."""
@@ -98,7 +117,7 @@ def serve(store: Path, host: str, port: int, allow: tuple[str, ...], **opts: Any
         from arena.cluster import parse_address
 
         opts["cluster"] = parse_address(opts["cluster"])
-    run(_settings(store, opts), host, port, allow)
+    run(_settings(store, opts), host, port, allow, proxies)
 
 
 @ladder.command()

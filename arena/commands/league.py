@@ -14,13 +14,16 @@ from arena.commands._options import (
     build_limits,
     check_file_values,
     game_options,
+    league_config_class,
     log_folder,
     pin_cpus_option,
     run_options,
+    setting_option,
     size,
 )
 from arena.commands._stopping import run_stoppable
 from arena.errors import ConfigError, InputError
+from arena.referee import RunSettings
 
 MAX_CONCURRENCY = 4 * max(1, os.cpu_count() or 1)
 """The most games at once: each is a worker process with a bot process per seat, and
@@ -52,51 +55,39 @@ if TYPE_CHECKING:  # the league pulls in the ratings (numpy): imported when it r
 
 
 def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
-    from arena.league import LeagueConfig, read_league_file
+    from arena.league import LEAGUE_KEYS, compose, read_league_file
 
     data = read_league_file(file) if file is not None else {}
     if file is not None:
         check_file_values(file, data, click.get_current_context().command)
     league = dict(data.get("league", {}))
-    for key in (
-        "bots", "store", "seed", "table_size", "games_per_table", "duplicate", "max_tables",
-        "concurrency", "fault_limit", "build_timeout", "build_network", "build_disk_mb",
-        "build_memory_mb", "rebuild", "strict", "cluster",
-        "max_processes", "pin_cpus",
-    ):  # fmt: skip
+    for key in LEAGUE_KEYS.keys() - {"log_dir"}:  # each [league] key has its option
         if opts.get(key) is not None:
             league[key] = opts[key]
     _check_concurrency(file, league, opts)
-    if opts.get("fresh_process") is not None:
-        league["fresh_process"] = opts["fresh_process"]
     if opts.get("log_dir") is not None or opts.get("no_logs"):
         league["log_dir"] = log_folder(opts, None)
-    if opts.get("max_frame") is not None:
-        league["max_frame"] = opts["max_frame"]
     if "bots" not in league:
         raise ConfigError("no bots folder: give a league file or --bots DIR")
-    if "store" not in league:
-        league["store"] = Path("league.sqlite")  # in the current folder
+    league["bots"] = Path(league["bots"])
+    league["store"] = Path(league.get("store", "league.sqlite"))  # in the current folder
     if "log_dir" not in league and league.get("cluster") is None:
         # The bots' logs by default, beside the store (on a cluster a log folder is a
         # path on every worker: only where given).
-        league["log_dir"] = log_folder({}, Path(league["store"]))
+        league["log_dir"] = log_folder({}, league["store"])
+    if league.get("log_dir") is not None:
+        league["log_dir"] = Path(league["log_dir"])
     table_size = league.get("table_size", 4)
     if league.get("max_tables", 1) is not None and league.get("max_tables", 1) <= 0:
         league["max_tables"] = None
-    extra: dict[str, Any] = {
-        k: Path(v) if k == "log_dir" and v is not None else v for k, v in league.items()
-    }
     try:
-        return LeagueConfig(
-            bots=Path(league.pop("bots")),
-            store=Path(league.pop("store")),
+        return compose(
+            league,
             game=build_config(table_size, data.get("game", {}), opts),
             clocks=build_clocks(data.get("clocks", {}), opts),
             limits=build_limits(data.get("limits", {}), opts),
             sandbox=_sandbox(opts),
             source=file,
-            **{k: v for k, v in extra.items() if k not in ("bots", "store")},
         )
     except TypeError as err:
         raise ConfigError(f"league settings: {err}") from None
@@ -129,86 +120,24 @@ def _sandbox(opts: dict[str, Any]) -> str:
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--bots",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder of bot submissions (each a folder with bot.toml).",
-)
-@click.option(
-    "--store",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The league's SQLite file. [default: the league file's store, else"
-    " league.sqlite in the current folder]",
-)
-@click.option(
-    "--seed",
-    default=None,
-    help="Seed of the schedule and every deal: reproducible, and anyone who knows it knows"
-    " every hand. Without it a new league draws a 128-bit secret (kept in the store) and a"
-    " resumed one uses its stored seed.",
-)
-@click.option("--table-size", type=click.IntRange(2, 6), default=None, help="Seats per game.")
-@click.option(
-    "--games-per-table",
-    type=click.IntRange(1),
-    default=None,
-    help="Games at each table; with duplicate deals a multiple of the table size.",
-)
-@click.option(
-    "--duplicate/--no-duplicate",
-    default=None,
-    help="Duplicate deals: each deal replayed across the seat rotations (less luck in"
-    " the standings). Off by default: a bot can carry an opponent's hand from one game"
-    " of a deal into the next through the kernel's page cache, so only between bots you"
-    " trust.",
-)
-@click.option(
-    "--max-tables",
-    type=click.IntRange(0),
-    default=None,
-    help="Largest number of tables before sampling (0: no limit).",
-)
-@click.option(
+@setting_option(league_config_class, "--bots", type=click.Path(file_okay=False, path_type=Path))
+@setting_option(league_config_class, "--store", type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(league_config_class, "--seed")
+@setting_option(league_config_class, "--table-size", type=click.IntRange(2, 6))
+@setting_option(league_config_class, "--games-per-table", type=click.IntRange(1))
+@setting_option(league_config_class, "--duplicate/--no-duplicate")
+@setting_option(league_config_class, "--max-tables", type=click.IntRange(0))
+@setting_option(
+    league_config_class,
     "-j",
     "--concurrency",
     type=click.IntRange(1, MAX_CLUSTER_CONCURRENCY),
-    default=None,
-    help=f"Games at once, at most {MAX_CONCURRENCY} (four per core), any number with --cluster."
-    " [default: the number of cores; with --cluster, a game per worker thread, and more"
-    " waiting]",
+    fill={"most": MAX_CONCURRENCY},
 )
-@click.option(
-    "--cluster",
-    type=_ClusterAddress(),
-    metavar="tcp://HOST:PORT",
-    default=None,
-    help="Play the games as tasks on the workers of the Dask scheduler at this address"
-    " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
-    " the bots' toolchains on every worker (see docs/organisers.md).",
-)
-@click.option(
-    "--strict",
-    is_flag=True,
-    default=None,
-    help="Refuse to play (exit 1) if any submission is left out: a bot.toml that cannot"
-    " be read, a name another submission has, a failed build.",
-)
-@click.option(
-    "--fault-limit",
-    type=click.IntRange(0),
-    default=None,
-    help="Consecutive faults before a bot is disqualified (0: never).",
-)
-@click.option(
-    "--max-processes",
-    type=size(1),
-    default=None,
-    help="Bot processes alive at once per worker; past it the least recently used idle"
-    " one is closed (games in play keep theirs). [default: 8 per seat of the games a"
-    " worker plays at once: 32 at tables of 4]",
-)
+@setting_option(league_config_class, "--cluster", type=_ClusterAddress(), metavar="tcp://HOST:PORT")
+@setting_option(league_config_class, "--strict", is_flag=True)
+@setting_option(league_config_class, "--fault-limit", type=click.IntRange(0))
+@setting_option(RunSettings, "--max-processes", type=size(1))
 @pin_cpus_option
 @game_options
 @run_options
@@ -258,11 +187,12 @@ def league(
         from arena.cluster._address import probe
 
         probe(config.cluster)
-    beside = config.log_dir is not None and config.log_dir == log_folder({}, config.store)
+    log_dir = config.run.log_dir
+    beside = log_dir is not None and log_dir == log_folder({}, config.store)
     if not beside:  # (the default, beside the store, is checked once the store opens)
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
     with Store.open(config.store) as store:
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
         progress = make_progress(mode, every, store, watch)
         _play(config, store, progress)
         store.check_in_place()  # a store removed after its last game: not "all well"
@@ -287,10 +217,11 @@ def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueRepor
         async with DaskRunner.open(
             config.cluster, concurrency=config.concurrency or None, say=progress.message
         ) as cluster:  # each worker process there plays one game at a time
+            most = config.run.max_processes or 8 * config.table_size
             settled = dataclasses.replace(
                 config,
                 concurrency=cluster.concurrency,
-                max_processes=config.max_processes or 8 * config.table_size,
+                run=dataclasses.replace(config.run, max_processes=most),
             )
             return await run_league(settled, store, progress, cluster)
 

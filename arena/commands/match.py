@@ -24,7 +24,6 @@ from arena.commands._options import (
     build_clocks,
     build_config,
     build_limits,
-    build_wrap,
     check_sandboxed,
     game_options,
     log_folder,
@@ -44,6 +43,7 @@ from arena.match import (
 )
 from arena.referee import GameResult, RunSettings
 from arena.rules import FAULT_ORDER, GameConfig
+from arena.sandbox import wrap_for
 from arena.seeds import new_secret, seed_key
 
 CAUSES = [cause.value for cause in FAULT_ORDER]
@@ -109,7 +109,8 @@ def match(
             " (an earlier match's?): a replay is never written over; give a new or empty"
             " folder, or move them away"
         )
-    wrap = build_wrap(opts)
+    sandbox = sandbox_mode(opts)
+    wrap = wrap_for(sandbox)  # (the same as the pools build: to check the bots' programs)
     config = build_config(len(specs), {}, opts)
     drawn = seed is None
     seed = seed_key(seed) if seed is not None else new_secret()
@@ -119,7 +120,7 @@ def match(
         max_frame=opts["max_frame"] or protocol.DEFAULT_MAX_FRAME,
         fresh_process=bool(opts["fresh_process"]),
         log_dir=opts["log_dir"],
-        wrap=wrap,
+        sandbox=sandbox,
     )
     finished: list[GameResult] = []
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from arena.commands._versions import active_versions, all_versions_option
 from arena.commands.rate import anchor_option
 from arena.errors import InputError
 
@@ -31,8 +32,13 @@ from arena.errors import InputError
     help="Write the viewer of one replay file (arena match --replays) instead of a league.",
 )
 @anchor_option
+@all_versions_option
 def report(
-    store: Path | None, out: Path, replay_file: Path | None, anchor: tuple[str, float] | None
+    store: Path | None,
+    out: Path,
+    replay_file: Path | None,
+    anchor: tuple[str, float] | None,
+    all_versions: bool,
 ) -> None:
     """Write a static web site of the league in STORE: standings with their Elo
     intervals, head-to-head, a page per bot, the game list and a replay viewer for
@@ -40,7 +46,10 @@ def report(
 
     The -o folder is marked as arena's (a file .arena-report), so that arena report
     writes it again as the league goes on; any other folder that is not empty is
-    refused, and nothing in it is changed."""
+    refused, and nothing in it is changed.
+
+    Of a ladder's store (arena ladder serve): the standings of its active versions
+    (--all-versions: of every version) and the games they played."""
     from arena.report import write_replay_site, write_site
 
     if (store is None) == (replay_file is None):
@@ -63,7 +72,7 @@ def report(
         db.verify_rows(replays=True)  # rows or replays edited by hand are refused
         if anchor is not None and anchor[0] not in db.bot_digests():
             raise InputError(f"--anchor {anchor[0]!r}: no such bot in {store}")
-        games = write_site(db, out, anchor)
+        games = write_site(db, out, anchor, active_versions(db, all_versions))
     click.echo(f"wrote {out / 'index.html'} ({games} games)", err=True)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -22,14 +23,15 @@ from arena.commands._options import (
     pin_cpus_option,
     run_options,
     sandbox_mode,
+    setting_option,
 )
 from arena.commands._stopping import run_stoppable
 from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError
-from arena.sprt import SprtProgress
+from arena.sprt import Hypotheses, SprtConfig, SprtProgress
 
 if TYPE_CHECKING:
-    from arena.sprt import SprtConfig, SprtResult, SprtStore
+    from arena.sprt import SprtResult, SprtStore
 
 DEFAULT_STORE = Path("sprt.sqlite")
 
@@ -89,46 +91,26 @@ def _is_option(arg: str) -> bool:
     " which NEW plays both sides of every deal and a channel between its processes and"
     " OLD's would show it OLD's hand.",
 )
-@click.option(
-    "--table-size",
-    type=click.IntRange(2, 6),
-    default=None,
-    help="Seats per game. [default: one more than the field, 2 without one]",
-)
-@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW - OLD Elo.")
-@click.option("--elo1", type=float, default=10.0, show_default=True, help="H1: NEW - OLD Elo.")
-@click.option(
-    "--alpha", type=float, default=0.05, show_default=True, help="Chance of H1 when H0 holds."
-)
-@click.option(
-    "--beta", type=float, default=0.05, show_default=True, help="Chance of H0 when H1 holds."
-)
-@click.option(
-    "--max-games",
-    type=click.IntRange(2),
-    default=None,
-    help="Stop undecided after this many games (pairs of games: rounded down to even)."
-    " [default: 20000]",
-)
-@click.option(
+@setting_option(SprtConfig, "--table-size", type=click.IntRange(2, 6))
+@setting_option(Hypotheses, "--elo0", type=float)
+@setting_option(Hypotheses, "--elo1", type=float)
+@setting_option(Hypotheses, "--alpha", type=float)
+@setting_option(Hypotheses, "--beta", type=float)
+@setting_option(SprtConfig, "--max-games", type=click.IntRange(2))
+@setting_option(
+    SprtConfig,
     "--store",
     type=click.Path(dir_okay=False, path_type=Path),
     default=DEFAULT_STORE,
     show_default=True,
-    help="The test's SQLite file; the same command resumes from it.",
 )
-@click.option(
-    "--seed",
-    default=None,
-    help="Seed of every deal: reproducible, and anyone who knows it knows every hand."
-    " Without it a new test draws a 128-bit secret (kept in the store).",
-)
-@click.option(
+@setting_option(SprtConfig, "--seed")
+@setting_option(
+    SprtConfig,
     "-j",
     "--concurrency",
     type=click.IntRange(1, MAX_CONCURRENCY),
-    default=None,
-    help=f"Games at once, at most {MAX_CONCURRENCY}. [default: the number of cores]",
+    fill={"most": MAX_CONCURRENCY},
 )
 @pin_cpus_option
 @game_options
@@ -140,10 +122,10 @@ def sprt(
     old: str,
     field: tuple[str, ...],
     table_size: int | None,
-    elo0: float,
-    elo1: float,
-    alpha: float,
-    beta: float,
+    elo0: float | None,
+    elo1: float | None,
+    alpha: float | None,
+    beta: float | None,
     max_games: int | None,
     store: Path,
     seed: str | None,
@@ -168,13 +150,15 @@ def sprt(
     Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
     same command resumes (a store of another test is refused).
     """
-    from arena.bots import check_log_dir, check_out_of_reach, load_bot
+    from arena.bots import BuildSettings, check_log_dir, check_out_of_reach, load_bot
+    from arena.referee import RunSettings
     from arena.seeds import seed_key
-    from arena.sprt import DEFAULT_MAX_GAMES, Hypotheses, SprtConfig, SprtStore
+    from arena.sprt import DEFAULT_MAX_GAMES, SprtStore
 
     if seed is not None:
         seed = seed_key(seed)  # refused before the store is made
-    hypotheses = Hypotheses(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+    asked = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
+    hypotheses = Hypotheses(**{key: value for key, value in asked.items() if value is not None})
     size = _table_size(table_size, len(field))
     specs = [load_bot(b) for b in (new, old, *field)]
     sandbox = sandbox_mode(opts)
@@ -187,24 +171,28 @@ def sprt(
         hypotheses=hypotheses,
         max_games=max_games if max_games is not None else DEFAULT_MAX_GAMES,
         game=build_config(size, {}, opts),
-        clocks=build_clocks({}, opts),
-        limits=build_limits({}, opts),
+        run=RunSettings(
+            clocks=build_clocks({}, opts),
+            limits=build_limits({}, opts),
+            fresh_process=bool(opts.get("fresh_process")),
+            log_dir=log_folder(opts, store),
+            sandbox=sandbox,
+            **_given(opts, RunSettings),
+        ),
+        build=BuildSettings(**_given(opts, BuildSettings)),
         seed=seed,
         concurrency=concurrency if concurrency is not None else _cores(),
-        fresh_process=bool(opts.get("fresh_process")),
         pin_cpus=bool(opts.get("pin_cpus")),
-        log_dir=log_folder(opts, store),
-        sandbox=sandbox,
-        **_extra(opts),
     )
     from arena.sprt import render
 
-    check_out_of_reach(specs, [("the store", config.store), ("the log folder", config.log_dir)])
-    beside = config.log_dir is not None and config.log_dir == log_folder({}, config.store)
+    log_dir = config.run.log_dir
+    check_out_of_reach(specs, [("the store", config.store), ("the log folder", log_dir)])
+    beside = log_dir is not None and log_dir == log_folder({}, config.store)
     if not beside:  # (the default, beside the store, is checked once the store opens)
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
     with SprtStore.open(config.store) as db:
-        check_log_dir(config.log_dir)
+        check_log_dir(log_dir)
         if not field and not trusted:  # (after the store's errors, which stop the test)
             click.echo(
                 "warning: a direct test (no --field): NEW plays both sides of every deal, so"
@@ -240,18 +228,12 @@ def _cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _extra(opts: dict[str, Any]) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    if opts.get("max_frame") is not None:
-        extra["max_frame"] = opts["max_frame"]
-    if opts.get("build_timeout") is not None:
-        extra["build_timeout"] = opts["build_timeout"]
-    if opts.get("build_network") is not None:
-        extra["build_network"] = opts["build_network"]
-    for key in ("build_disk_mb", "build_memory_mb", "rebuild"):
-        if opts.get(key) is not None:
-            extra[key] = opts[key]
-    return extra
+def _given(opts: dict[str, Any], kind: Any) -> dict[str, Any]:
+    """The options given of the settings `kind` declares, but for those made above
+    (clocks, limits, the sandbox, the logs: options of their own)."""
+    made = {"clocks", "limits", "sandbox", "log_dir", "fresh_process"}
+    names = {f.name for f in dataclasses.fields(kind)} - made
+    return {key: opts[key] for key in names if opts.get(key) is not None}
 
 
 class TerminalProgress(SprtProgress):

@@ -60,6 +60,11 @@ CREATE TABLE IF NOT EXISTS ladder_submissions (
     activated REAL
 );
 CREATE INDEX IF NOT EXISTS ladder_submissions_author ON ladder_submissions(author, received);
+CREATE TABLE IF NOT EXISTS ladder_sessions (
+    hash TEXT PRIMARY KEY,
+    author TEXT NOT NULL,
+    expires REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ladder_tables (
     tab INTEGER PRIMARY KEY,
     seats TEXT NOT NULL,
@@ -230,6 +235,7 @@ class LadderDB:
             if row[0] is not None:
                 raise InputError(f"author {name!r} is revoked already")
             db.execute("UPDATE ladder_authors SET revoked = ? WHERE name = ?", (time.time(), name))
+            db.execute("DELETE FROM ladder_sessions WHERE author = ?", (name,))
 
     def author_of_token(self, token: str) -> tuple[str | None, bool]:
         """(the author whose token this is, whether it is revoked); (None, False) for a
@@ -252,6 +258,41 @@ class LadderDB:
                 "SELECT name, revoked FROM ladder_authors ORDER BY name"
             ).fetchall()
         return [(str(n), r is not None) for n, r in rows]
+
+    # ------------------------------------------------------------------ sessions
+
+    def add_session(self, author: str, seconds: float, now: float | None = None) -> str:
+        """A new session of `author` for `seconds`: its id (256 random bits), to give the
+        browser. The store keeps only its hash (as a token's), so that whoever reads the
+        store cannot sign in with it; sessions survive a restart of the server. Expired
+        sessions are dropped."""
+        now = time.time() if now is None else now
+        sid = secrets.token_urlsafe(32)
+        with self._write("cannot record a session") as db:
+            db.execute("DELETE FROM ladder_sessions WHERE expires <= ?", (now,))
+            db.execute(
+                "INSERT INTO ladder_sessions(hash, author, expires) VALUES (?, ?, ?)",
+                (token_hash(sid), author, now + seconds),
+            )
+        return sid
+
+    def session_author(self, sid: str, now: float | None = None) -> str | None:
+        """The author of session `sid`, if it is known, not expired, and its author not
+        revoked; else None. (Found by its hash: a lookup of 256 random bits' hash tells
+        nothing by its timing.)"""
+        now = time.time() if now is None else now
+        with self._guard("cannot read the sessions"):
+            row = self._db.execute(
+                "SELECT s.author FROM ladder_sessions s JOIN ladder_authors a"
+                " ON a.name = s.author WHERE s.hash = ? AND s.expires > ?"
+                " AND a.revoked IS NULL",
+                (token_hash(sid), now),
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def end_session(self, sid: str) -> None:
+        with self._write("cannot end a session") as db:
+            db.execute("DELETE FROM ladder_sessions WHERE hash = ?", (token_hash(sid),))
 
     # ------------------------------------------------------------------ submissions
 

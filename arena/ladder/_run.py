@@ -29,9 +29,9 @@ from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 from arena.errors import ArenaError, BotError, BuildError
 from arena.ladder._db import LadderDB, Submission, mark_ladder
 from arena.ladder._select import Rated, choose_table, rate, without
-from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.messages import Play, Played, Setup
 from arena.ratings import FinishingOrders
-from arena.referee import Clocks, RunSettings, Wrap
+from arena.referee import Clocks, RunSettings, Settings, Wrap
 from arena.rules import GameConfig, keyed_seed
 from arena.runners import GameRunner, Player, runner_for
 from arena.store import Store
@@ -296,10 +296,11 @@ class Ladder:
                 limits=self.settings.limits,
                 log_dir=self.settings.logs,
                 max_processes=8 * k * max(1, self.settings.concurrency),
+                sandbox="bwrap",
             )
             setup = Setup(
                 bots=specs,
-                settings=WorkerSettings.of(run, "bwrap"),
+                settings=run,
                 config=dataclasses.replace(self.settings.game, players=k),
             )
             runner = self._make_runner()
@@ -314,15 +315,15 @@ class Ladder:
         concurrency = self.settings.concurrency
         return runner_for(concurrency, max(1, concurrency))
 
-    def _cluster_config(self) -> BuildSettings:
+    def _cluster_config(self) -> Settings:
         from arena.league import LeagueConfig
 
         return LeagueConfig(
             bots=self.settings.bots,
             store=self.settings.store,
             game=self.settings.game,
-            sandbox="bwrap",
-            build_timeout=self.settings.build_timeout,
+            run=RunSettings(sandbox="bwrap"),
+            build=BuildSettings(build_timeout=self.settings.build_timeout),
         )
 
     async def _drive(self, player: Player, k: int, names: set[str]) -> None:

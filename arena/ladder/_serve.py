@@ -13,6 +13,7 @@ import trio
 from arena.errors import InputError
 from arena.ladder._db import LADDER_KEY, LadderDB, mark_ladder
 from arena.ladder._run import Ladder, LadderSettings
+from arena.ladder._web import Proxies
 from arena.report._serve import _first_os_error, make_app, own_hosts
 from arena.runners import GameRunner
 from arena.store import Store
@@ -52,6 +53,7 @@ async def serve_ladder(
     allow: Sequence[str] = (),
     *,
     play: bool = True,
+    proxies: Proxies = None,
 ) -> None:
     """Serve the ladder and play its games until cancelled."""
     from hypercorn.config import Config
@@ -66,7 +68,7 @@ async def serve_ladder(
 
         with Store.open(settings.store, readonly=True) as reading:
             report = make_app(reading)
-            app = make_ladder_app(ladder, report, own_hosts(allow))
+            app = make_ladder_app(ladder, report, own_hosts(allow), proxies)
             async with _runner(settings) as runner:
                 if runner is not None:
                     ladder._runner = lambda: runner
@@ -121,5 +123,11 @@ def run_until_stopped(main: Callable[[], object]) -> None:
     click.echo("stopped", err=True)
 
 
-def serve(settings: LadderSettings, host: str, port: int, allow: Sequence[str]) -> None:
-    run_until_stopped(functools.partial(serve_ladder, settings, host, port, allow))
+def serve(
+    settings: LadderSettings,
+    host: str,
+    port: int,
+    allow: Sequence[str],
+    proxies: Proxies = None,
+) -> None:
+    run_until_stopped(functools.partial(serve_ladder, settings, host, port, allow, proxies=proxies))

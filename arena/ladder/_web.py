@@ -9,7 +9,9 @@ report of its games (`arena.report`'s live app) for everything else.
     GET  /ladder                  the ladder, as a page; /ladder/bot/NAME a bot's
                                   versions; /ladder/submission/ID a submission
     GET  /ladder/login, POST      an author signs in with their token (a session
-                                  cookie: HttpOnly, SameSite=Strict, Secure over HTTPS)
+                                  cookie: HttpOnly, SameSite=Strict, Secure over HTTPS;
+                                  the session kept, hashed, in the store: it survives a
+                                  restart, for SESSION_S)
     GET  /ladder/me               the author's own submissions, build output, logs
 
 Every refusal is a clear HTTP error (a JSON {"error": ...}) and one line in the server
@@ -18,12 +20,12 @@ log, and changes nothing. The pages carry no script at all.
 
 from __future__ import annotations
 
-import hmac
 import html
+import ipaddress
 import json
-import secrets
 import time
 from typing import Any
+from urllib.parse import quote
 
 import click
 import trio
@@ -59,13 +61,16 @@ class _Refused(Exception):
 
 
 def make_ladder_app(
-    ladder: Ladder, report: ASGIApp, hosts: frozenset[str] | None = None
+    ladder: Ladder,
+    report: ASGIApp,
+    hosts: frozenset[str] | None = None,
+    proxies: Proxies = None,
 ) -> ASGIApp:
-    """The ladder's app: its API and pages, then `report` (the live league report)."""
+    """The ladder's app: its API and pages, then `report` (the live league report).
+    Behind a reverse proxy at one of `proxies` (see `trust_proxies`), a request is
+    taken as the proxy says it came: over HTTPS or not, from which client."""
     settings = ladder.settings
     db = ladder.db
-    sessions: dict[str, tuple[str, float]] = {}
-    """Session id -> (author, expiry): in memory (a restart signs everyone out)."""
     accepting = trio.Lock()
     """One upload judged at a time: two of one author's at once cannot both pass the
     hourly cap, and the disk is read for one at a time."""
@@ -101,14 +106,7 @@ def make_ladder_app(
         sid = request.cookies.get(SESSION_COOKIE)
         if not sid:
             return None
-        for known, (author, expiry) in list(sessions.items()):
-            if hmac.compare_digest(known, sid):
-                if expiry < time.time():
-                    del sessions[known]
-                    return None
-                _, revoked = _author_state(db, author)
-                return None if revoked else author
-        return None
+        return db.session_author(sid)
 
     async def read_capped(request: Request) -> bytes:
         limit = int(settings.max_upload_mb * 2**20)
@@ -279,7 +277,8 @@ def make_ladder_app(
                 f"{seat.place}. {seat.bot}" for seat in sorted(seats, key=lambda x: x.place)
             )
             body.append(
-                f"<li><a href='/index.html#game={_e(game_id)}'>{_e(game_id)}</a>: {_e(order)}</li>"
+                f"<li><a href='/#/game/{_e(quote(game_id, safe=''))}'>{_e(game_id)}</a>:"
+                f" {_e(order)}</li>"
             )
         body.append("</ul>")
         if me == versions[0].author:
@@ -319,8 +318,7 @@ def make_ladder_app(
             except _Refused as refused:
                 log(request, f"sign-in refused: {refused.message}")
                 return _page("Sign in", _login_form(refused.message), status=refused.status)
-            sid = secrets.token_urlsafe(32)
-            sessions[sid] = (author, time.time() + SESSION_S)
+            sid = db.add_session(author, SESSION_S)
             log(request, f"{author} signed in")
             response = Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder/me"})
             response.set_cookie(
@@ -333,7 +331,7 @@ def make_ladder_app(
     async def logout(request: Request) -> Response:
         sid = request.cookies.get(SESSION_COOKIE)
         if sid:
-            sessions.pop(sid, None)
+            db.end_session(sid)
         response = Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder"})
         response.delete_cookie(SESSION_COOKIE, path="/")
         return response
@@ -370,7 +368,7 @@ def make_ladder_app(
 
     from starlette.exceptions import HTTPException
 
-    app = Starlette(
+    app: ASGIApp = Starlette(
         routes=[
             Route("/api/submit", submit, methods=["POST"]),
             Route("/api/submissions/{sid}", submission_state),
@@ -385,6 +383,8 @@ def make_ladder_app(
         ],
         exception_handlers={HTTPException: refused_method},
     )
+    if proxies is not None:
+        app = trust_proxies(app, proxies)
     if hosts is None:
         return app
 
@@ -400,11 +400,69 @@ def make_ladder_app(
     return only_known_hosts
 
 
-def _author_state(db: Any, author: str) -> tuple[str, bool]:
-    for name, revoked in db.authors():
-        if name == author:
-            return name, revoked
-    return author, True
+Proxies = frozenset[ipaddress.IPv4Network | ipaddress.IPv6Network] | None
+"""The addresses of trusted reverse proxies (`--forwarded-allow-ips`); None: none."""
+
+
+def parse_proxies(text: str) -> Proxies:
+    """`--forwarded-allow-ips`: addresses or networks, comma-separated ("*": any
+    address, for a proxy on a network of its own). ValueError for anything else."""
+    networks = set()
+    for part in text.split(","):
+        part = part.strip()
+        if part == "*":
+            networks |= {ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")}
+        elif part:
+            try:
+                networks.add(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"{part!r} is not an IP address or network") from None
+    if not networks:
+        raise ValueError("no address given")
+    return frozenset(networks)
+
+
+def trust_proxies(app: ASGIApp, proxies: Proxies) -> ASGIApp:
+    """`app` behind reverse proxies at `proxies`: a request from one of them is taken
+    as its last X-Forwarded-Proto and X-Forwarded-For say (what the nearest proxy
+    wrote), so that a session cookie is Secure when the browser came over HTTPS and the
+    log names the client. A request from anywhere else is taken as it came: nobody but
+    a trusted proxy can make the server believe it was reached over HTTPS."""
+    trusted = proxies or frozenset()
+
+    def from_proxy(scope: Scope) -> bool:
+        client = scope.get("client")
+        if not client:
+            return False
+        try:
+            address = ipaddress.ip_address(client[0])
+        except ValueError:
+            return False
+        return any(address in network for network in trusted)
+
+    async def forwarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and from_proxy(scope):
+            headers = dict(scope["headers"])
+            scope = dict(scope)
+            proto = _last(headers.get(b"x-forwarded-proto"))
+            if proto in ("http", "https"):
+                secure = proto == "https"
+                if scope["type"] == "http":
+                    scope["scheme"] = proto
+                else:
+                    scope["scheme"] = "wss" if secure else "ws"
+            client = _last(headers.get(b"x-forwarded-for"))
+            if client:
+                scope["client"] = (client, 0)
+        await app(scope, receive, send)
+
+    return forwarded
+
+
+def _last(value: bytes | None) -> str:
+    if not value:
+        return ""
+    return value.decode("latin-1").rsplit(",", 1)[-1].strip().lower()
 
 
 def _games_by_bot(ladder: Ladder) -> dict[str, int]:

@@ -33,7 +33,9 @@ from __future__ import annotations
 from arena.league._config import (
     FAULTS,
     LEAGUE_FILE_BYTES,
+    LEAGUE_KEYS,
     LeagueConfig,
+    compose,
     read_league_file,
 )
 from arena.league._dispatch import (
@@ -67,6 +69,7 @@ __all__ = [
     "DEALS",
     "FAULTS",
     "LEAGUE_FILE_BYTES",
+    "LEAGUE_KEYS",
     "Dispatch",
     "LeagueConfig",
     "LeagueReport",
@@ -75,6 +78,7 @@ __all__ = [
     "Progress",
     "build_and_check",
     "check_before_store",
+    "compose",
     "discover_bots",
     "eta",
     "prepare",

@@ -94,7 +94,7 @@ class _Book:
             self.store.set_bot_status(name, "disqualified", f"{streak} faults in a row")
             # Its author needs what went wrong and where the bot said why.
             last = self.last_fault.get(name)
-            logs = self.config.log_dir
+            logs = self.config.run.log_dir
             where = (
                 f"its stderr is in {logs / (name + '.log')}"
                 if logs is not None

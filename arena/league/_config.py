@@ -9,15 +9,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import protocol
-from arena.bots import (
-    BUILD_DISK_MB,
-    BUILD_MEMORY_MB,
-    BUILD_TIMEOUT,
-    Limits,
-)
+from arena._declared import about
+from arena.bots import BuildSettings, Limits
 from arena.errors import InputError
-from arena.referee import Clocks
+from arena.referee import Clocks, RunSettings
 from arena.rules import FAULT_ORDER, GameConfig
 
 FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
@@ -28,72 +23,142 @@ FAULTS = frozenset(cause.value for cause in FAULT_ORDER)
 class LeagueConfig:
     """Everything that fixes a league."""
 
-    bots: Path
-    store: Path
+    bots: Path = dataclasses.field(
+        metadata=about("Folder of bot submissions (each a folder with bot.toml).")
+    )
+    store: Path = dataclasses.field(
+        metadata=about(
+            "The league's SQLite file.",
+            shown="the league file's store, else league.sqlite in the current folder",
+        )
+    )
     game: GameConfig
-    clocks: Clocks = Clocks()
-    limits: Limits = Limits()
-    seed: int | str | None = None
-    """The seed of the schedule and every deal; None: a secret drawn for a new league
-    (kept in the store) or the stored one on resume (see `arena.seeds`)."""
-    table_size: int = 4
-    games_per_table: int = 8
-    duplicate: bool = False
-    """Duplicate deals: each deal replayed across a table's seat rotations. Off by
-    default: a bot's processes can carry what they saw in one game of a deal into a
-    later one through the kernel's page cache (docs/fair-play.md), so only between bots
-    the organiser trusts."""
-    max_tables: int | None = 1000
-    concurrency: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
-    fault_limit: int = 5
-    strict: bool = False
-    """Refuse to play (exit 1) if any submission is left out (a bot.toml that cannot be
-    read, a name taken, a failed build)."""
-    fresh_process: bool = False
-    pin_cpus: bool = False
+    run: RunSettings = RunSettings()
+    """How the bots run: clocks, limits, sandbox, logs (the worker processes get these
+    as they are); `max_processes` None: 8 per seat of each game a worker plays at once
+    (32 at tables of 4, one game per worker)."""
+    build: BuildSettings = BuildSettings()
+    """How the bots are built."""
+    seed: int | str | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Seed of the schedule and every deal: reproducible, and anyone who knows it"
+            " knows every hand. Without it a new league draws a 128-bit secret (kept in the"
+            " store) and a resumed one uses its stored seed."
+        ),
+    )
+    """See `arena.seeds`."""
+    table_size: int = dataclasses.field(default=4, metadata=about("Seats per game."))
+    games_per_table: int = dataclasses.field(
+        default=8,
+        metadata=about("Games at each table; with duplicate deals a multiple of the table size."),
+    )
+    duplicate: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Duplicate deals: each deal replayed across the seat rotations (less luck in"
+            " the standings). Off by default: a bot can carry an opponent's hand from one game"
+            " of a deal into the next through the kernel's page cache, so only between bots you"
+            " trust."
+        ),
+    )
+    """See docs/fair-play.md."""
+    max_tables: int | None = dataclasses.field(
+        default=1000, metadata=about("Largest number of tables before sampling (0: no limit).")
+    )
+    concurrency: int = dataclasses.field(
+        default_factory=lambda: os.cpu_count() or 1,
+        metadata=about(
+            "Games at once, at most {most} (four per core), any number with --cluster.",
+            shown="the number of cores; with --cluster, a game per worker thread, and more waiting",
+        ),
+    )
+    fault_limit: int = dataclasses.field(
+        default=5, metadata=about("Consecutive faults before a bot is disqualified (0: never).")
+    )
+    strict: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Refuse to play (exit 1) if any submission is left out: a bot.toml that cannot"
+            " be read, a name another submission has, a failed build."
+        ),
+    )
+    pin_cpus: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Run each worker process, with its bots, on a CPU of its own: faster where a"
+            " bot waking on another CPU is slow (a busy or virtual machine). A bot may widen"
+            " its own CPUs again.",
+            shown="no",
+        ),
+    )
     """Each worker process, with every bot process it starts, runs on one CPU of its
     own (of those arena may use), in turn: a bot then wakes on the CPU whose referee
     wrote to it, which is cheaper than waking on another. Only with worker processes
     (a concurrency of 2 or more, not on a cluster)."""
-    max_processes: int | None = None
-    """Most bot processes alive at once per worker; None: 8 per seat of each game the
-    worker plays at once (32 at tables of 4, one game per worker). Past it the least
-    recently used idle process is closed (`arena.referee.RunSettings`)."""
-    log_dir: Path | None = None
-    max_frame: int = protocol.DEFAULT_MAX_FRAME
-    sandbox: str = "none"
-    """"bwrap" runs every bot and build under bubblewrap (arena.sandbox), "none" unconfined."""
-    build_timeout: float = BUILD_TIMEOUT
-    """Seconds a bot's build may take."""
-    build_network: bool = False
-    """Builds may use the network (in the sandbox they have none otherwise)."""
-    build_disk_mb: int = BUILD_DISK_MB
-    """MiB a bot's build may add to its folder (`arena.bots.build`)."""
-    build_memory_mb: int = BUILD_MEMORY_MB
-    """MiB a sandboxed bot's build may use, its processes together (`arena.bots.build`)."""
-    rebuild: bool = False
-    """Build every bot, also one whose folder is as its last successful build left it."""
-    cluster: str | None = None
-    """The address of a Dask scheduler (tcp://HOST:PORT): the games run as tasks on its
-    workers (`arena.cluster`); there a `concurrency` of 0 means a game per worker thread
-    and more waiting (`arena.cluster.DaskRunner.open`)."""
+    cluster: str | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Play the games as tasks on the workers of the Dask scheduler at this address"
+            " (tcp://HOST:8786); this process keeps the schedule and the store. Needs arena and"
+            " the bots' toolchains on every worker (see docs/organisers.md)."
+        ),
+    )
+    """There a `concurrency` of 0 means a game per worker thread and more waiting
+    (`arena.cluster.DaskRunner.open`)."""
     source: Path | None = None
     """The league file these settings came from, if any (it may hold the seed)."""
 
 
-_LEAGUE_KEYS = {f.name for f in dataclasses.fields(LeagueConfig)} - {
-    "game", "clocks", "limits", "sandbox", "source",
-}  # fmt: skip
-"""The keys of a league file's [league] section: the settings of `LeagueConfig` that
-are not a section of their own or chosen on the command line only."""
+SECTIONS: dict[str, Any] = {"game": GameConfig, "clocks": Clocks, "limits": Limits}
+"""A league file's sections other than [league], and the settings each one holds."""
+
+COMMAND_LINE_ONLY = frozenset({"sandbox"})
+"""Settings chosen on the command line only: a league file may be run on another
+machine, whose sandbox is its own (`arena.sandbox.resolve_sandbox`)."""
+
+_PARTS: dict[str, Any] = {"run": RunSettings, "build": BuildSettings}
+"""The settings composed into `LeagueConfig` whose own settings are [league] keys."""
 
 
-_SECTION_KEYS = {
-    "game": {f.name for f in dataclasses.fields(GameConfig)},
-    "clocks": {f.name for f in dataclasses.fields(Clocks)},
-    "limits": {f.name for f in dataclasses.fields(Limits)},
+def _names(kind: Any) -> list[str]:
+    return [f.name for f in dataclasses.fields(kind)]
+
+
+LEAGUE_KEYS: dict[str, str] = {
+    name: part
+    for part, kind in [("league", LeagueConfig), *_PARTS.items()]
+    for name in _names(kind)
+    if name not in {*SECTIONS, *_PARTS, *COMMAND_LINE_ONLY, "source"}
 }
-"""The keys of a league file's [game], [clocks] and [limits] sections."""
+"""The keys of a league file's [league] section, each with the part of `LeagueConfig`
+that declares it ("league" itself, "run" or "build"): every setting of those that is
+not a section of its own or chosen on the command line only. The command-line options
+of `arena league` are checked against them (tests/league/test_settings_declared.py)."""
+
+
+def compose(
+    league: dict[str, Any],
+    *,
+    game: GameConfig,
+    clocks: Clocks,
+    limits: Limits,
+    sandbox: str,
+    source: Path | None,
+) -> LeagueConfig:
+    """A LeagueConfig of [league] keys (`LEAGUE_KEYS`: each goes to the part that
+    declares it; bots and store are needed) and the rest, given whole."""
+    parts: dict[str, dict[str, Any]] = {"league": {}, "run": {}, "build": {}}
+    for key, value in league.items():
+        parts[LEAGUE_KEYS[key]][key] = value
+    run = RunSettings(clocks=clocks, limits=limits, sandbox=sandbox, **parts["run"])
+    return LeagueConfig(
+        game=game,
+        run=run,
+        build=BuildSettings(**parts["build"]),
+        source=source,
+        **parts["league"],
+    )
 
 
 LEAGUE_FILE_BYTES = 2**20
@@ -135,7 +200,7 @@ def read_league_file(path: Path) -> dict[str, Any]:
             f"{path}: [game] players: a league's tables seat [league] table_size players;"
             " set that instead"
         )
-    known = {"league": _LEAGUE_KEYS} | _SECTION_KEYS
+    known = {"league": set(LEAGUE_KEYS)} | {k: set(_names(v)) for k, v in SECTIONS.items()}
     for name, section in data.items():
         unknown = set(section) - known[name]
         if unknown:

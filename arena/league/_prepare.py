@@ -15,7 +15,6 @@ from arena.bots import (
     MANIFEST,
     MAX_DEPTH,
     BotSpec,
-    BuildSettings,
     build,
     build_is_cached,
     check_out_of_reach,
@@ -26,7 +25,8 @@ from arena.bots import (
 )
 from arena.errors import BotError, ConfigError
 from arena.league._config import LeagueConfig
-from arena.referee import Wrap
+from arena.referee import Settings
+from arena.sandbox import wrap_for
 from arena.seeds import seed_key
 from arena.store import Store
 
@@ -128,11 +128,12 @@ def _one_per_name(
     return [s for s in specs if id(s) not in left_out], problems
 
 
-def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str], None]) -> None:
+def build_and_check(spec: BotSpec, settings: Settings, say: Callable[[str], None]) -> None:
     """Build `spec` as `settings` say (in the sandbox, with its own log) and check that
     the sandbox shows its program; raises BotError with the reason."""
-    cached = not settings.rebuild and build_is_cached(
-        spec, sandbox=settings.sandbox, network=settings.build_network
+    run, how = settings.run, settings.build
+    cached = not how.rebuild and build_is_cached(
+        spec, sandbox=run.sandbox, network=how.build_network
     )
     if spec.build is not None:
         if cached:
@@ -142,17 +143,17 @@ def build_and_check(spec: BotSpec, settings: BuildSettings, say: Callable[[str],
     if not cached:  # (the cache was just read: the build need not read it again)
         build(
             spec,
-            sandbox=settings.sandbox,
-            network=settings.build_network,
-            disk_mb=settings.build_disk_mb,
-            memory_mb=settings.build_memory_mb,
+            sandbox=run.sandbox,
+            network=how.build_network,
+            disk_mb=how.build_disk_mb,
+            memory_mb=how.build_memory_mb,
             rebuild=True,
-            timeout=settings.build_timeout,
-            log_path=settings.log_dir / f"{spec.name}.log" if settings.log_dir else None,
-            log_kb=settings.limits.stderr_kb,
+            timeout=how.build_timeout,
+            log_path=run.log_dir / f"{spec.name}.log" if run.log_dir else None,
+            log_kb=run.limits.stderr_kb,
         )
     command = resolve_command(spec.command, spec.folder)
-    wrap = _wrap(settings.sandbox)
+    wrap = wrap_for(run.sandbox)
     if wrap is not None:  # fails if the sandbox would hide the program
         wrap(command, Path(tempfile.gettempdir()) / "arena-check", spec.folder)
         if os.geteuid() == 0 and spec.folder is not None:
@@ -342,14 +343,6 @@ def _out_of_reach(config: LeagueConfig, store: Path, specs: Sequence[BotSpec]) -
         [
             ("the store", store),
             ("the league file", config.source),
-            ("the log folder", config.log_dir),
+            ("the log folder", config.run.log_dir),
         ],
     )
-
-
-def _wrap(sandbox: str) -> Wrap | None:
-    if sandbox == "bwrap":
-        from arena.sandbox import bwrap_wrap
-
-        return bwrap_wrap()
-    return None

@@ -93,14 +93,15 @@ def _resumable_settings(config: LeagueConfig) -> dict[str, Any]:
     change them (a slower machine needs longer clocks), with a warning that names each
     change (`_settings_changed`), as the games stored so far were played under the old.
     The stderr cap (`Limits.stderr_kb`) shapes only the logs, and is not among them."""
-    limits = dataclasses.asdict(config.limits)
+    run = config.run
+    limits = dataclasses.asdict(run.limits)
     del limits["stderr_kb"]
     return {
-        "clocks": config.clocks.to_dict(),
-        "sandbox": config.sandbox,
+        "clocks": run.clocks.to_dict(),
+        "sandbox": run.sandbox,
         "limits": limits,
-        "max_frame": config.max_frame,
-        "fresh_process": config.fresh_process,
+        "max_frame": run.max_frame,
+        "fresh_process": run.fresh_process,
         "fault_limit": config.fault_limit,
     }
 

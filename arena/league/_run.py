@@ -23,8 +23,7 @@ from arena.league._prepare import (
 )
 from arena.league._report import LeagueReport, LeftOut, Progress
 from arena.league._resume import _schedule
-from arena.messages import Setup, WorkerSettings
-from arena.referee import RunSettings
+from arena.messages import Setup
 from arena.runners import GameRunner, runner_for, spread
 from arena.store import Store
 
@@ -73,18 +72,16 @@ async def run_league(
     # The games run in up to a worker per core, each playing its share of the games in
     # flight at once (a worker waiting on one game's bot referees another meanwhile).
     per_worker = spread(config.concurrency, len(todo))[1]
-    max_processes = config.max_processes or 8 * config.table_size * per_worker
-    settings = RunSettings(
-        clocks=config.clocks,
-        limits=config.limits,
-        max_frame=config.max_frame,
-        fresh_process=config.fresh_process,
-        log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
+    max_processes = config.run.max_processes or 8 * config.table_size * per_worker
+    log_dir = config.run.log_dir
+    settings = dataclasses.replace(
+        config.run,
+        log_dir=real_path(log_dir) if log_dir is not None else None,
         max_processes=max_processes,
     )
     setup = Setup(
         bots=tuple(specs),
-        settings=WorkerSettings.of(settings, config.sandbox),
+        settings=settings,
         config=dataclasses.replace(config.game, players=config.table_size),
     )
     if runner is None:

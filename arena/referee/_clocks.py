@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena._declared import about
 from arena.errors import ConfigError
 
 BANK_CAP_MS = 2**31 - 1
@@ -16,19 +17,21 @@ than any decision may take."""
 class Clocks:
     """Every deadline the referee enforces, in milliseconds."""
 
-    decision_ms: int = 1000
+    decision_ms: int = dataclasses.field(default=1000, metadata=about("Time per decision."))
     """Time for one decision, from the act written to the action read."""
-    bank_ms: int | None = None
+    bank_ms: int | None = dataclasses.field(default=None, metadata=about("Time bank per game."))
     """An optional time bank per game; a decision may use min(decision_ms, bank left)."""
-    increment_ms: int = 0
+    increment_ms: int = dataclasses.field(default=0, metadata=about("Bank increment."))
     """Added to the bank after each decision (Fischer increment)."""
-    startup_ms: int = 10000
+    startup_ms: int = dataclasses.field(default=10000, metadata=about("Start-up time."))
     """Time from the process start to the bot's hello."""
-    grace_ms: int = 50
+    grace_ms: int = dataclasses.field(default=50, metadata=about("Deadline margin."))
     """Margin added to every deadline before a bot is out for a timeout."""
-    exit_grace_ms: int = 2000
+    exit_grace_ms: int = dataclasses.field(default=2000, metadata=about("Exit time."))
     """Time a bot has to exit after bye."""
-    kill_grace_ms: int = 500
+    kill_grace_ms: int = dataclasses.field(
+        default=500, metadata=about("Time between SIGTERM and SIGKILL.")
+    )
     """Time between SIGTERM and SIGKILL when a bot is killed."""
 
     def __post_init__(self) -> None:

@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
+from collections.abc import AsyncIterator, Sequence
 
 import trio
 
-import protocol
-from arena.bots import BotSpec, Limits, start_process
+from arena.bots import BotSpec, start_process
 from arena.errors import BotCrashed, BotFault, MachineError, ManifestError, RefereeError
 from arena.referee._clocks import Clocks
 from arena.referee._connection import Connection
 from arena.referee._game import GameResult, Shown, play_game
 from arena.referee._ports import ClosedPort, PipePort
 from arena.referee._session import BotSession
+from arena.referee._settings import RunSettings
 from arena.rules import GameConfig
-
-Wrap = Callable[[list[str], Path, Path | None], list[str]]
-
+from arena.sandbox import Wrap, wrap_for
 
 _MACHINE_ERRNOS = frozenset(
     {errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EDQUOT}
@@ -31,27 +27,6 @@ _MACHINE_ERRNOS = frozenset(
 """What a failed start of a bot's process says when the machine, not the bot, is short
 of something: processes (a fork), memory, file descriptors, or disk for its private
 folder. Charged to the bot as a crash, it would disqualify every bot in turn."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class RunSettings:
-    """How bot processes are run."""
-
-    clocks: Clocks = Clocks()
-    limits: Limits = Limits()
-    max_frame: int = protocol.DEFAULT_MAX_FRAME
-    """Largest frame accepted from a bot, in bytes."""
-    fresh_process: bool = False
-    """Start new processes for every game instead of reusing them."""
-    log_dir: Path | None = None
-    """Folder for the per-bot stderr logs (NAME.log), or None to drop stderr."""
-    wrap: Wrap | None = None
-    """Rewrites each bot command line (the sandbox)."""
-    max_processes: int | None = None
-    """Most bot processes alive at once among the pools opened together (`open_pools`),
-    or None for no limit: to start one more, the least recently used idle process of
-    any bot is closed. Processes in games are never closed for it, so the games in
-    flight may go past the limit (each needs a process per seat)."""
 
 
 class _Budget:
@@ -125,9 +100,12 @@ class BotPool:
         settings: RunSettings,
         nursery: trio.Nursery,
         budget: _Budget | None = None,
+        wrap: Wrap | None = None,
     ) -> None:
         self.spec = spec
         self.settings = settings
+        self._wrap = wrap
+        """The wrap of `settings.sandbox` (`open_pools` builds it once for all its pools)."""
         self._nursery = nursery
         self._budget = budget or _Budget(settings.max_processes, nursery, settings.clocks)
         self._idle: list[BotSession] = []
@@ -202,7 +180,7 @@ class BotPool:
         self._budget.alive += 1  # counted from now, so that a start at the same time sees it
         try:
             process = await start_process(
-                self.spec, self._nursery, limits=settings.limits, log_path=log, wrap=settings.wrap
+                self.spec, self._nursery, limits=settings.limits, log_path=log, wrap=self._wrap
             )
         except BaseException as err:
             self._budget.alive -= 1
@@ -343,13 +321,16 @@ async def _play_seated(
 
 @contextlib.asynccontextmanager
 async def open_pools(
-    specs: Sequence[BotSpec], settings: RunSettings
+    specs: Sequence[BotSpec], settings: RunSettings, *, wrap: Wrap | None = None
 ) -> AsyncIterator[dict[str, BotPool]]:
     """A BotPool per bot, by name; on the way out every one of their processes is closed
-    (bye, exit grace, kill), also when the block is cancelled."""
+    (bye, exit grace, kill), also when the block is cancelled. The bots run in the
+    sandbox `settings.sandbox` names, or under `wrap` if one is given (a sandbox with
+    a smaller private /tmp, in tests)."""
+    wrap = wrap or wrap_for(settings.sandbox)
     async with trio.open_nursery() as nursery:
         budget = _Budget(settings.max_processes, nursery, settings.clocks)
-        pools = {spec.name: BotPool(spec, settings, nursery, budget) for spec in specs}
+        pools = {spec.name: BotPool(spec, settings, nursery, budget, wrap) for spec in specs}
         try:
             yield pools
         finally:

@@ -203,9 +203,18 @@ class LeagueData:
     hands in a game not yet played. Its list entry says so (`"withheld": true`), and
     its replay is neither written nor served until the group is complete."""
 
-    def __init__(self, store: Store, anchor: tuple[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        anchor: tuple[str, float] | None = None,
+        only: frozenset[str] | None = None,
+    ) -> None:
         self.store = store
         self.anchor = anchor
+        self.only = only
+        """The bots to report (a ladder's active versions); None: every one. A game is
+        listed if one of them played it, and the standings rate them alone, on their
+        seats of every game (`ResultColumns.only`), as `arena standings` does."""
         """`arena standings --anchor`: the bot whose Elo fixes the scale, and its Elo (a
         live league whose anchor has no game yet is rated as without one)."""
         self._reset()
@@ -254,6 +263,10 @@ class LeagueData:
         seats: dict[str, list[Any]] = defaultdict(list)
         for row in self.store.seat_rows_of(list(new)):
             seats[row.game_id].append(row)
+        if self.only is not None:
+            only = self.only
+            new = {g: v for g, v in new.items() if any(r.bot in only for r in seats[g])}
+            rows = [row for row in rows if row[1] in new]
         for _, game_id, status, reason, plays, group in rows:
             self._add_game(game_id, status, reason, plays, seats[game_id])
             if group is not None:
@@ -334,7 +347,10 @@ class LeagueData:
         and the format of the report's data (`arena.REPORT_FORMAT`)."""
         from arena.standings import compute_standings, head_to_head, render, render_head_to_head
 
-        records = self.store.game_records()
+        if self.only is None:
+            records = self.store.game_records()
+        else:
+            records = self.store.result_columns().only(self.only).records()
         standings = matrix = None
         if records:
             played = {seat.player for record in records for seat in record.seats}
@@ -537,17 +553,25 @@ GAMES_PER_FILE = 16
 """Games in one data file of a static report."""
 
 
-def write_site(store: Store, out: Path, anchor: tuple[str, float] | None = None) -> int:
+def write_site(
+    store: Store,
+    out: Path,
+    anchor: tuple[str, float] | None = None,
+    only: frozenset[str] | None = None,
+) -> int:
     """Write the static report of `store` into the folder `out`; returns the games.
+    With `only`, of those bots only (`LeagueData.only`).
 
     `out` must be new, empty, or a site arena wrote before (`MARK`), which is then
     replaced; InputError for any other folder (nothing in it is touched), or if the
     site cannot be written."""
     with _writing(out):
-        return _write_site(store, out, anchor)
+        return _write_site(store, out, anchor, only)
 
 
-def _write_site(store: Store, out: Path, anchor: tuple[str, float] | None) -> int:
+def _write_site(
+    store: Store, out: Path, anchor: tuple[str, float] | None, only: frozenset[str] | None
+) -> int:
     games = _start_site(out)
 
     # Games go 16 to a file: writing many small files costs more than their bytes.
@@ -568,7 +592,7 @@ def _write_site(store: Store, out: Path, anchor: tuple[str, float] | None) -> in
         if len(ids) == GAMES_PER_FILE:
             flush()
 
-    data = LeagueData(store, anchor)
+    data = LeagueData(store, anchor, only)
     data.update(write_game)
     if ids:
         flush()

@@ -23,22 +23,19 @@ from typing import Any
 
 import trio
 
-import protocol
+from arena._declared import about
 from arena.bots import (
-    BUILD_DISK_MB,
-    BUILD_MEMORY_MB,
-    BUILD_TIMEOUT,
     BotSpec,
-    Limits,
+    BuildSettings,
     check_name,
     real_path,
     run_builds,
 )
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
 from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
-from arena.messages import Play, Played, Setup, WorkerSettings
+from arena.messages import Play, Played, Setup
 from arena.ratings import ELO_PER_NAT, fit_plackett_luce
-from arena.referee import Clocks, RunSettings
+from arena.referee import RunSettings
 from arena.rules import POINTS_RULES, Format, GameConfig
 from arena.runners import GameRunner, Player, runner_for
 from arena.seeds import new_secret, seed_key
@@ -71,30 +68,38 @@ class SprtConfig:
     new: BotSpec
     old: BotSpec
     field: tuple[BotSpec, ...]
-    store: Path
-    table_size: int = 2
+    store: Path = dataclasses.field(
+        metadata=about("The test's SQLite file; the same command resumes from it.")
+    )
+    table_size: int = dataclasses.field(
+        default=2,
+        metadata=about("Seats per game.", shown="one more than the field, 2 without one"),
+    )
     hypotheses: Hypotheses = dataclasses.field(default_factory=Hypotheses)
-    max_games: int = DEFAULT_MAX_GAMES
+    max_games: int = dataclasses.field(
+        default=DEFAULT_MAX_GAMES,
+        metadata=about(
+            "Stop undecided after this many games (pairs of games: rounded down to even)."
+        ),
+    )
     game: GameConfig = dataclasses.field(default_factory=lambda: GameConfig(players=2))
-    clocks: Clocks = Clocks()
-    limits: Limits = Limits()
-    seed: int | str | None = None
+    run: RunSettings = RunSettings()
+    """How the bots run (`LeagueConfig.run`)."""
+    build: BuildSettings = BuildSettings()
+    """How the bots are built."""
+    seed: int | str | None = dataclasses.field(
+        default=None,
+        metadata=about(
+            "Seed of every deal: reproducible, and anyone who knows it knows every hand."
+            " Without it a new test draws a 128-bit secret (kept in the store)."
+        ),
+    )
     """None: a secret drawn for a new test (kept in the store), or the stored one."""
-    concurrency: int = 1
-    fresh_process: bool = False
+    concurrency: int = dataclasses.field(
+        default=1, metadata=about("Games at once, at most {most}.", shown="the number of cores")
+    )
     pin_cpus: bool = False
     """Each worker process, with its bots, on a CPU of its own (`LeagueConfig.pin_cpus`)."""
-    log_dir: Path | None = None
-    max_frame: int = protocol.DEFAULT_MAX_FRAME
-    sandbox: str = "none"
-    build_timeout: float = BUILD_TIMEOUT
-    build_network: bool = False
-    build_disk_mb: int = BUILD_DISK_MB
-    """MiB a bot's build may add to its folder (`arena.bots.build`)."""
-    build_memory_mb: int = BUILD_MEMORY_MB
-    """MiB a sandboxed bot's build may use, its processes together (`arena.bots.build`)."""
-    rebuild: bool = False
-    """Build every bot, also one whose folder is as its last successful build left it."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_games, bool) or not isinstance(self.max_games, int):
@@ -290,16 +295,13 @@ async def run_sprt(
         result.standings = book.standings()
         return result
     progress.started(result)
-    settings = RunSettings(
-        clocks=config.clocks,
-        limits=config.limits,
-        max_frame=config.max_frame,
-        fresh_process=config.fresh_process,
-        log_dir=real_path(config.log_dir) if config.log_dir is not None else None,
+    log_dir = config.run.log_dir
+    settings = dataclasses.replace(
+        config.run, log_dir=real_path(log_dir) if log_dir is not None else None
     )
     setup = Setup(
         bots=tuple(specs),
-        settings=WorkerSettings.of(settings, config.sandbox),
+        settings=settings,
         config=dataclasses.replace(config.game, players=config.table_size),
     )
     if runner is None:
@@ -375,7 +377,7 @@ def _identity(
         "table_size": config.table_size,
         "hypotheses": config.hypotheses.to_dict(),
         "game": dataclasses.replace(config.game, players=config.table_size).to_dict(),
-        "clocks": config.clocks.to_dict(),
+        "clocks": config.run.clocks.to_dict(),
         "seed": seed,
         "deals": DEALS,
     }

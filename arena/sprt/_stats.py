@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from arena._declared import about
 from arena.errors import ConfigError
 from arena.ratings import ELO_PER_NAT
 
@@ -109,11 +110,11 @@ GOING = 0
 class Hypotheses:
     """H0: NEW - OLD = elo0, H1: NEW - OLD = elo1, and the error rates wanted."""
 
-    elo0: float = 0.0
-    elo1: float = 10.0
-    alpha: float = 0.05
+    elo0: float = dataclasses.field(default=0.0, metadata=about("H0: NEW - OLD Elo."))
+    elo1: float = dataclasses.field(default=10.0, metadata=about("H1: NEW - OLD Elo."))
+    alpha: float = dataclasses.field(default=0.05, metadata=about("Chance of H1 when H0 holds."))
     """The largest chance of accepting H1 when H0 is true."""
-    beta: float = 0.05
+    beta: float = dataclasses.field(default=0.05, metadata=about("Chance of H0 when H1 holds."))
     """The largest chance of accepting H0 when H1 is true."""
 
     def __post_init__(self) -> None:

@@ -21,25 +21,13 @@ file; a file that is not an SPRT store (an empty one, a league's) is left untouc
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-import os
-import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from arena.errors import StoreError
-from arena.store import (
-    SPRT_FORMAT,
-    check_in_place,
-    hold_store,
-    make_whole,
-    refuse_no_file,
-    store_error,
-)
+from arena.store import SPRT_FORMAT, OpenStore, StoreConnection, open_to_write, use_wal
 
 FORMAT = SPRT_FORMAT
 """The value of the meta key "format" in every SPRT store."""
@@ -105,145 +93,64 @@ def _check(game: StoredGame) -> None:
         raise ValueError(f"game {game.game_id}: a fault of a seat it does not have")
 
 
-class SprtStore:
+_WHAT = "an arena SPRT store"
+"""What an SPRT store is called in errors."""
+
+
+def _make_tables(conn: StoreConnection) -> None:
+    """Make the tables of a new store, with its marks (in one transaction)."""
+    with conn.transaction():
+        conn.create(_SCHEMA)
+        conn.set("format", FORMAT)
+        conn.set("schema", SCHEMA_VERSION)
+
+
+def _set_up(conn: StoreConnection) -> None:
+    """Check a store open to write (an SPRT store of this schema; a league's store is
+    named as one) and set it up: the write-ahead log, and the tables of an SQLite file
+    that has none (as an older arena left one)."""
+    tables = conn.tables()
+    if tables:
+        if "meta" not in tables or conn.get("format") != FORMAT:
+            raise StoreError(
+                f"{conn.path}: an SQLite file, but not an arena SPRT store (a league's"
+                " store cannot hold a test: give another --store)"
+            )
+        if conn.get("schema") != SCHEMA_VERSION:
+            raise StoreError(
+                f"{conn.path}: SPRT store schema {conn.get('schema')}, this arena"
+                f" reads {SCHEMA_VERSION}"
+            )
+        if "games" not in tables:
+            raise StoreError(f"{conn.path}: the store is damaged (no table games)")
+    use_wal(conn.db, conn.path)
+    if not tables:
+        _make_tables(conn)
+
+
+class SprtStore(OpenStore):
     """An open SPRT store: `SprtStore.open(path)`, best used as a context manager."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
-        self._db = db
-        self.path = path
-        self._hold: int | None = None  # `arena.store.hold_store`, once open to write
+    writer = "SPRT"
 
     @classmethod
     def open(cls, path: Path) -> SprtStore:
-        """Open the store at `path`, creating it (and its folder) if there is none."""
-        path = Path(path)
-        refuse_no_file(path, "an SPRT store")
-        with contextlib.suppress(OSError):
-            if path.stat().st_size == 0:
-                raise StoreError(
-                    f"{path} is an empty file, not an arena SPRT store (remove it to start a"
-                    " new test there)"
-                )
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise StoreError(f"{path}: cannot create its folder: {err}") from None
-        make_whole(path, lambda db: cls(db, path)._make_tables())
-        hold = hold_store(path)
-        try:
-            db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
-        except sqlite3.Error as err:
-            os.close(hold)
-            raise store_error(path, "cannot open", err) from None
-        store = cls(db, path)
-        store._hold = hold
-        opened = False
-        try:
-            with store._guard("cannot open"):
-                store._init()
-            opened = True
-        finally:
-            if not opened:
-                store.close()
-        return store
-
-    def _init(self) -> None:
-        db = self._db
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables:
-            if "meta" not in tables or self.get_meta("format") != FORMAT:
-                raise StoreError(
-                    f"{self.path}: an SQLite file, but not an arena SPRT store (a league's"
-                    " store cannot hold a test: give another --store)"
-                )
-            if self.get_meta("schema") != SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path}: SPRT store schema {self.get_meta('schema')}, this arena"
-                    f" reads {SCHEMA_VERSION}"
-                )
-            if "games" not in tables:
-                raise StoreError(f"{self.path}: the store is damaged (no table games)")
-        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            raise StoreError(
-                f"{self.path}: SQLite cannot keep a write-ahead log here (journal mode"
-                f" {mode}); put the store on a local file system"
-            )
-        db.execute("PRAGMA synchronous=NORMAL")
-        if not tables:  # an SQLite file with no tables yet (as an older arena left one)
-            self._make_tables()
-
-    def _make_tables(self) -> None:
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            self._set("format", FORMAT)
-            self._set("schema", SCHEMA_VERSION)
-
-    def close(self) -> None:
-        self._db.close()
-        if self._hold is not None:  # after the connection (`arena.store.hold_store`)
-            os.close(self._hold)
-            self._hold = None
-
-    def __enter__(self) -> SprtStore:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    @contextlib.contextmanager
-    def _guard(self, doing: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.DatabaseError as err:
-            if "not a database" in str(err):
-                raise StoreError(f"{self.path}: not an SQLite file (not an SPRT store)") from None
-            raise store_error(self.path, doing, err) from None
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
-            # OverflowError: int() of an infinite REAL, or of JSON's 1e400
-            raise StoreError(f"{self.path}: {doing}: the store is damaged ({err})") from None
-        except RecursionError:  # JSON nested too deeply ("[" * 100000): anyone's store
-            raise StoreError(
-                f"{self.path}: {doing}: the store is damaged (a value nested too deeply)"
-            ) from None
-        except sqlite3.Error as err:
-            raise StoreError(f"{self.path}: {doing}: {err}") from None
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-            self._db.execute("COMMIT")
-        finally:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-
-    def _set(self, key: str, value: Any) -> None:
-        self._db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
+        """Open the store at `path`, creating it (and its folder) if there is none
+        (`arena.store.open_to_write`)."""
+        remedy = "remove it to start a new test there"
+        conn, hold, _ = open_to_write(Path(path), _WHAT, remedy, _make_tables, _set_up)
+        return cls(conn, hold)
 
     # -- meta
 
     def get_meta(self, key: str) -> Any:
         """The JSON value stored under `key`, or None."""
-        with self._guard("cannot read"):
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-            return json.loads(row[0]) if row else None
+        with self._conn.guard("cannot read"):
+            return self._conn.get(key)
 
     def set_meta(self, key: str, value: Any) -> None:
-        with self._guard("cannot write"), self._transaction():
-            self._set(key, value)
+        with self._conn.guard("cannot write"), self._conn.transaction():
+            self._conn.set(key, value)
 
     # -- games
 
@@ -261,10 +168,9 @@ class SprtStore:
         finished: float,
     ) -> None:
         """Store one finished game (in one transaction); a game id is stored once."""
-        with self._guard("cannot record a game"), self._transaction():
-            if self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
-                raise StoreError(f"{self.path}: game {game_id} is already stored")
-            self._db.execute(
+        with self._conn.guard("cannot record a game"), self._conn.transaction():
+            self._conn.check_new(game_id)
+            self._conn.db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     game_id, pair, side, json.dumps(list(seats)), str(seed),
@@ -274,18 +180,12 @@ class SprtStore:
             )  # fmt: skip
         self.check_in_place()
 
-    def check_in_place(self) -> None:
-        """`arena.store.check_in_place` of this store, if it is open to write: a store
-        removed or replaced while the test writes it stops the test, its games saved."""
-        if self._hold is not None:
-            check_in_place(self._db, self.path, self._hold, self.close, "SPRT")
-
     def games(self) -> dict[str, StoredGame]:
         """Every stored game, by game id."""
         out: dict[str, StoredGame] = {}
         sides: set[tuple[int, str]] = set()
-        with self._guard("cannot read the games"):
-            rows = self._db.execute(
+        with self._conn.guard("cannot read the games"):
+            rows = self._conn.db.execute(
                 "SELECT game_id, pair, side, seats, seed, places, faults, started, finished"
                 " FROM games ORDER BY pair, side"
             )
@@ -310,5 +210,5 @@ class SprtStore:
 
     def count(self) -> int:
         """Games stored."""
-        with self._guard("cannot read the games"):
-            return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+        with self._conn.guard("cannot read the games"):
+            return int(self._conn.db.execute("SELECT count(*) FROM games").fetchone()[0])

@@ -36,8 +36,12 @@ The store is used from one thread at a time (the league's trio thread), and writ
 one process at a time: a store open to write is held (`hold_store`), and a second
 league opening it is refused.
 
-The package: `_league` (the `Store` class), `_files` (the file's safety, shared with
-the SPRT store), `_replays` (a replay's packing), `_columns` (seat rows as columns).
+The package, one concept a module: `_league` (the `Store` class, the front door),
+`_tables` (the schema: made, recognised, checked for damage), `_proofs` (the rows'
+HMAC proofs), `_writing` (a game's rows and replay), `_reading` (games read back, and
+their record types), `_columns` (seat rows as columns), `_replays` (a replay's
+packing); shared with the SPRT store: `_files` (the file's safety, and opening a store)
+and `_sqlite` (the connection: errors in words, transactions, meta).
 """
 
 from __future__ import annotations
@@ -45,28 +49,27 @@ from __future__ import annotations
 from arena.store._files import (
     FORMAT,
     SPRT_FORMAT,
+    OpenStore,
     check_in_place,
     format_of,
     hold_store,
     make_whole,
-    refuse_no_file,
-    store_error,
+    open_to_write,
 )
-from arena.store._league import (
-    PROOF_KEY,
-    RESERVED_KEYS,
-    SCHEMA_VERSION,
-    STREAKS,
-    GameRow,
-    SeatRow,
-    Store,
-)
+from arena.store._league import Store
+from arena.store._reading import GameRow, SeatRow
 from arena.store._replays import (
     REPLAY_LIMIT,
     inflate,
     pack_replay,
     unpack_replay,
 )
+from arena.store._sqlite import (
+    StoreConnection,
+    store_error,
+    use_wal,
+)
+from arena.store._tables import PROOF_KEY, RESERVED_KEYS, SCHEMA_VERSION, STREAKS
 
 __all__ = [
     "FORMAT",
@@ -77,15 +80,18 @@ __all__ = [
     "SPRT_FORMAT",
     "STREAKS",
     "GameRow",
+    "OpenStore",
     "SeatRow",
     "Store",
+    "StoreConnection",
     "check_in_place",
     "format_of",
     "hold_store",
     "inflate",
     "make_whole",
+    "open_to_write",
     "pack_replay",
-    "refuse_no_file",
     "store_error",
     "unpack_replay",
+    "use_wal",
 ]

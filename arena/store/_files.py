@@ -1,6 +1,7 @@
 """The safety of a store's file, shared by the league store and the SPRT store: made
 whole before it takes its name, held by one writer, found again if it is moved or
-replaced, refused when it is none of arena's, and SQLite's errors in words."""
+replaced, refused when it is none of arena's; and the sequence that opens a store to
+write (`open_to_write`) or to read (`open_to_read`) with it."""
 
 from __future__ import annotations
 
@@ -15,30 +16,18 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import ClassVar, Self, TypeVar
 
 from arena.errors import StoreError
+from arena.store._sqlite import StoreConnection, connect, store_error
 
-if TYPE_CHECKING:
-    pass
+_T = TypeVar("_T")
 
 
 FORMAT = "arena-league-store"
 """The value of the meta key "format" in every arena store."""
 SPRT_FORMAT = "arena-sprt-store"
 """The same in every SPRT store (`arena.sprt`), here for `hold_store` to name a holder."""
-
-_MEANINGS = {
-    "SQLITE_NOTADB": "not an arena league store (not an SQLite database)",
-    "SQLITE_CORRUPT": "the store is damaged",
-    "SQLITE_BUSY": "the store is locked by another process",
-    "SQLITE_LOCKED": "the store is locked",
-    "SQLITE_READONLY": "the store is read-only",
-    "SQLITE_FULL": "the disk is full",
-    "SQLITE_CANTOPEN": "cannot open the file",
-    "SQLITE_IOERR": "a read or write failed",
-    "SQLITE_PERM": "permission denied",
-}
 
 
 def check_in_place(
@@ -266,14 +255,83 @@ def format_of(path: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
+def open_to_write(
+    path: Path,
+    what: str,
+    remedy: str,
+    fill: Callable[[StoreConnection], None],
+    init: Callable[[StoreConnection], _T],
+) -> tuple[StoreConnection, int, _T]:
+    """Open the store at `path` to write: what a league store and an SPRT store share.
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
+    A file that can hold no store, or an empty one, is refused as not `what` ("an
+    arena league store"; `remedy` says what to do with an empty file). With no store
+    there, its folder is made and the store made whole (`make_whole`, `fill` writing
+    its tables); it is then held (`hold_store`), connected to, and `init` checks and
+    sets up the connection under its guard. Whatever fails, nothing is left open.
+    Returns the connection, the hold (to close after the connection) and what `init`
+    returned."""
+    refuse_no_file(path, what)
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == 0:
+            raise StoreError(f"{path} is an empty file, not {what} ({remedy})")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StoreError(f"{path}: cannot create its folder: {err}") from None
+    make_whole(path, lambda db: fill(StoreConnection(db, path, what)))
+    hold = hold_store(path)
+    try:
+        conn, made = connect(path, what, init)
+    except BaseException:
+        os.close(hold)
+        raise
+    return conn, hold, made
 
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+
+def open_to_read(
+    path: Path, what: str, init: Callable[[StoreConnection], _T]
+) -> tuple[StoreConnection, _T]:
+    """Open an existing store at `path` for reading only: nothing in it is written,
+    and any thread may read it, one at a time (`arena serve` reads in worker threads).
+    A file that is missing or empty is refused as not `what`; `init` checks the
+    connection under its guard, which is closed if that fails. Where SQLite cannot make
+    the write-ahead log's side files and there are none, the store is read as a file
+    nobody writes (`_finished_out_of_reach`)."""
+    refuse_no_file(path, what)
+    if not path.is_file():
+        raise StoreError(f"{path}: no such {what.removeprefix('an arena ')}")
+    if path.stat().st_size == 0:  # SQLite would read it as a database of no tables
+        raise StoreError(f"{path} is an empty file, not {what}")
+    uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
+    if _finished_out_of_reach(path):
+        uri += "&immutable=1"
+    return connect(path, what, init, target=uri, any_thread=True)
+
+
+class OpenStore:
+    """A store open through `conn` (a league's or an SPRT's), held while it is open to
+    write (`hold`, of `hold_store`): closed once, best used as a context manager, and
+    checked in its place after each game (`check_in_place`)."""
+
+    writer: ClassVar[str] = "league"
+    """Who writes the store, for `check_in_place`'s words ("league", "SPRT")."""
+
+    def __init__(self, conn: StoreConnection, hold: int | None) -> None:
+        self._conn = conn
+        self._hold = hold
+        self.path = conn.path
+        """The store's file."""
+
+    def close(self) -> None:
+        """Close the store; it cannot be used afterwards (closing twice is fine)."""
+        self._conn.db.close()
+        if self._hold is not None:  # after the connection: see `hold_store`
+            os.close(self._hold)
+            self._hold = None
+
+    def __enter__(self) -> Self:
+        return self
 
     def __exit__(
         self,
@@ -281,47 +339,10 @@ class _Transaction:
         value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        try:
-            if kind is None:
-                self._db.execute("COMMIT")
-        finally:
-            if self._db.in_transaction:  # an error, or a COMMIT that failed
-                self._db.execute("ROLLBACK")
+        self.close()
 
-
-def _at(values: Sequence[int] | None, seat: int) -> int | None:
-    return values[seat] if values is not None else None
-
-
-def _writable_folder(folder: Path) -> bool:
-    """Whether this process may make files in `folder` (not on a read-only mount)."""
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return False
-    except OSError:
-        return True  # cannot tell: say what SQLite said
-    return os.access(folder, os.W_OK | os.X_OK)
-
-
-def store_error(path: Path, doing: str, err: sqlite3.Error) -> StoreError:
-    """A `StoreError` that says what an SQLite error means."""
-    name = getattr(err, "sqlite_errorname", None) or ""
-    primary = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
-    if isinstance(err, sqlite3.ProgrammingError) and "closed" in str(err):
-        return StoreError(f"{path}: {doing}: the store is closed")
-    meaning = _MEANINGS.get(primary)
-    if isinstance(err, sqlite3.OperationalError) and "Could not decode" in str(err):
-        meaning = "the store is damaged"  # text that is not UTF-8: Python's check
-    if primary == "SQLITE_NOTADB":
-        return StoreError(f"{path}: {meaning}")
-    if primary == "SQLITE_CANTOPEN" and path.exists() and not _writable_folder(path.parent):
-        # SQLite makes the write-ahead log's files beside the store: no folder to write in,
-        # and its only word is "unable to open database file".
-        meaning = (
-            f"its folder {path.parent} cannot be written (a read-only file system, or"
-            " another user's folder), and a store open to write keeps its log files beside"
-            " it; arena standings, report and serve read it there"
-        )
-    if meaning:
-        return StoreError(f"{path}: {doing}: {meaning} ({err})")
-    return StoreError(f"{path}: {doing}: {err}")
+    def check_in_place(self) -> None:
+        """`check_in_place` of this store, if it is open to write: a store removed or
+        replaced while it is written stops its writer, its games saved."""
+        if self._hold is not None:
+            check_in_place(self._conn.db, self.path, self._hold, self.close, self.writer)

@@ -5,6 +5,9 @@
 - Misbehaving bot programs (`script`, `spec`, `BEHAVIOURS`): real processes that hang,
   crash, flood or lie, for testing what runs bots; `alive` and `pids` check that
   nothing of them is left.
+- A perfect-information control (`play_seeing`, `SeeingPort`): one seat's acts carry
+  every hand (`test_hands`), for measuring what hidden information is worth; only
+  reachable from code that imports this module.
 - A scripted game runner (`ScriptedRunner`, `by_strength`): what drives games (a
   league, an SPRT) tested in no time, with results of a known shape.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 from arena.testing._memory import FakeBot, Policy, Reply, connect, first_legal, play_policies
 from arena.testing._runners import Rank, ScriptedRunner, by_strength, result
 from arena.testing._scripts import BEHAVIOURS, alive, pids, script, spec
+from arena.testing._seeing import SeeingPort, play_seeing
 
 __all__ = [
     "BEHAVIOURS",
@@ -22,12 +26,14 @@ __all__ = [
     "Rank",
     "Reply",
     "ScriptedRunner",
+    "SeeingPort",
     "alive",
     "by_strength",
     "connect",
     "first_legal",
     "pids",
     "play_policies",
+    "play_seeing",
     "result",
     "script",
     "spec",

@@ -17,7 +17,7 @@ from arena.cluster._bundles import BuildSettings, BundleError, ensure_built, is_
 from arena.cluster._runner import _judge
 from arena.cluster._tasks import BuildReport, Here, RunInfo, close_run, play_games, prepare_bot
 from arena.errors import ConfigError
-from arena.messages import FromWorker, Play, Played, Reader, Setup, WorkerSettings, encode
+from arena.messages import FromWorker, Play, Played, Reader, Setup, encode
 from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
 from arena.testing import alive
@@ -146,7 +146,7 @@ def test_a_game_task_plays_in_an_arena_worker_process(
     specs = [load_manifest(witness_bot(tmp_path, name)) for name in ("ann", "bob")]
     digests = {s.name: s.digest() for s in specs}
     bundles = {digests[s.name]: pack(s) for s in specs}
-    settings = WorkerSettings.of(RunSettings(clocks=Clocks(decision_ms=3000)), "none")
+    settings = RunSettings(clocks=Clocks(decision_ms=3000))
     setup = Setup(bots=tuple(specs), settings=settings, config=GameConfig(players=2))
     info = RunInfo("t1", encode(setup), digests, SETTINGS)
     try:
@@ -171,7 +171,7 @@ def test_a_game_task_no_longer_wanted_stops_its_worker_process(tmp_path: Path) -
     worker process in the middle of its game: the task ends as abandoned, and the
     game's bots and worker process are gone."""
     specs = [load_manifest(witness_bot(tmp_path, name, delay=0.2)) for name in ("ann", "bob")]
-    settings = WorkerSettings.of(RunSettings(clocks=Clocks(decision_ms=3000)), "none")
+    settings = RunSettings(clocks=Clocks(decision_ms=3000))
     setup = Setup(bots=tuple(specs), settings=settings, config=GameConfig(players=2))
     here = Here(None)
     key = "arena-games-t2-g1-1-0"

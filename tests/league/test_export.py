@@ -111,7 +111,7 @@ def test_csv_quotes_a_name_a_spreadsheet_would_run(tmp_path: Path) -> None:
 def edited(store: Path, tmp_path: Path, statement: str) -> Path:
     copy = tmp_path / "copy.sqlite"
     with Store.open(store, readonly=True) as db:  # a whole copy, its log included
-        db._db.execute("VACUUM INTO ?", (str(copy),))
+        db._conn.db.execute("VACUUM INTO ?", (str(copy),))
     with sqlite3.connect(copy) as db:
         db.execute(statement)
     return copy

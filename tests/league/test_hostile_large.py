@@ -7,7 +7,7 @@ from pathlib import Path
 
 import trio
 
-from arena.messages import Play, Setup, WorkerSettings
+from arena.messages import Play, Setup
 from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import WorkerPool
@@ -121,7 +121,7 @@ async def test_a_hanging_bot_holds_up_only_its_own_game() -> None:
         spec("good", pidfile, name="g2"),
     )
     clocks = Clocks(decision_ms=3000, exit_grace_ms=300, kill_grace_ms=200)
-    settings = WorkerSettings.of(RunSettings(clocks=clocks), "none")
+    settings = RunSettings(clocks=clocks)
     setup = Setup(bots, settings, GameConfig(players=2))
     results = {}
     async with WorkerPool(1, games=2).players(setup) as players:

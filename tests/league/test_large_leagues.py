@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from arena.bots import BotSpec
 from arena.league import Dispatch, LeagueConfig, Progress, run_league
-from arena.messages import Play, Setup, Warm, WorkerSettings
+from arena.messages import Play, Setup, Warm
 from arena.referee import Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import LocalRunner, WorkerPool
@@ -93,7 +93,7 @@ async def test_one_worker_process_plays_several_games_at_once() -> None:
     overlap) and each answer comes back to the game it belongs to."""
     bots = tuple(slow_bot(f"s{i}") for i in range(4))
     setup = Setup(
-        bots, WorkerSettings.of(RunSettings(clocks=Clocks(decision_ms=5000)), "none"),
+        bots, RunSettings(clocks=Clocks(decision_ms=5000)),
         GameConfig(players=2),
     )  # fmt: skip
     results = {}
@@ -254,17 +254,17 @@ async def test_a_worker_reports_the_processes_it_holds_warm(tmp_path: Path) -> N
     pidfile = tmp_path / "pids"
     specs = tuple(spec("good", pidfile, name=f"b{i}") for i in range(6))
     settings = RunSettings(clocks=Clocks(decision_ms=5000), max_processes=3)
-    setup = Setup(specs, WorkerSettings.of(settings, "none"), GameConfig(players=2))
+    setup = Setup(specs, settings, GameConfig(players=2))
     pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 0), (0, 5)]
     launched = 0
-    async with LocalRunner(settings).players(setup) as (play,):
+    async with LocalRunner().players(setup) as (play,):
         for i, (a, b) in enumerate(pairs):
             played = await play(Play(f"g{i}", (f"b{a}", f"b{b}"), i, None))
             launched += sum(played.launched.values())
     assert sorted(w.bot for w in played.warm) == ["b0", "b1", "b5"]
     assert launched == 7
-    settings = RunSettings(clocks=Clocks(decision_ms=5000))
-    async with LocalRunner(settings).players(setup) as (play,):
+    setup = Setup(specs, RunSettings(clocks=Clocks(decision_ms=5000)), GameConfig(players=2))
+    async with LocalRunner().players(setup) as (play,):
         for i, seats in enumerate([("b0", "b1"), ("b1", "b0"), ("b0", "b2")]):
             played = await play(Play(f"d{i}", seats, 7, "t0-d0"))
     warm = sorted((w.bot, w.groups) for w in played.warm)
@@ -370,7 +370,7 @@ async def test_a_league_with_a_process_limit_records_every_game(tmp_path: Path) 
         config = LeagueConfig(
             bots=bots, store=tmp_path / f"s{limit}.sqlite", game=GameConfig(players=3),
             seed=11, table_size=3, games_per_table=3, duplicate=True, max_tables=12,
-            concurrency=4, max_processes=limit,
+            concurrency=4, run=RunSettings(max_processes=limit),
         )  # fmt: skip
         with Store.open(config.store) as store:
             report = await run_league(config, store, Progress())

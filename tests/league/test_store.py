@@ -9,6 +9,7 @@ particular rule beyond the outcome's shape.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import random
 import signal
@@ -16,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import arena.store._league as store_module  # (where the store reads in chunks)
+import arena.store._columns as store_module  # (where the store reads in chunks)
 from arena.errors import StoreError
 from arena.records import SeatRecord
 from arena.referee import FaultRecord, GameResult
@@ -116,6 +118,19 @@ def test_a_replay_packed_by_a_worker_is_stored_as_given(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.sqlite") as store:
         record(store, result, 4, replay=packed)
         assert store.replay(result.game_id) == result.log
+
+
+def test_a_replay_is_packed_as_json_dumps_writes_each_record() -> None:
+    # pack_replay calls json's C encoder itself: the same text as json.dumps, whatever
+    # a record holds (text beyond ASCII, floats of every form, nesting)
+    log = [
+        *finished(4).log,
+        {"type": "fault", "seat": 0, "message": 'caf\u00e9 \u2028 \x7f "q" \\ \x01', "bytes": None},
+        {"type": "x", "floats": [0.1, 1e16, 2.5e-05, -0.0, float("inf"), float("nan")]},
+        {"type": "y", "nested": {"a": [[1, None, True, False], {"b": (2, 3)}]}},
+    ]
+    text = zlib.decompress(pack_replay(log)).decode()
+    assert text == "\n".join(json.dumps(r, separators=(",", ":")) for r in log)
 
 
 def test_games_come_back_in_schedule_order(tmp_path: Path) -> None:
@@ -274,11 +289,11 @@ def test_a_fifo_a_device_or_a_link_to_nothing_is_refused_as_what_it_is(
     for path in (fifo, Path("/dev/null")):
         with pytest.raises(StoreError, match=r"is not a regular file \(a FIFO, a device...\)"):
             Store.open(path, readonly=readonly)
-    with pytest.raises(StoreError, match=r"is not a regular file .*, not an SPRT store"):
+    with pytest.raises(StoreError, match=r"is not a regular file .*, not an arena SPRT store"):
         SprtStore.open(fifo)
     with pytest.raises(StoreError, match=r"link\.sqlite is a link to .*nowhere/x\.sqlite'"):
         Store.open(link, readonly=readonly)
-    with pytest.raises(StoreError, match=r"which does not exist, not an SPRT store"):
+    with pytest.raises(StoreError, match=r"which does not exist, not an arena SPRT store"):
         SprtStore.open(link)
     assert link.is_symlink()
     assert not link.exists()
@@ -474,7 +489,7 @@ def trace(statement):
         print("stalled", flush=True)
         time.sleep(600)
 
-store._db.set_trace_callback(trace)
+store._conn.db.set_trace_callback(trace)
 print("ready", flush=True)
 for i, result in enumerate(results):
     if result.game_id in done:

@@ -20,7 +20,6 @@ from arena.messages import (
     Reader,
     Setup,
     ToWorker,
-    WorkerSettings,
     encode,
 )
 from arena.referee import Clocks, FaultRecord, RunSettings
@@ -58,12 +57,14 @@ def test_bots_and_settings_survive_the_wire() -> None:
         max_frame=4096,
         fresh_process=True,
         log_dir=Path("/tmp/logs"),
+        sandbox="bwrap",
+        max_processes=9,
     )
-    setup = Setup((spec, bare), WorkerSettings.of(settings, "none"), GameConfig(players=3))
+    setup = Setup((spec, bare), settings, GameConfig(players=3))
     back = roundtrip(setup, ToWorker)
     assert back == setup
     assert isinstance(back, Setup)
-    assert back.settings.run_settings() == settings  # data only: no wrap crossed
+    assert back.settings == settings  # data only: the sandbox crosses as its name
     play = Play("g1", ("ann", "cmd"), 2**64 - 1, "t0-d0")
     assert roundtrip(play, ToWorker) == play
 
@@ -92,7 +93,7 @@ async def test_a_worker_that_cannot_set_up_says_why_and_leaves_no_process(
 ) -> None:
     """A worker whose set-up fails (here: a bot folder that is not there under the
     sandbox it names) reports it; the pool closes every worker."""
-    settings = WorkerSettings.of(RunSettings(), "no-such-sandbox")
+    settings = RunSettings(sandbox="no-such-sandbox")
     bot = BotSpec("ghost", ("./bot",), tmp_path / "ghost")
     setup = Setup((bot,), settings, GameConfig(players=2))
     pool = WorkerPool(2)

@@ -162,3 +162,57 @@ def random_bots(bots: Path, *names: str) -> None:
         shutil.copytree(RANDOM, folder)
         toml = folder / "bot.toml"
         toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+
+
+ORDINARY_UID = 61_234
+"""A throw-away uid with no account, for tests of arena run by an ordinary user."""
+
+
+def system_python() -> str | None:
+    """Debian's Python, if it can import arena's compiled dependencies (the same minor
+    version): arena's own may live in a folder only root may enter (pyenv's in /root)."""
+    python = shutil.which("python3", path="/usr/bin")
+    if python is None:
+        return None
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version_info[:2])"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    return python if version == str(sys.version_info[:2]) else None
+
+
+needs_ordinary_user = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="takes a throw-away uid (setpriv, as root)"),
+    pytest.mark.skipif(system_python() is None, reason="no /usr/bin/python3 of this version"),
+    pytest.mark.skipif(shutil.which("setpriv") is None, reason="no setpriv"),
+]
+"""Marks for a test that runs arena as `ORDINARY_UID`."""
+
+
+def give_to_ordinary_user(*trees: Path) -> None:
+    """Hand `trees` to `ORDINARY_UID`."""
+    for tree in trees:
+        subprocess.run(["chown", "-R", f"{ORDINARY_UID}:{ORDINARY_UID}", str(tree)], check=True)
+
+
+def as_ordinary_user(
+    args: list[str], *, home: Path, cwd: Path, path: str = "/usr/bin:/bin", timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """Run `python ARGS` (Debian's Python, arena from this repository) as `ORDINARY_UID`
+    with `home` as its HOME and only `path` on its PATH: arena as an ordinary user on
+    this machine would run it."""
+    python = system_python()
+    assert python is not None
+    root = Path(__file__).resolve().parents[2]
+    site = next((root / ".venv" / "lib").glob("python3*/site-packages"), None)
+    env = {
+        "HOME": str(home),
+        "PATH": path,
+        "PYTHONPATH": os.pathsep.join(str(p) for p in [root, site] if p is not None),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    uid = str(ORDINARY_UID)
+    command = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", python, *args]
+    return subprocess.run(
+        command, env=env, cwd=cwd, capture_output=True, text=True, check=False, timeout=timeout
+    )

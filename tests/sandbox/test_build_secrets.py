@@ -7,21 +7,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.sandbox import toolchain_paths
 
-from .helpers import needs_bwrap
+from .helpers import ORDINARY_UID as USER
+from .helpers import needs_bwrap, system_python
 
 ROOT = Path(__file__).resolve().parents[2]
-
-USER = 61_234
-"""A throw-away uid with no account."""
 
 PROBE = """
 import json, os
@@ -36,24 +32,11 @@ json.dump(seen, open("seen.json", "w"))
 """
 
 
-def _system_python() -> str | None:
-    """Debian's Python, if it can import arena's compiled dependencies (the same minor
-    version): arena's own may live in a folder only root may enter (pyenv's in /root)."""
-    python = shutil.which("python3", path="/usr/bin")
-    if python is None:
-        return None
-    version = subprocess.run(
-        [python, "-c", "import sys; print(sys.version_info[:2])"],
-        capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
-    return python if version == str(sys.version_info[:2]) else None
-
-
 @needs_bwrap
 @pytest.mark.skipif(os.geteuid() != 0, reason="takes a throw-away uid (setpriv, as root)")
-@pytest.mark.skipif(_system_python() is None, reason="no /usr/bin/python3 of this version")
-def test_a_build_run_by_an_ordinary_user_sees_nothing_of_their_home(tmp_path: Path) -> None:
-    top = tmp_path / "user"
+@pytest.mark.skipif(system_python() is None, reason="no /usr/bin/python3 of this version")
+def test_a_build_run_by_an_ordinary_user_sees_nothing_of_their_home(user_tmp: Path) -> None:
+    top = user_tmp / "user"
     home = top / "home"
     secrets = {
         home / ".ssh" / "id_rsa": "PRIVATE KEY",
@@ -76,12 +59,7 @@ def test_a_build_run_by_an_ordinary_user_sees_nothing_of_their_home(tmp_path: Pa
     paths = [str(p) for p in [*secrets, *tools]]
     (bot / "probe.py").write_text(f"PATHS = {paths!r}\n" + PROBE)
     subprocess.run(["chown", "-R", f"{USER}:{USER}", str(top)], check=True)
-    tmp_path.chmod(0o755)
-    for parent in tmp_path.parents:  # pytest's folders, for the user to cross
-        if parent == Path("/tmp"):
-            break
-        parent.chmod(parent.stat().st_mode | 0o111)
-    python = _system_python()
+    python = system_python()
     assert python is not None
     run = (
         "from pathlib import Path\n"

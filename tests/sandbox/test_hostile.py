@@ -76,10 +76,14 @@ class Scene:
             clocks=CLOCKS,
             limits=LIMITS,
             log_dir=self.logs,
-            wrap=bwrap_wrap(tmp_mb=TMP_MB) if sandboxed else None,
         )
         results, _ = await run_match(
-            [self.victim, hostile], GameConfig(players=2), games=GAMES, seed=11, settings=settings
+            [self.victim, hostile],
+            GameConfig(players=2),
+            games=GAMES,
+            seed=11,
+            settings=settings,
+            wrap=bwrap_wrap(tmp_mb=TMP_MB) if sandboxed else None,
         )
         self.workdirs = sorted(set(self._workdirs()) - before)
         assert await gone(self.token), "no process is left running"
@@ -465,10 +469,14 @@ async def test_a_bot_its_memory_group_killed_is_told_why(tmp_path: Path, when: s
     settings = RunSettings(
         clocks=CLOCKS,
         limits=Limits(memory_mb=64, cpu_seconds=60, processes=32, file_size_mb=256),
-        wrap=bwrap_wrap(tmp_mb=256),
     )
     results, _ = await run_match(
-        [hog, other], GameConfig(players=2), games=1, seed=2, settings=settings
+        [hog, other],
+        GameConfig(players=2),
+        games=1,
+        seed=2,
+        settings=settings,
+        wrap=bwrap_wrap(tmp_mb=256),
     )
     (fault,) = results[0].faults
     assert results[0].names[fault.seat] == "hog"

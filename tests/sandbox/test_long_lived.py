@@ -17,7 +17,6 @@ import trio
 from arena.bots import Limits
 from arena.referee import Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
-from arena.sandbox import bwrap_wrap
 
 from .helpers import gone, make_bot, needs_bwrap, reports
 
@@ -36,7 +35,7 @@ async def test_sandboxed_bots_play_on_for_more_than_30_seconds(tmp_path: Path) -
     settings = RunSettings(
         clocks=Clocks(decision_ms=2000, startup_ms=15000),
         log_dir=tmp_path / "logs",
-        wrap=bwrap_wrap(),
+        sandbox="bwrap",
     )
     started = trio.current_time()
     games = 0
@@ -68,7 +67,7 @@ async def test_the_cpu_limit_is_per_game_not_per_process(tmp_path: Path, sandbox
         clocks=Clocks(decision_ms=3000, startup_ms=15000),
         limits=Limits(cpu_seconds=1),
         log_dir=tmp_path / "logs",
-        wrap=bwrap_wrap() if sandboxed else None,
+        sandbox="bwrap" if sandboxed else "none",
     )
     async with open_pools(specs, settings) as pools:
         for game in range(5):

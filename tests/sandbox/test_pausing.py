@@ -19,7 +19,6 @@ import trio
 from arena.match import run_match
 from arena.referee import Clocks, RunSettings, open_pools
 from arena.rules import Format, GameConfig
-from arena.sandbox import bwrap_wrap
 
 from .helpers import BOTH, gone, make_bot, needs_bwrap, reports
 
@@ -38,7 +37,7 @@ async def test_a_bot_gets_no_cpu_time_while_another_decides(
     settings = RunSettings(
         clocks=Clocks(startup_ms=15000),
         log_dir=tmp_path / "logs",
-        wrap=bwrap_wrap() if sandboxed else None,
+        sandbox="bwrap" if sandboxed else "none",
     )
     results, _ = await run_match(specs, GameConfig(players=2), games=2, seed=1, settings=settings)
     assert all(not result.faults for result in results)
@@ -73,7 +72,7 @@ async def test_an_idle_process_in_the_pool_is_stopped_until_its_next_game(
     token = f"arena-idle-{uuid.uuid4().hex}"
     spec = make_bot(tmp_path / "bots", "idler", "none", token=token)
     settings = RunSettings(
-        clocks=Clocks(startup_ms=15000), wrap=bwrap_wrap() if sandboxed else None
+        clocks=Clocks(startup_ms=15000), sandbox="bwrap" if sandboxed else "none"
     )
 
     def state(pid: int) -> str:
@@ -119,7 +118,7 @@ async def test_a_stopped_bot_runs_again_to_read_its_game_over(tmp_path: Path) ->
         make_bot(root, "third", "measure", 0, token=token),
     ]
     settings = RunSettings(
-        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", wrap=bwrap_wrap()
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
     )
     config = GameConfig(players=3, format=Format.TOKENS, tokens=5)
     results, _ = await run_match(specs, config, games=2, seed=1, settings=settings)

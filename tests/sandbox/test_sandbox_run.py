@@ -87,7 +87,7 @@ async def test_the_starter_kits_play_under_the_sandbox(tmp_path: Path) -> None:
     if len(present) < 4:
         pytest.skip("the C and JS kits are not built (make bots)")
     settings = RunSettings(
-        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", wrap=bwrap_wrap()
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
     )
     results, started = await run_match(
         present, GameConfig(players=4), games=4, seed=3, settings=settings
@@ -106,7 +106,7 @@ async def test_a_private_folder_outside_tmp(
         monkeypatch.setattr(tempfile, "tempdir", str(work))
         hostile = make_bot(tmp_path, "hostile", "write_outside", tmp_path / "x", token=token)
         victim = make_bot(tmp_path, "victim", "none", token=token)
-        settings = RunSettings(log_dir=tmp_path / "logs", wrap=bwrap_wrap())
+        settings = RunSettings(log_dir=tmp_path / "logs", sandbox="bwrap")
         results, _ = await run_match(
             [victim, hostile], GameConfig(players=2), games=1, seed=1, settings=settings
         )

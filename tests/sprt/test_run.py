@@ -263,7 +263,7 @@ def test_a_league_store_or_a_stray_file_is_not_an_sprt_store(tmp_path: Path) -> 
         SprtStore.open(empty)
     text = tmp_path / "notes.txt"
     text.write_text("hello " * 1000)
-    with pytest.raises(StoreError, match="not an SQLite file"):
+    with pytest.raises(StoreError, match=r"not an arena SPRT store \(not an SQLite database\)"):
         SprtStore.open(text)
     assert text.read_text() == "hello " * 1000
     assert empty.read_bytes() == b""

@@ -1,13 +1,33 @@
 //! Quick strength checks in the simulator (no processes, no clock):
-//!   [MS=milliseconds a decision] cargo run --release --offline --example duel -- PLAYERS ITERATIONS GAMES [FORMAT] [EDITION]
-//! One seat searches (in every seat in turn), the others play the heuristic;
-//! prints the searcher's mean score (the share of opponents finished above).
+//!   [ENV] cargo run --release --offline --example duel -- PLAYERS ITERATIONS GAMES [FORMAT] [EDITION]
+//! One seat searches (in every seat in turn), the others play a heuristic; prints
+//! the searcher's mean score (the share of opponents finished above it, ties half)
+//! and the Elo it gives, with a 95% interval from the games' standard error.
+//!
+//! ENV: OPP=kit|py the other seats' heuristic (default py: example_bots/python/heuristic,
+//! the one `arena sprt` measures against); POL=kit|py the playouts' heuristic (default
+//! the bot's); INFER=1 deals by what the other seats' plays say (infer.rs); CHEAT=1
+//! the searcher sees every hand and the draw pile; MS=milliseconds a decision instead
+//! of a playout count; C, EPS, DEPTH, NOOPP=1 the search's parameters; SEED the first deal.
 
-use yardstick::determinize::from_state;
-use yardstick::game::{Config, Edition, Format, State};
-use yardstick::policy;
+use yardstick::determinize::{from_state, Template};
+use yardstick::game::{Config, Edition, Format, State, BUST, QUAD};
+use yardstick::infer::Beliefs;
+use yardstick::policy::{self, Policy};
 use yardstick::rng::Rng;
 use yardstick::search::{search, Params};
+
+fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|x| x.parse().ok())
+}
+
+fn heuristic(name: &str) -> Policy {
+    if name == "kit" {
+        Policy::Kit
+    } else {
+        Policy::Python
+    }
+}
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
@@ -19,38 +39,111 @@ fn main() {
         Some("points") => Format::Points,
         _ => Format::Single,
     };
-    let edition = if a.get(4).map(String::as_str) == Some("1980") { Edition::E1980 } else { Edition::E2022 };
-    let exploration: f64 = std::env::var("C").ok().map_or(0.7, |x| x.parse().unwrap());
-    let epsilon: f64 = std::env::var("EPS").ok().map_or(0.1, |x| x.parse().unwrap());
-    let cfg = Config { players, format, edition, ..Config::default() };
-    let mut total = 0.0;
+    let edition = if a.get(4).map(String::as_str) == Some("1980") {
+        Edition::E1980
+    } else {
+        Edition::E2022
+    };
+    let defaults = Params::default();
+    let opp = heuristic(&std::env::var("OPP").unwrap_or_default());
+    let pol = std::env::var("POL").map_or(defaults.policy, |x| heuristic(&x));
+    let infer = env::<u8>("INFER").is_some_and(|x| x != 0);
+    let cheat = std::env::var("CHEAT").is_ok();
+    let ms: Option<u64> = env("MS");
+    let first: u64 = env("SEED").unwrap_or(1000);
+    let cfg = Config {
+        players,
+        format,
+        edition,
+        ..Config::default()
+    };
+    let mut scores = Vec::with_capacity(games);
     for g in 0..games {
         let me = g % players;
-        let mut rng = Rng::new(1000 + g as u64);
+        let mut rng = Rng::new(first + (g / players) as u64);
         let mut s = State::new_game(cfg, &mut rng);
+        let mut beliefs = Beliefs::default();
+        beliefs.round_start(&s.hands.iter().map(|h| h.len as usize).collect::<Vec<_>>());
         let mut k = 0;
         while !s.over {
-            let act = if s.current == me && s.legal().len() > 1 {
+            let seat = s.current;
+            let act = if seat == me && s.legal().len() > 1 {
                 k += 1;
-                let tp = if std::env::var("CHEAT").is_ok() {
-                    yardstick::determinize::Template { state: s.clone(), hidden: vec![], draw_cap: [0; 17], draw_size: 0, others: vec![] }
+                let tp = if std::env::var("CHEAT").as_deref() == Ok("hands") {
+                    // every hand seen, the draw pile's order not
+                    let hands: Vec<Vec<u8>> =
+                        s.hands.iter().map(|h| h.as_slice().to_vec()).collect();
+                    from_state(&s, me, None)
+                        .with_hands(&hands)
+                        .expect("the true hands fit")
+                } else if cheat {
+                    Template {
+                        state: s.clone(),
+                        hidden: vec![],
+                        draw_cap: [0; 17],
+                        draw_size: 0,
+                        others: vec![],
+                        slots: vec![],
+                        noise: [0.0; 6],
+                    }
+                } else if infer {
+                    from_state(&s, me, None).with_beliefs(&beliefs)
                 } else {
                     from_state(&s, me, None)
                 };
-                let ms: Option<u64> = std::env::var("MS").ok().map(|x| x.parse().unwrap());
-                let p = Params { deadline: ms.map(|m| std::time::Instant::now() + std::time::Duration::from_millis(m)), max_iterations: iterations, seed: g as u64 * 7919 + k, exploration, epsilon, opponent_nodes: std::env::var("NOOPP").is_err(), max_depth: std::env::var("DEPTH").ok().map_or(64, |x| x.parse().unwrap()), ..Params::default() };
+                let p = Params {
+                    deadline: ms
+                        .map(|m| std::time::Instant::now() + std::time::Duration::from_millis(m)),
+                    max_iterations: iterations,
+                    seed: g as u64 * 7919 + k,
+                    exploration: env("C").unwrap_or(defaults.exploration),
+                    epsilon: env("EPS").unwrap_or(defaults.epsilon),
+                    opponent_nodes: std::env::var("NOOPP").is_err(),
+                    max_depth: env("DEPTH").unwrap_or(defaults.max_depth),
+                    policy: pol,
+                    ..defaults.clone()
+                };
                 search(&tp, &p).action
             } else {
-                policy::best(&s)
+                policy::choose(opp, &s)
             };
+            let (total, owes, round) = (s.total, s.owes, s.round);
             s.apply(act, &mut rng);
+            // what every seat saw: the play, then the draws (infer.rs)
+            if s.round != round {
+                beliefs.round_start(&s.hands.iter().map(|h| h.len as usize).collect::<Vec<_>>());
+                continue;
+            }
+            if act == QUAD {
+                beliefs.clear(seat);
+            } else if act >= BUST {
+                beliefs.remove(seat, act - BUST);
+            } else {
+                beliefs.play(seat, act, total, owes);
+            }
+            for o in 0..players {
+                beliefs.resize(o, s.hands[o].len as usize);
+            }
         }
         let place = s.places[me] as usize;
-        let above = (0..players).filter(|&o| o != me && (s.places[o] as usize) > place).count() as f64;
-        let tied = (0..players).filter(|&o| o != me && (s.places[o] as usize) == place).count() as f64;
-        total += (above + 0.5 * tied) / (players - 1) as f64;
+        let above = (0..players)
+            .filter(|&o| o != me && (s.places[o] as usize) > place)
+            .count() as f64;
+        let tied = (0..players)
+            .filter(|&o| o != me && (s.places[o] as usize) == place)
+            .count() as f64;
+        scores.push((above + 0.5 * tied) / (players - 1) as f64);
     }
-    let score = total / games as f64;
-    let elo = -400.0 * (1.0 / score.clamp(0.001, 0.999) - 1.0).log10();
-    println!("players {players} iterations {iterations} C {exploration} eps {epsilon}: score {score:.3} over {games} games (about {elo:+.0} Elo)");
+    let n = scores.len() as f64;
+    let mean = scores.iter().sum::<f64>() / n;
+    let sd = (scores.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+    let se = sd / n.sqrt();
+    let elo = |x: f64| -400.0 * (1.0 / x.clamp(0.001, 0.999) - 1.0).log10();
+    println!(
+        "players {players} iterations {iterations} opp {opp:?} pol {pol:?} infer {infer} cheat {cheat}: \
+         score {mean:.3} over {games} games: {:+.0} Elo [{:+.0}, {:+.0}]",
+        elo(mean),
+        elo(mean - 1.96 * se),
+        elo(mean + 1.96 * se)
+    );
 }

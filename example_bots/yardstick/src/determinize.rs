@@ -8,6 +8,7 @@
 //! the rest goes to the other hands. Never more of a card than the deck holds.
 
 use crate::game::{Card, Hand, State, CARD_KINDS, MAX_SEATS};
+use crate::infer::{Beliefs, Mask, ALL};
 use crate::rng::Rng;
 use crate::tracker::Tracker;
 
@@ -28,6 +29,81 @@ pub struct Template {
     pub draw_size: usize,
     /// The seats whose hands are hidden, with their sizes.
     pub others: Vec<(usize, usize)>,
+    /// One entry per hidden card in a hand: its seat and the kinds it may be
+    /// (infer.rs), the narrowest first.
+    pub slots: Vec<(usize, Mask)>,
+    /// Per seat, the share of its slots a deal ignores.
+    pub noise: [f64; MAX_SEATS],
+}
+
+impl Template {
+    /// Take what the plays say about the other hands into the deals (infer.rs).
+    /// A seat whose slots do not match its hand size keeps open slots.
+    pub fn with_beliefs(mut self, b: &Beliefs) -> Template {
+        let mut slots = Vec::new();
+        for &(seat, size) in &self.others {
+            let known = &b.slots[seat];
+            for i in 0..size {
+                let m = if known.len() == size { known[i] } else { ALL };
+                slots.push((seat, m));
+            }
+            self.noise[seat] = b.noise(seat);
+        }
+        slots.sort_by_key(|&(_, m)| m.count_ones());
+        self.slots = slots;
+        self
+    }
+}
+
+impl Template {
+    /// Every other hand seen (`hands[seat]`, as a perfect-information control sees
+    /// them; the seat's own entry is ignored): those cards leave the hidden ones, and
+    /// a deal fills only the draw pile. Inconsistent if a hand does not fit what the
+    /// seat knows (a card more often than it can be unseen, a wrong size).
+    pub fn with_hands(mut self, hands: &[Vec<Card>]) -> Result<Template, Inconsistent> {
+        let mut left = [0i32; CARD_KINDS];
+        for &c in &self.hidden {
+            left[c as usize] += 1;
+        }
+        for &(seat, size) in &self.others {
+            let hand = hands
+                .get(seat)
+                .ok_or_else(|| Inconsistent(format!("no hand for seat {seat}")))?;
+            if hand.len() != size {
+                return Err(Inconsistent(format!(
+                    "seat {seat}: {} cards shown, {size} held",
+                    hand.len()
+                )));
+            }
+            for &c in hand {
+                left[c as usize] -= 1;
+                if left[c as usize] < 0 {
+                    return Err(Inconsistent(format!(
+                        "seat {seat}: a card that cannot be there"
+                    )));
+                }
+                self.state.hands[seat].push(c);
+            }
+        }
+        self.hidden.clear();
+        for (c, &k) in left.iter().enumerate() {
+            for _ in 0..k {
+                self.hidden.push(c as Card);
+            }
+            self.draw_cap[c] = self.draw_cap[c].min(k);
+        }
+        self.others.clear();
+        self.slots.clear();
+        self.state.refresh_legal();
+        Ok(self)
+    }
+}
+
+fn open_slots(others: &[(usize, usize)]) -> Vec<(usize, Mask)> {
+    others
+        .iter()
+        .flat_map(|&(seat, size)| std::iter::repeat_n((seat, ALL), size))
+        .collect()
 }
 
 pub fn template(t: &Tracker) -> Result<Template, Inconsistent> {
@@ -41,7 +117,9 @@ pub fn template(t: &Tracker) -> Result<Template, Inconsistent> {
     }
     let unseen = t.unseen();
     if unseen.iter().any(|&u| u < 0) {
-        return Err(Inconsistent(format!("more cards seen than the deck holds: {unseen:?}")));
+        return Err(Inconsistent(format!(
+            "more cards seen than the deck holds: {unseen:?}"
+        )));
     }
     let mut hidden = Vec::with_capacity(112);
     for (c, &k) in unseen.iter().enumerate() {
@@ -113,7 +191,9 @@ pub fn template(t: &Tracker) -> Result<Template, Inconsistent> {
         hidden,
         draw_cap,
         draw_size: o.draw_size,
+        slots: open_slots(&others),
         others,
+        noise: [0.0; MAX_SEATS],
     })
 }
 
@@ -123,29 +203,66 @@ pub fn deal(tp: &Template, rng: &mut Rng, scratch: &mut Vec<Card>) -> State {
     if tp.hidden.is_empty() {
         return s; // nothing hidden (a full-information template)
     }
-    // The draw pile first, from the cards it may hold: pick draw_size of the hidden
-    // cards whose kind still has room under the cap (uniform over the allowed cards).
-    scratch.clear();
-    scratch.extend_from_slice(&tp.hidden);
-    rng.shuffle(scratch);
-    let mut cap = tp.draw_cap;
+    let mut rest = [0u32; CARD_KINDS];
+    for &c in &tp.hidden {
+        rest[c as usize] += 1;
+    }
     s.draw.clear();
-    let mut rest: Vec<Card> = Vec::with_capacity(scratch.len());
-    for &c in scratch.iter() {
-        if s.draw.len() < tp.draw_size && cap[c as usize] > 0 {
-            cap[c as usize] -= 1;
-            s.draw.push(c);
-        } else {
-            rest.push(c);
+    let capped = (0..CARD_KINDS).any(|k| (tp.draw_cap[k].max(0) as u32) < rest[k]);
+    if capped {
+        // After a reshuffle the draw pile may hold only reshuffled cards: it is dealt
+        // first (uniform over the allowed cards), the hands from what is left.
+        scratch.clear();
+        scratch.extend_from_slice(&tp.hidden);
+        rng.shuffle(scratch);
+        let mut cap = tp.draw_cap;
+        rest = [0; CARD_KINDS];
+        for &c in scratch.iter() {
+            if s.draw.len() < tp.draw_size && cap[c as usize] > 0 {
+                cap[c as usize] -= 1;
+                s.draw.push(c);
+            } else {
+                rest[c as usize] += 1;
+            }
         }
     }
-    // `rest` is already in random order: deal it to the other hands.
-    let mut i = 0;
-    for &(seat, size) in &tp.others {
-        for _ in 0..size {
-            s.hands[seat].push(rest[i]);
-            i += 1;
+    // The hands, slot by slot, narrowest first: a card of a kind the slot allows (at
+    // random, as many of a kind as are left), or of any kind if none is left or the
+    // slot is ignored (noise). Only hidden cards are dealt.
+    for &(seat, mask) in &tp.slots {
+        let mut m = mask;
+        if m != ALL && tp.noise[seat] > 0.0 && rng.unit() < tp.noise[seat] {
+            m = ALL;
         }
+        let mut n: u32 = (0..CARD_KINDS)
+            .filter(|&k| m >> k & 1 == 1)
+            .map(|k| rest[k])
+            .sum();
+        if n == 0 {
+            m = ALL;
+            n = rest.iter().sum();
+        }
+        let mut r = rng.below(n as usize) as u32;
+        for (k, left) in rest.iter_mut().enumerate() {
+            if m >> k & 1 == 0 || *left == 0 {
+                continue;
+            }
+            if r < *left {
+                *left -= 1;
+                s.hands[seat].push(k as Card);
+                break;
+            }
+            r -= *left;
+        }
+    }
+    if !capped {
+        // the draw pile: the cards left, shuffled
+        for (k, &left) in rest.iter().enumerate() {
+            for _ in 0..left {
+                s.draw.push(k as Card);
+            }
+        }
+        rng.shuffle(&mut s.draw);
     }
     s.refresh_legal();
     s
@@ -181,6 +298,8 @@ pub fn from_state(s: &State, seat: usize, reshuffled: Option<[u8; CARD_KINDS]>) 
         hidden,
         draw_cap,
         draw_size: s.draw.len(),
+        slots: open_slots(&others),
         others,
+        noise: [0.0; MAX_SEATS],
     }
 }

@@ -538,7 +538,11 @@ impl State {
         let n = self.cfg.players;
         for seat in 0..n {
             if self.in_game[seat] {
-                let mut pts: i32 = self.hands[seat].as_slice().iter().map(|&c| card_points(c)).sum();
+                let mut pts: i32 = self.hands[seat]
+                    .as_slice()
+                    .iter()
+                    .map(|&c| card_points(c))
+                    .sum();
                 if !self.in_round[seat] {
                     pts += OUT_OF_ROUND_POINTS;
                 }

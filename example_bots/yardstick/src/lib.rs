@@ -6,12 +6,14 @@
 //! - [`tracker`]: what a seat knows: the public record of the round, read from
 //!   the events and the observation of every act.
 //! - [`determinize`]: deals the hidden cards consistently with all of it.
+//! - [`infer`]: what the other seats' plays say about their hands.
 //! - [`search`]: single-observer ISMCTS with per-seat rewards (Cowling, Powley and
 //!   Whitehouse 2012), playouts with a cheap heuristic policy.
 //! - [`policy`]: that heuristic (the Rust kit's), used in the playouts.
 
 pub mod determinize;
 pub mod game;
+pub mod infer;
 pub mod policy;
 pub mod protocol;
 pub mod rng;

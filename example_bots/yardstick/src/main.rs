@@ -1,7 +1,7 @@
 //! The yardstick bot: the message loop (SPEC §4), the clock (SPEC §8) and the
 //! choice of the search (search.rs) for every act.
 //!
-//! Usage: yardstick [--level 1..5] [--seed N] [--fraction F] [--verbose]
+//! Usage: yardstick [--level 1..5] [--seed N] [--fraction F] [--verbose] [--inference] [--perfect-info]
 //!
 //! - no `--level`: as many playouts as the clock allows (a fraction of the time
 //!   of the decision or of a share of the bank, less a safety margin);
@@ -14,9 +14,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use yardstick::determinize::template;
-use yardstick::game::{State, MAX_SEATS};
+use yardstick::game::{card_from_code, State, MAX_SEATS};
 use yardstick::policy;
-use yardstick::protocol::{self, get, get_array, get_int, get_str, Value, MAX_INCOMING, PROTOCOL_VERSION};
+use yardstick::protocol::{
+    self, get, get_array, get_int, get_str, Value, MAX_INCOMING, PROTOCOL_VERSION,
+};
 use yardstick::search::{search, Params};
 use yardstick::tracker::{action_from_legal, Tracker};
 
@@ -35,6 +37,13 @@ struct Options {
     /// Always kept free of the decision time, in ms (a fifth of it when that is less).
     margin_ms: f64,
     verbose: bool,
+    /// Read every hand from the act's `test_hands` key, which only arena's test hook
+    /// adds (arena.testing.play_seeing): the perfect-information control of issue 46.5.
+    /// Without that key (any real game) it changes nothing.
+    perfect_info: bool,
+    /// Deal by what the other seats' plays say of their hands (infer.rs); off by
+    /// default: no gain measured against the heuristic (README).
+    inference: bool,
 }
 
 macro_rules! log {
@@ -48,6 +57,8 @@ fn parse_args() -> Result<Options, String> {
         fraction: 0.5,
         margin_ms: 25.0,
         verbose: false,
+        perfect_info: false,
+        inference: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -74,6 +85,8 @@ fn parse_args() -> Result<Options, String> {
                 i += 1;
             }
             "--verbose" => o.verbose = true,
+            "--perfect-info" => o.perfect_info = true,
+            "--inference" => o.inference = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
         i += 1;
@@ -210,13 +223,39 @@ fn decide(opts: &Options, t: &mut Tracker, act: &Value, started: Instant, inc: i
         .iter()
         .map(action_from_legal)
         .collect();
-    let tp = match template(t) {
+    let mut tp = match template(t) {
         Ok(tp) => tp,
         Err(e) => {
             log!("cannot read the state ({}); playing the heuristic", e.0);
             return fallback(act);
         }
     };
+    if opts.inference {
+        tp = tp.with_beliefs(&t.beliefs);
+    }
+    if opts.perfect_info {
+        if let Some(hands) = get_array(act, "test_hands") {
+            let hands: Vec<Vec<u8>> = hands
+                .iter()
+                .map(|h| {
+                    h.as_array().map_or(vec![], |a| {
+                        a.iter()
+                            .filter_map(|c| c.as_str().and_then(card_from_code))
+                            .collect()
+                    })
+                })
+                .collect();
+            match tp.clone().with_hands(&hands) {
+                Ok(seen) => {
+                    if opts.verbose {
+                        log!("every hand shown (test_hands)");
+                    }
+                    tp = seen;
+                }
+                Err(e) => log!("test_hands do not fit ({}); searching without them", e.0),
+            }
+        }
+    }
     // The simulator must agree with the referee; if not, do not trust it.
     let mine: Vec<Option<u8>> = tp.state.legal().iter().map(|&a| Some(a)).collect();
     if mine != legal {
@@ -246,7 +285,10 @@ fn decide(opts: &Options, t: &mut Tracker, act: &Value, started: Instant, inc: i
             out.stats
         );
     }
-    legal.iter().position(|&a| a == Some(out.action)).unwrap_or(0)
+    legal
+        .iter()
+        .position(|&a| a == Some(out.action))
+        .unwrap_or(0)
 }
 
 /// The heuristic's choice, from the act alone.
@@ -256,7 +298,9 @@ fn fallback(act: &Value) -> usize {
     s.total = get_int(obs, "total").unwrap_or(0) as i32;
     s.owes = get_int(obs, "owes").unwrap_or(1).clamp(1, 2) as u8;
     s.alive = get_array(obs, "in_game")
-        .map_or(2, |a| a.iter().filter(|b| b.as_bool() == Some(true)).count())
+        .map_or(2, |a| {
+            a.iter().filter(|b| b.as_bool() == Some(true)).count()
+        })
         .min(MAX_SEATS);
     let legal = get_array(act, "legal").unwrap_or(&[]);
     let mut best = 0;

@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use crate::determinize::{deal, Template};
-use crate::game::{Action, State, MAX_SEATS};
+use crate::game::{Action, Format, State, MAX_SEATS};
 use crate::policy;
 use crate::rng::Rng;
 
@@ -32,6 +32,11 @@ pub struct Params {
     /// Whether the other seats' choices are nodes of the tree (searched); if not,
     /// they play the playout policy there too.
     pub opponent_nodes: bool,
+    /// The heuristic of the playouts.
+    pub policy: policy::Policy,
+    /// In the tokens and points formats, end each playout with the round and reward
+    /// its result (round_rewards) instead of playing the game out.
+    pub round_reward: bool,
 }
 
 impl Default for Params {
@@ -44,6 +49,8 @@ impl Default for Params {
             seed: 1,
             max_depth: 64,
             opponent_nodes: true,
+            policy: policy::Policy::Kit,
+            round_reward: true,
         }
     }
 }
@@ -68,6 +75,42 @@ struct Node {
 
 const MAX_NODES: usize = 4_000_000;
 
+/// The end of a playout: the game's end, or with `round_reward` (tokens and points),
+/// the end of the root's round.
+#[inline]
+fn done(s: &State, round: Option<u32>) -> bool {
+    s.over || round.is_some_and(|r| s.round != r)
+}
+
+/// Round rewards. Tokens: 0 for a seat that lost a token or left the game since the
+/// root, 1 for the others in the game at the root. Points: by the points the round
+/// added, 1 for the fewest … 0 for the most (ties share), among the seats in the game
+/// at the root.
+fn round_rewards(s: &State, root: &State) -> [f64; MAX_SEATS] {
+    let mut r = [0.0; MAX_SEATS];
+    let n = s.cfg.players;
+    if s.cfg.format == Format::Points {
+        let seats: Vec<usize> = (0..n).filter(|&i| root.in_game[i]).collect();
+        let added = |i: usize| s.scores[i] - root.scores[i];
+        let span = (seats.len().max(2) - 1) as f64;
+        for &i in &seats {
+            let worse = seats.iter().filter(|&&o| added(o) > added(i)).count() as f64;
+            let tied = seats
+                .iter()
+                .filter(|&&o| o != i && added(o) == added(i))
+                .count() as f64;
+            r[i] = (worse + 0.5 * tied) / span;
+        }
+        return r;
+    }
+    for (seat, slot) in r.iter_mut().enumerate().take(n) {
+        if root.in_game[seat] && s.in_game[seat] && s.tokens[seat] >= root.tokens[seat] {
+            *slot = 1.0;
+        }
+    }
+    r
+}
+
 /// Place-based rewards: 1 for first, 0 for last of the `alive` seats at the root.
 fn rewards(s: &State, alive: usize) -> [f64; MAX_SEATS] {
     let mut r = [0.0; MAX_SEATS];
@@ -91,6 +134,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
         };
     }
     let alive = tp.state.alive;
+    let round = (p.round_reward && tp.state.cfg.format != Format::Single).then_some(tp.state.round);
     let mut rng = Rng::new(p.seed);
     let mut nodes: Vec<Node> = Vec::with_capacity(1024);
     nodes.push(Node {
@@ -117,9 +161,9 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
         let mut node = 0usize;
         // Selection and expansion.
         let me = tp.state.current;
-        while !s.over {
+        while !done(&s, round) {
             if !p.opponent_nodes && s.current != me {
-                let a = policy::playout(&s, &mut rng, p.epsilon);
+                let a = policy::playout_with(p.policy, &s, &mut rng, p.epsilon);
                 s.apply(a, &mut rng);
                 continue;
             }
@@ -191,12 +235,16 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
             path.push(best);
         }
         // Playout.
-        while !s.over {
-            let a = policy::playout(&s, &mut rng, p.epsilon);
+        while !done(&s, round) {
+            let a = policy::playout_with(p.policy, &s, &mut rng, p.epsilon);
             s.apply(a, &mut rng);
         }
         // Backpropagation.
-        let r = rewards(&s, alive);
+        let r = if s.over {
+            rewards(&s, alive)
+        } else {
+            round_rewards(&s, &tp.state)
+        };
         for &id in &path {
             let n = &mut nodes[id as usize];
             n.visits += 1;

@@ -9,9 +9,10 @@
 //! - the round's starter, and the places of the seats already out.
 
 use crate::game::{
-    card_from_code, deck_counts, Action, Card, Config, Edition, Format, CARD_KINDS, MAX_SEATS,
-    ONO99, QUAD, BUST,
+    card_from_code, deck_counts, Action, Card, Config, Edition, Format, BUST, CARD_KINDS,
+    MAX_SEATS, ONO99, QUAD,
 };
+use crate::infer::Beliefs;
 use crate::protocol::{get, get_array, get_int, get_str, Value};
 
 /// The public state at an act, and the seat's hand.
@@ -87,7 +88,9 @@ impl Observation {
 /// back to the defaults.
 pub fn config_from_game_start(msg: &Value) -> Config {
     let mut cfg = Config {
-        players: get_int(msg, "players").unwrap_or(2).clamp(2, MAX_SEATS as i64) as usize,
+        players: get_int(msg, "players")
+            .unwrap_or(2)
+            .clamp(2, MAX_SEATS as i64) as usize,
         ..Config::default()
     };
     cfg.edition = match get_str(msg, "edition") {
@@ -133,6 +136,12 @@ pub struct Tracker {
     pub tens_used: bool,
     /// `owes` at the seat's previous act of this game (0 before the first).
     prev_owes: u8,
+    /// What the other seats' plays say about their hands (infer.rs).
+    pub beliefs: Beliefs,
+    /// The total as the events tell it (before the next play).
+    total: i32,
+    /// The seat that owes two cards and has not played its first yet.
+    owes_two: Option<usize>,
 }
 
 impl Tracker {
@@ -147,12 +156,17 @@ impl Tracker {
             places: [0; MAX_SEATS],
             tens_used: false,
             prev_owes: 0,
+            beliefs: Beliefs::default(),
+            total: 0,
+            owes_two: None,
         }
     }
 
     pub fn from_game_start(msg: &Value) -> Tracker {
         let cfg = config_from_game_start(msg);
-        let seat = get_int(msg, "seat").unwrap_or(0).clamp(0, cfg.players as i64 - 1) as usize;
+        let seat = get_int(msg, "seat")
+            .unwrap_or(0)
+            .clamp(0, cfg.players as i64 - 1) as usize;
         Tracker::new(cfg, seat)
     }
 
@@ -167,11 +181,43 @@ impl Tracker {
                 self.starter = get_int(ev, "starter").unwrap_or(0).max(0) as usize;
                 self.tens_used = false;
                 self.prev_owes = 0;
+                self.total = 0;
+                self.owes_two = None;
+                let sizes: Vec<usize> = ints(get(ev, "hand_sizes"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|x| x.max(0) as usize)
+                    .collect();
+                self.beliefs.round_start(&sizes);
+                self.beliefs.clear(self.seat);
+            }
+            "owes_two" => self.owes_two = usize::try_from(seat).ok(),
+            "draw" => {
+                if seat != self.seat as i64 {
+                    let count = get_int(ev, "count").unwrap_or(0).clamp(0, 4) as usize;
+                    self.beliefs
+                        .draw(seat.clamp(0, MAX_SEATS as i64) as usize, count);
+                }
             }
             "play" | "bust" => {
                 let card = get_str(ev, "card").and_then(card_from_code);
                 if let Some(c) = card {
                     self.discard.push(c);
+                    let at = seat.clamp(0, MAX_SEATS as i64) as usize;
+                    let owes = if self.owes_two == Some(at) { 2 } else { 1 };
+                    if self.owes_two == Some(at) {
+                        self.owes_two = None;
+                    }
+                    if at != self.seat {
+                        if get_str(ev, "type") == Some("play") {
+                            self.beliefs.play(at, c, self.total, owes);
+                        } else {
+                            self.beliefs.remove(at, c);
+                        }
+                    }
+                }
+                if let Some(t) = get_int(ev, "total") {
+                    self.total = t as i32;
                 }
                 let mine_ono = seat == self.seat as i64 && card == Some(ONO99);
                 self.tens_used = mine_ono;
@@ -179,6 +225,10 @@ impl Tracker {
             "quad" => {
                 self.discard.extend([ONO99; 4]);
                 self.tens_used = false;
+                if self.owes_two == Some(seat.clamp(0, MAX_SEATS as i64) as usize) {
+                    self.owes_two = None;
+                }
+                self.beliefs.clear(seat.clamp(0, MAX_SEATS as i64) as usize);
             }
             "reshuffle" => {
                 let mut k = [0u8; CARD_KINDS];
@@ -191,6 +241,7 @@ impl Tracker {
             "eliminated" => {
                 if (0..self.cfg.players as i64).contains(&seat) {
                     self.places[seat as usize] = get_int(ev, "place").unwrap_or(0).max(0) as u8;
+                    self.beliefs.clear(seat as usize);
                 }
             }
             _ => {}

@@ -19,7 +19,11 @@ fn with_decision_ms(msg: &Value, ms: i64) -> Value {
     let entries = msg.as_map().unwrap().iter().map(|(k, v)| {
         if k.as_str() == Some("clock") {
             let clock = v.as_map().unwrap().iter().map(|(ck, cv)| {
-                let cv = if ck.as_str() == Some("decision_ms") { Value::from(ms) } else { cv.clone() };
+                let cv = if ck.as_str() == Some("decision_ms") {
+                    Value::from(ms)
+                } else {
+                    cv.clone()
+                };
                 (ck.clone(), cv)
             });
             (k.clone(), Value::Map(clock.collect()))
@@ -45,7 +49,9 @@ fn play_transcript(name: &str, args: &[&str], decision_ms: i64) {
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();
     stdin.write_all(&bin("referee_hello")).unwrap();
-    let hello = read_message(&mut stdout, DEFAULT_MAX_FRAME).unwrap().unwrap();
+    let hello = read_message(&mut stdout, DEFAULT_MAX_FRAME)
+        .unwrap()
+        .unwrap();
     assert_eq!(get_str(&hello, "type"), Some("hello"));
     assert_eq!(get_int(&hello, "protocol"), Some(1));
     let seat = 0usize;
@@ -61,7 +67,9 @@ fn play_transcript(name: &str, args: &[&str], decision_ms: i64) {
             let sent = Instant::now();
             stdin.write_all(&frame(&encode_body(&act))).unwrap();
             stdin.flush().unwrap();
-            let answer = read_message(&mut stdout, DEFAULT_MAX_FRAME).unwrap().unwrap();
+            let answer = read_message(&mut stdout, DEFAULT_MAX_FRAME)
+                .unwrap()
+                .unwrap();
             let took = sent.elapsed();
             assert_eq!(get_str(&answer, "type"), Some("action"));
             assert_eq!(get_int(&answer, "request_id"), get_int(&act, "request_id"));
@@ -78,11 +86,12 @@ fn play_transcript(name: &str, args: &[&str], decision_ms: i64) {
         }
     }
     assert!(acts > 0);
-    stdin.write_all(&frame(&encode_body(&Value::Map(vec![(
-        Value::from("type"),
-        Value::from("bye"),
-    )]))))
-    .unwrap();
+    stdin
+        .write_all(&frame(&encode_body(&Value::Map(vec![(
+            Value::from("type"),
+            Value::from("bye"),
+        )]))))
+        .unwrap();
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "exit status {status}");

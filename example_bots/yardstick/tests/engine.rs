@@ -14,14 +14,22 @@ use yardstick::protocol::{decode_body, get, get_array, get_int, get_str, Value};
 
 fn ints(v: &Value) -> Vec<i64> {
     v.as_array()
-        .map(|a| a.iter().map(|x| x.as_i64().or(x.as_bool().map(i64::from)).unwrap()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_i64().or(x.as_bool().map(i64::from)).unwrap())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn config(v: &Value) -> Config {
     Config {
         players: get_int(v, "players").unwrap() as usize,
-        edition: if get_str(v, "edition") == Some("1980") { Edition::E1980 } else { Edition::E2022 },
+        edition: if get_str(v, "edition") == Some("1980") {
+            Edition::E1980
+        } else {
+            Edition::E2022
+        },
         format: match get_str(v, "format").unwrap() {
             "tokens" => Format::Tokens,
             "points" => Format::Points,
@@ -43,12 +51,20 @@ struct Replay {
 
 impl Shuffler for Replay {
     fn shuffle_cards(&mut self, cards: &mut Vec<u8>) {
-        let pile = self.piles.get(self.next).expect("a recorded shuffle").clone();
+        let pile = self
+            .piles
+            .get(self.next)
+            .expect("a recorded shuffle")
+            .clone();
         self.next += 1;
         let (mut a, mut b) = (cards.clone(), pile.clone());
         a.sort_unstable();
         b.sort_unstable();
-        assert_eq!(a, b, "shuffle {}: another pile than the referee's", self.next);
+        assert_eq!(
+            a, b,
+            "shuffle {}: another pile than the referee's",
+            self.next
+        );
         *cards = pile;
     }
 }
@@ -65,7 +81,9 @@ fn differences(s: &State, v: &Value, cfg: Config) -> Vec<String> {
         }
     }
     let mut check = |name: &str, mine: i64| {
-        let want = get(v, name).and_then(|x| x.as_i64().or(x.as_bool().map(i64::from))).unwrap();
+        let want = get(v, name)
+            .and_then(|x| x.as_i64().or(x.as_bool().map(i64::from)))
+            .unwrap();
         if mine != want {
             d.push(format!("{name}: {mine} != {want}"));
         }
@@ -85,8 +103,14 @@ fn differences(s: &State, v: &Value, cfg: Config) -> Vec<String> {
     }
     let n = cfg.players;
     let lists: [(&str, Vec<i64>); 3] = [
-        ("in_game", s.in_game[..n].iter().map(|&b| b as i64).collect()),
-        ("in_round", s.in_round[..n].iter().map(|&b| b as i64).collect()),
+        (
+            "in_game",
+            s.in_game[..n].iter().map(|&b| b as i64).collect(),
+        ),
+        (
+            "in_round",
+            s.in_round[..n].iter().map(|&b| b as i64).collect(),
+        ),
         ("places", s.places[..n].iter().map(|&p| p as i64).collect()),
     ];
     for (name, mine) in lists {
@@ -117,7 +141,8 @@ fn differences(s: &State, v: &Value, cfg: Config) -> Vec<String> {
 
 #[test]
 fn the_simulator_plays_exactly_as_the_referee() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/engine_games.msgpack");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/engine_games.msgpack");
     let games = decode_body(&fs::read(&path).unwrap()).expect("msgpack");
     let games = get_array(&games, "games").unwrap();
     assert!(games.len() >= 30);

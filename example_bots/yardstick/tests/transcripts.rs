@@ -16,6 +16,7 @@ use std::fs;
 use common::parse_json;
 use yardstick::determinize::{deal, template};
 use yardstick::game::{deck_counts, CARD_KINDS};
+use yardstick::infer::ALL;
 use yardstick::protocol::{get, get_array, get_int, Value};
 use yardstick::rng::Rng;
 use yardstick::tracker::{action_from_legal, Tracker};
@@ -54,18 +55,24 @@ fn every_transcript_agrees_with_the_tracker_the_rules_and_the_deals() {
     let mut scratch = Vec::new();
     let mut acts = 0;
     let mut after_reshuffle = 0;
+    let mut narrowed = 0;
     for (name, lines) in transcripts() {
         let starts = get_array(&lines[1], "game_start").expect("line 2: game_start");
         let mut trackers: Vec<Tracker> = starts.iter().map(Tracker::from_game_start).collect();
         for line in &lines[2..] {
-            let Some(act) = get(line, "act") else { continue };
+            let Some(act) = get(line, "act") else {
+                continue;
+            };
             let seat = get_int(line, "seat").unwrap() as usize;
             let step = get_int(line, "step").unwrap();
             let t = &mut trackers[seat];
             t.act(act);
             let at = format!("{name} step {step} (seat {seat})");
             assert_eq!(t.discard, t.obs.discard, "{at}: the discard pile");
-            let tp = template(t).unwrap_or_else(|e| panic!("{at}: {e:?}"));
+            let tp = template(t)
+                .unwrap_or_else(|e| panic!("{at}: {e:?}"))
+                .with_beliefs(&t.beliefs);
+            narrowed += tp.slots.iter().filter(|&&(_, m)| m != ALL).count();
             let want: Vec<Option<u8>> = get_array(act, "legal")
                 .unwrap()
                 .iter()
@@ -83,29 +90,48 @@ fn every_transcript_agrees_with_the_tracker_the_rules_and_the_deals() {
                 let mut count = [0i32; CARD_KINDS];
                 for i in 0..t.cfg.players {
                     let hand = s.hands[i].sorted();
-                    assert_eq!(hand.len(), t.obs.hand_sizes[i], "{at}: hand size of seat {i}");
+                    assert_eq!(
+                        hand.len(),
+                        t.obs.hand_sizes[i],
+                        "{at}: hand size of seat {i}"
+                    );
                     if i == seat {
                         assert_eq!(hand, t.obs.hand, "{at}: the seat's own hand");
                     }
                     hand.iter().for_each(|&c| count[c as usize] += 1);
-                    t.obs.face_up[i].iter().for_each(|&c| count[c as usize] += 1);
+                    t.obs.face_up[i]
+                        .iter()
+                        .for_each(|&c| count[c as usize] += 1);
                 }
                 assert_eq!(s.draw.len(), t.obs.draw_size, "{at}: draw size");
                 let mut in_draw = [0i32; CARD_KINDS];
                 s.draw.iter().for_each(|&c| in_draw[c as usize] += 1);
                 if let Some(k) = t.reshuffled {
                     for c in 0..CARD_KINDS {
-                        assert!(in_draw[c] <= k[c] as i32, "{at}: card {c} was not reshuffled");
+                        assert!(
+                            in_draw[c] <= k[c] as i32,
+                            "{at}: card {c} was not reshuffled"
+                        );
                     }
                 }
                 s.discard.iter().for_each(|&c| count[c as usize] += 1);
                 for c in 0..CARD_KINDS {
                     assert_eq!(count[c] + in_draw[c], deck[c] as i32, "{at}: card {c}");
                 }
-                assert_eq!(s.legal(), tp.state.legal(), "{at}: the deal changed the legal actions");
+                assert_eq!(
+                    s.legal(),
+                    tp.state.legal(),
+                    "{at}: the deal changed the legal actions"
+                );
             }
         }
     }
     assert!(acts > 500, "{acts} acts");
     assert!(after_reshuffle > 0, "no act after a reshuffle");
+    // the deals above read the other seats' plays (infer.rs), and still never dealt
+    // a card that cannot be there
+    assert!(
+        narrowed > 100,
+        "only {narrowed} slots narrowed by inference"
+    );
 }

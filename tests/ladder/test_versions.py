@@ -1,0 +1,129 @@
+"""Issue 45.1: `arena standings`, `arena report` and `arena export` read a ladder's store
+as a league's, of its active versions by default and of every version with
+`--all-versions`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.ladder._db import mark_ladder
+from arena.store import Store
+
+
+def finished(game_id: str, seed: int, names: tuple[str, ...]) -> Any:
+    """A whole game between in-memory bots, with its replay, under `names`."""
+    import dataclasses
+
+    import trio
+
+    from arena.testing import play_policies
+
+    played = trio.run(play_policies, [lambda act: 0] * len(names), None, seed)
+    head = {**played.log[0], "game_id": game_id, "names": list(names)}
+    return dataclasses.replace(played, game_id=game_id, names=names, log=[head, *played.log[1:]])
+
+
+GAMES = {
+    "g0": ("a.v1", "b.v1", "c.v1"),  # a retired version with two active ones
+    "g1": ("a.v2", "b.v1", "c.v1"),  # active versions only
+    "g2": ("a.v1", "z.v1"),  # retired versions only
+}
+ACTIVE = {"a.v2", "b.v1", "c.v1"}
+
+
+def run_cli(*args: str) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def ladder_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("versions") / "ladder.sqlite"
+    with Store.open(path) as store:
+        mark_ladder(store, 3)
+        store.sync_bots([(name, "python3 bot.py", f"d-{name}") for name in sorted(
+            {n for names in GAMES.values() for n in names})])  # fmt: skip
+        for index, (game_id, names) in enumerate(GAMES.items()):
+            store.record_game(
+                finished(game_id, index + 1, names),
+                index=index,
+                group=None,
+                started_at=1.0,
+                finished_at=2.0,
+            )
+        for retired in ("a.v1", "z.v1"):
+            store.set_bot_status(retired, "retired", "a newer version is active")
+    return path
+
+
+def _calls(path: Path) -> Any:
+    """The payload of a report's data file (one `ARENA.receive(kind, payload);`)."""
+    text = path.read_text()
+    start = text.index(",") + 1
+    payload, _ = json.JSONDecoder().raw_decode(text[start:].lstrip())
+    return payload
+
+
+def _report(store: Path, out: Path, *extra: str) -> tuple[list[str], set[str]]:
+    run_cli("report", str(store), "-o", str(out), *extra)
+    games = [g["id"] for g in _calls(out / "data" / "games.js")]
+    rated = {row["bot"] for row in _calls(out / "data" / "league.js")["standings"]["rows"]}
+    return games, rated
+
+
+def test_report_shows_the_active_versions_and_their_games_unless_all_versions(
+    ladder_store: Path, tmp_path: Path
+) -> None:
+    games, rated = _report(ladder_store, tmp_path / "active")
+    assert games == ["g0", "g1"]
+    assert rated == ACTIVE
+    games, rated = _report(ladder_store, tmp_path / "every", "--all-versions")
+    assert games == ["g0", "g1", "g2"]
+    assert rated == ACTIVE | {"a.v1", "z.v1"}
+
+
+def test_the_reports_standings_are_those_of_arena_standings(
+    ladder_store: Path, tmp_path: Path
+) -> None:
+    run_cli("report", str(ladder_store), "-o", str(tmp_path / "site"))
+    shown = _calls(tmp_path / "site" / "data" / "league.js")["standings"]["rows"]
+    printed = json.loads(run_cli("standings", str(ladder_store), "--format", "json").stdout)
+    assert [(r["bot"], r["elo"], r["games"]) for r in shown] == [
+        (r["bot"], r["elo"], r["games"]) for r in printed["rows"]
+    ]
+
+
+def test_export_writes_the_games_of_the_active_versions_unless_all_versions(
+    ladder_store: Path,
+) -> None:
+    lines = run_cli("export", str(ladder_store)).stdout.splitlines()
+    assert [json.loads(line)["game_id"] for line in lines] == ["g0", "g1"]
+    # whole games, every seat (the retired version's too)
+    assert [s["bot"] for s in json.loads(lines[0])["seats"]] == list(GAMES["g0"])
+    every = run_cli("export", str(ladder_store), "--all-versions", "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(every)))
+    assert sorted({r["game"] for r in rows}) == ["g0", "g1", "g2"]
+
+
+def test_a_league_store_is_read_whole_either_way(tmp_path: Path) -> None:
+    path = tmp_path / "league.sqlite"
+    with Store.open(path) as store:
+        store.sync_bots([("a", "x", "d1"), ("b", "x", "d2")])
+        store.record_game(
+            finished("g0", 1, ("a", "b")), index=0, group=None, started_at=1.0, finished_at=2.0
+        )
+        store.set_bot_status("b", "disqualified", "faults")
+    lines = run_cli("export", str(path)).stdout.splitlines()
+    assert len(lines) == 1
+    games, rated = _report(path, tmp_path / "site")
+    assert games == ["g0"]
+    assert rated == {"a", "b"}
