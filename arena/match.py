@@ -12,9 +12,12 @@ from typing import Any
 import trio
 
 from arena.bots import BotSpec
-from arena.referee import GameResult, RunSettings, Wrap, open_pools, play_seated
+from arena.messages import Play, Setup
+from arena.referee import GameResult, RunSettings, Wrap
 from arena.replay import write_replay
 from arena.rules import GameConfig, keyed_seed
+from arena.runners import GameRunner, Player, runner_for
+from arena.store import unpack_replay
 
 
 def match_game_id(i: int) -> str:
@@ -53,6 +56,7 @@ async def run_match(
     on_result: Callable[[GameResult], None] | None = None,
     concurrency: int = 1,
     wrap: Wrap | None = None,
+    runner: GameRunner | None = None,
 ) -> tuple[list[GameResult], dict[str, int]]:
     """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
     function of `seed` and i (`arena.seeds`). Returns the results, in game order, and,
@@ -61,38 +65,41 @@ async def run_match(
     `concurrency` games are played at once, each with processes of its own (a bot's
     idle processes are reused, as one at a time); a game's seats and deal depend only
     on its number, so the games are the same whatever the concurrency, and only the
-    order in which they finish (and `on_result` is called) differs. `wrap`, if given,
-    is the bots' sandbox instead of the one `settings` names (`open_pools`)."""
-    n = len(specs)
+    order in which they finish (and `on_result` is called) differs.
+
+    `runner` plays the games (`arena.runners`); by default `runner_for` chooses: this
+    process at a concurrency of 1 (the bots run under `wrap`, if given, instead of
+    the sandbox `settings` names: a sandbox with a smaller private /tmp, in tests),
+    worker processes above it (the sandbox `settings` names)."""
+    names = [spec.name for spec in specs]
+    n = len(names)
+    setup = Setup(bots=tuple(specs), settings=settings, config=config)
+    if runner is None:
+        runner = runner_for(concurrency, games, wrap=wrap)
     results: dict[int, GameResult] = {}
+    started = dict.fromkeys(names, 0)
     numbers = iter(range(games))
-    async with open_pools(specs, settings, wrap=wrap) as by_name:
-        pools = list(by_name.values())
 
-        async def play_on() -> None:
-            for i in numbers:  # shared: each player of games takes the next number
-                order = [pools[(i + s) % n] for s in range(n)]
-                result = await play_seated(
-                    order,
-                    config,
-                    keyed_seed(str(seed), "match", i),
-                    clocks=settings.clocks,
-                    game_id=match_game_id(i),
-                )
-                if replay_dir is not None:
-                    write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
-                results[i] = result
-                if on_result is not None:
-                    on_result(result)
+    async def play_on(player: Player) -> None:
+        for i in numbers:  # shared: each player of games takes the next number
+            seats = tuple(names[(i + s) % n] for s in range(n))
+            seed_i = keyed_seed(str(seed), "match", i)
+            played = await player(Play(match_game_id(i), seats, seed_i, None))
+            for name, count in played.launched.items():
+                started[name] += count
+            log = unpack_replay(played.replay) if played.replay is not None else []
+            result = dataclasses.replace(played.result, log=log)
+            if replay_dir is not None:
+                write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
+            results[i] = result
+            if on_result is not None:
+                on_result(result)
 
-        if concurrency <= 1:
-            await play_on()
-        else:
-            async with trio.open_nursery() as nursery:
-                for _ in range(min(concurrency, games)):
-                    nursery.start_soon(play_on)
+    async with runner.players(setup) as players, trio.open_nursery() as nursery:
+        for player in players[: max(1, min(concurrency, games))]:
+            nursery.start_soon(play_on, player)
     ordered = [results[i] for i in sorted(results)]
-    return ordered, {pool.spec.name: pool.started for pool in pools}
+    return ordered, started
 
 
 @dataclasses.dataclass

@@ -9,7 +9,8 @@ the messages expected in that direction, or holds a value of the wrong type, rai
 
     coordinator -> worker   Setup (once), then Play (several games may be in flight)
     worker -> coordinator   Played (the game id of the Play it answers, in the order
-                            the games finish), or Failed
+                            the games finish, with the bot processes the worker holds
+                            warm then), or Failed
 
 Settings that cross hold data only: `RunSettings` travels as it is, its sandbox as a
 name from which each process builds its own wrap (`arena.referee.open_pools`).
@@ -61,8 +62,17 @@ class Play(msgspec.Struct, frozen=True, tag="play"):
     ones (an SPRT's blind seats), or None."""
 
 
+class Warm(msgspec.Struct, frozen=True, array_like=True):
+    """An idle bot process a worker holds, ready for its next game."""
+
+    bot: str
+    groups: tuple[str, ...] = ()
+    """The duplicate groups it played a game of (it plays no other game of them)."""
+
+
 class Played(msgspec.Struct, frozen=True, tag="played"):
-    """A finished game: its result (the log left out), its packed replay, when it ran."""
+    """A finished game: its result (the log left out), its packed replay, when it ran,
+    and what the worker holds after it."""
 
     game_id: str
     result: GameResult
@@ -71,6 +81,12 @@ class Played(msgspec.Struct, frozen=True, tag="played"):
     finished: float
     replay: bytes | None = None
     """The replay, packed for the store (`arena.store.pack_replay`)."""
+    warm: tuple[Warm, ...] = ()
+    """The idle bot processes the worker holds as this game ends (bot by bot, each
+    bot's least recently used first): the league's `Dispatch` sends the next games of
+    their bots to this worker."""
+    launched: dict[str, int] = msgspec.field(default_factory=dict)
+    """Bot processes the worker started since its previous answer, by bot."""
 
 
 class Failed(msgspec.Struct, frozen=True, tag="failed"):

@@ -21,7 +21,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -30,8 +29,8 @@ import trio
 from arena.bots import BotSpec
 from arena.errors import ArenaError
 from arena.messages import Failed, FromWorker, Play, Played, Reader, Setup, encode
-from arena.referee import Settings, open_pools, play_seated
-from arena.store import pack_replay
+from arena.referee import Settings, Wrap
+from arena.worker import open_games
 
 Player = Callable[[Play], Awaitable[Played]]
 """Plays one game and hands back its result."""
@@ -61,13 +60,16 @@ def spread(concurrency: int, todo: int) -> tuple[int, int]:
     return workers, -(-min(concurrency, max(1, todo)) // workers)
 
 
-def runner_for(concurrency: int, todo: int, *, pin: bool = False) -> GameRunner:
+def runner_for(
+    concurrency: int, todo: int, *, pin: bool = False, wrap: Wrap | None = None
+) -> GameRunner:
     """The runner of `concurrency` games at once (of `todo`) on this machine: in this
-    process at 1, else worker processes as `spread` says (each pinned to a CPU with
-    `pin`). A league, an SPRT and a ladder choose theirs here; a cluster's
+    process at 1 (its bots run under `wrap`, if given, not the setup's sandbox), else
+    worker processes as `spread` says (each pinned to a CPU with `pin`). A league, an
+    SPRT, a ladder and a match choose theirs here; a cluster's
     (`arena.cluster.DaskRunner`) is opened by the command that asks for it."""
     if concurrency <= 1:
-        return LocalRunner()
+        return LocalRunner(wrap)
     workers, games = spread(concurrency, todo)
     return WorkerPool(workers, games, pin=pin)
 
@@ -82,27 +84,18 @@ class _BuildsHere:
 
 
 class LocalRunner(_BuildsHere):
-    """Games in this process, one at a time."""
+    """Games in this process, one at a time, with the bodies of a worker process's
+    (`arena.worker.Games`). `wrap`: run the bots under it rather than the sandbox the
+    setup names (a wrap of the caller's own, which a worker process could not rebuild
+    from a name)."""
+
+    def __init__(self, wrap: Wrap | None = None) -> None:
+        self.wrap = wrap
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        settings = setup.settings
-        async with open_pools(list(setup.bots), settings) as pools:
-
-            async def play(game: Play) -> Played:
-                started = time.time()
-                result = await play_seated(
-                    [pools[name] for name in game.seats],
-                    setup.config,
-                    game.seed,
-                    clocks=settings.clocks,
-                    game_id=game.game_id,
-                    group=game.group,
-                    shown=game.shown,
-                )
-                return Played(game.game_id, result, started, time.time(), pack_replay(result.log))
-
-            yield [play]
+        async with open_games(setup, self.wrap) as games:
+            yield [games.play]
 
 
 class WorkerPool(_BuildsHere):
@@ -117,14 +110,14 @@ class WorkerPool(_BuildsHere):
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
-        workers: list[_Worker] = []
+        workers: list[WorkerProcess] = []
         finished = False
         async with trio.open_nursery() as nursery:
             try:
                 cpus = sorted(os.sched_getaffinity(0))
                 for i in range(self.count):
                     cpu = cpus[i % len(cpus)] if self.pin else None
-                    workers.append(await _Worker.start(setup, cpu))
+                    workers.append(await WorkerProcess.start(setup, cpu))
                     nursery.start_soon(workers[-1].read_answers)
                 # worker by worker in turn, so that fewer games than players still
                 # spread over every worker
@@ -152,9 +145,16 @@ class _Answer:
         self.error: ArenaError | None = None
 
 
-class _Worker:
-    """The coordinator's end of one worker process: games go in as they are given,
-    results come back as they finish and go to whoever waits for that game id."""
+class WorkerLost(ArenaError):
+    """A worker process ended (killed, or it died) with games in flight: the machine's
+    failure, not a bot's (`arena.cluster` plays their games again)."""
+
+
+class WorkerProcess:
+    """The one client of a worker process (`python -m arena.worker`): games go in as
+    they are given, results come back as they finish and go to whoever waits for that
+    game id. A `WorkerPool` holds some; so does each Dask worker of a cluster
+    (`arena.cluster._tasks`). `read_answers` must run while games are played."""
 
     def __init__(self, process: trio.Process) -> None:
         self._process = process
@@ -168,9 +168,12 @@ class _Worker:
         self._failure: ArenaError | None = None
 
     @classmethod
-    async def start(cls, setup: Setup, cpu: int | None = None) -> _Worker:
-        """Start a worker (on `cpu` alone, if given) and send it `setup`; if that fails,
-        no process is left."""
+    async def start(
+        cls, setup: Setup, cpu: int | None = None, *, own_session: bool = False
+    ) -> WorkerProcess:
+        """Start a worker (on `cpu` alone, if given; in a session of its own with
+        `own_session`, so that a Ctrl-C at its parent's terminal does not reach it) and
+        send it `setup`; if that fails, no process is left."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         pin = [] if cpu is None else ["--cpu", str(cpu)]
@@ -179,6 +182,7 @@ class _Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            start_new_session=own_session,
         )
         worker = cls(process)
         try:
@@ -202,7 +206,7 @@ class _Worker:
                 await self._stdin.send_all(encode(game))
         except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
             self._waiting.pop(game.game_id, None)
-            raise ArenaError(f"lost a worker process during {game.game_id}: {err}") from err
+            raise WorkerLost(f"lost a worker process during {game.game_id}: {err}") from err
         await answer.done.wait()
         if answer.error is not None:
             raise answer.error
@@ -218,7 +222,7 @@ class _Worker:
                 data = await self._stdout.receive_some(1 << 16)
                 if not data:
                     playing = ", ".join(sorted(self._waiting)) or "no game"
-                    failure = ArenaError(f"a worker process died while playing {playing}")
+                    failure = WorkerLost(f"a worker process died while playing {playing}")
                     break
                 self._reader.feed(data)
                 while failure is None and (reply := self._reader.next()) is not None:
@@ -234,7 +238,7 @@ class _Worker:
                         answer.played = reply
                         answer.done.set()
         except (trio.BrokenResourceError, trio.ClosedResourceError) as err:
-            failure = ArenaError(f"lost a worker process: {err}")
+            failure = WorkerLost(f"lost a worker process: {err}")
         except ArenaError as err:  # a message that is not one
             failure = err
         self._failure = failure
@@ -242,6 +246,10 @@ class _Worker:
             answer.error = failure
             answer.done.set()
         self._waiting.clear()
+
+    def alive(self) -> bool:
+        """Whether the process runs and has answered nothing wrong."""
+        return self._failure is None and self._process.poll() is None
 
     def terminate(self) -> None:
         """Tell the worker to stop now (it abandons its games and kills its bots)."""

@@ -24,12 +24,13 @@ import os
 import signal
 import sys
 import time
+from collections.abc import AsyncIterator
 
 import trio
 
 from arena.errors import ArenaError
-from arena.messages import Failed, Play, Played, Reader, Setup, ToWorker, encode
-from arena.referee import BotPool, Clocks, open_pools, play_seated
+from arena.messages import Failed, Play, Played, Reader, Setup, ToWorker, Warm, encode
+from arena.referee import BotPool, Clocks, Wrap, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.store import pack_replay
 
@@ -57,37 +58,70 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
         setup = await receive.receive()
         if not isinstance(setup, Setup):
             raise ArenaError(f"a worker needs its setup first, not {type(setup).__name__}")
-        settings = setup.settings
         sending = trio.Lock()
 
         async def play_and_answer(game: Play) -> None:
-            played = await play(game, pools, setup.config, settings.clocks)
+            played = await games.play(game)
             async with sending:
                 await stdout.send_all(encode(played))
 
-        async with open_pools(list(setup.bots), settings) as pools, trio.open_nursery() as games:
+        async with open_games(setup) as games, trio.open_nursery() as playing:
             async for message in receive:
                 if not isinstance(message, Play):
                     raise ArenaError(f"a worker plays games, not {type(message).__name__}")
-                games.start_soon(play_and_answer, message)
+                playing.start_soon(play_and_answer, message)
         nursery.cancel_scope.cancel()
 
 
-async def play(game: Play, pools: dict[str, BotPool], config: GameConfig, clocks: Clocks) -> Played:
-    """Play `game` with sessions from `pools`; the result comes with its replay packed."""
-    started = time.time()
-    result = await play_seated(
-        [pools[name] for name in game.seats],
-        config,
-        game.seed,
-        clocks=clocks,
-        game_id=game.game_id,
-        group=game.group,
-        shown=game.shown,
-    )
-    finished = time.time()
-    replay = pack_replay(result.log)
-    return Played(game.game_id, dataclasses.replace(result, log=[]), started, finished, replay)
+class Games:
+    """What plays a setup's games with its bots' processes (`arena.referee.open_pools`):
+    the one body of a game, in a worker process and in a league's own process
+    (`arena.runners.LocalRunner`)."""
+
+    def __init__(self, pools: dict[str, BotPool], config: GameConfig, clocks: Clocks) -> None:
+        self._pools = pools
+        self._config = config
+        self._clocks = clocks
+        self._reported = {name: 0 for name in pools}
+        """Each bot's processes started, as far as told in an answer."""
+
+    async def play(self, game: Play) -> Played:
+        """Play `game` with sessions from the pools; the result comes with its replay
+        packed, the processes held warm after it and those started since the last
+        answer."""
+        started = time.time()
+        result = await play_seated(
+            [self._pools[name] for name in game.seats],
+            self._config,
+            game.seed,
+            clocks=self._clocks,
+            game_id=game.game_id,
+            group=game.group,
+            shown=game.shown,
+        )
+        finished = time.time()
+        replay = pack_replay(result.log)
+        warm = tuple(
+            Warm(name, tuple(sorted(groups)))
+            for name, pool in self._pools.items()
+            for groups in pool.warm()
+        )
+        new = {}
+        for name, pool in self._pools.items():
+            if pool.started > self._reported[name]:
+                new[name] = pool.started - self._reported[name]
+                self._reported[name] = pool.started
+        result = dataclasses.replace(result, log=[])
+        return Played(game.game_id, result, started, finished, replay, warm, new)
+
+
+@contextlib.asynccontextmanager
+async def open_games(setup: Setup, wrap: Wrap | None = None) -> AsyncIterator[Games]:
+    """`Games` for `setup`, its bots run in the sandbox its settings name (or under
+    `wrap`, the caller's own in this process); on the way out every bot process is
+    closed."""
+    async with open_pools(list(setup.bots), setup.settings, wrap=wrap) as pools:
+        yield Games(pools, setup.config, setup.settings.clocks)
 
 
 async def _main() -> None:

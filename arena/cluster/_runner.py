@@ -547,6 +547,14 @@ def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> 
                 f"worker {worker} runs arena {version}, this coordinator {__version__}:"
                 " install the same arena everywhere"
             )
+    from arena.cluster._plugin import ArenaPlugin
+
+    try:  # arena's state in each worker (one a worker has already is kept)
+        client.register_plugin(ArenaPlugin())
+    except Exception as err:
+        raise ClusterError(
+            f"the cluster at {address} cannot take arena's worker plugin: {_one_line(err)}"
+        ) from None
     return {str(k): int(v) for k, v in client.nthreads().items()}
 
 

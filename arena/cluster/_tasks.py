@@ -8,14 +8,17 @@ bots here the first time (`arena.cluster._bundles`), rewrites the setup's bot fo
 to this machine's cache, and sends the `Play` to a `python -m arena.worker` process kept
 for the run in this Dask worker (started on first need, reused for the next game, one
 per game at once): the referee, the sandbox, the clocks and the limits all run there.
-The answer goes back to the coordinator as the worker process wrote it (a `Played`
-frame), checked to be about the game asked.
+The answer goes back to the coordinator as a `Played` frame.
 
-While a game runs, its task watches whether it is still wanted: a task the coordinator
-cancelled (Ctrl-C, a coordinator that died) stops its worker process, which abandons the
-game and kills its bots. `close_run` ends a run's processes when its league is over; the
-idle processes of a run whose coordinator is gone (the scheduler no longer knows the
-data its games depend on) are closed within seconds, and any idle for `IDLE_SECONDS`.
+Every Dask worker keeps arena's state (the bots built, each run's setup and worker
+processes) in the `ArenaPlugin` the coordinator registers (`arena.cluster._plugin`):
+`Here`, whose trio loop speaks to the worker processes with the client a local league
+uses (`arena.runners.WorkerProcess`). A task the coordinator cancelled (Ctrl-C, a
+coordinator that died), as the plugin hears from Dask, stops its worker process, which
+abandons the game and kills its bots. `close_run` ends a run's processes when its
+league is over; the idle processes of a run whose coordinator is gone (the scheduler no
+longer knows the data its games depend on) are closed within seconds, and any idle for
+`IDLE_SECONDS`; the worker closing closes them all.
 """
 
 from __future__ import annotations
@@ -23,29 +26,25 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import select
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import trio
+
 from arena.bots import BotSpec, resolve_command
 from arena.cluster._bundles import BuildSettings, BundleError, bot_folder, ensure_built
 from arena.errors import ArenaError, BotError, BuildError, ConfigError
-from arena.messages import HEADER, Failed, FromWorker, Play, Played, Reader, Setup, ToWorker, encode
+from arena.messages import Play, Played, Reader, Setup, ToWorker, encode
+from arena.runners import WorkerLost, WorkerProcess
 
 if TYPE_CHECKING:
     from distributed import Worker
 
 IDLE_SECONDS = 120.0
 """A worker process unused this long is closed (its bots say goodbye and exit)."""
-
-_POLL = 0.25
-"""Seconds between two looks at whether a running game's task is still wanted."""
 
 _SWEEP = 2.0
 """Seconds between two looks at whether the runs with idle processes are still on."""
@@ -121,28 +120,15 @@ def play_games(info: RunInfo, bundles: dict[str, bytes], plays: list[bytes]) -> 
     """Play the games framed in `plays` (`Play` messages), one after the other, and
     return their `Played` frames in the same order."""
     worker = _worker()
-    address = _address(worker)
-    setup, frame = _RUNS.get(info)
-    game_ids = [_game_id(play) for play in plays]
-    _ensure_bots(setup, info, bundles, address)
-    stop = _stop_check(worker)
-    _POOL.watch(info.token, worker)
-    sub = _POOL.take(info.token, frame, address)
-    reuse = False
-    try:
-        replies = [
-            sub.play(play, game_id, stop) for play, game_id in zip(plays, game_ids, strict=True)
-        ]
-        reuse = True
-        return replies
-    except _Abandoned:
-        # The coordinator cancels games only when its league stops (or it died): the
-        # run's idle processes here have nothing more to play. (Should the run go on
-        # after all, the next game starts a process again.)
-        _POOL.close(info.token, abandon=False, final=False)
-        raise
-    finally:
-        _POOL.give_back(info.token, sub, reuse)
+    here = _here(worker)
+    setup, local = here.runs.get(info)
+    games = [_game(play) for play in plays]
+    _ensure_bots(here, setup, info, bundles)
+    key = _current_task(worker)
+    if worker is not None and key is not None:
+        here.watch(info.token, _dependencies(worker, key))
+    played = here.play(info.token, local, games, key)
+    return [encode(result) for result in played]
 
 
 def about_worker() -> str:
@@ -152,11 +138,13 @@ def about_worker() -> str:
     return __version__
 
 
-def close_run(token: str, abandon: bool) -> int:
+def close_run(token: str, abandon: bool, dask_worker: Worker | None = None) -> int:
     """End the worker processes of run `token` in this Dask worker (`abandon`: also those
-    in the middle of a game); returns how many. Run on every worker by the coordinator."""
-    _RUNS.forget(token)
-    return _POOL.close(token, abandon)
+    in the middle of a game); returns how many. Run on every worker by the coordinator
+    (`Client.run`, which passes `dask_worker`)."""
+    here = _here(dask_worker or _worker())
+    here.runs.forget(token)
+    return here.close(token, abandon)
 
 
 # ---------------------------------------------------------------------- the worker
@@ -178,26 +166,43 @@ def _address(worker: Worker | None) -> str:
     return str(worker.address)
 
 
-def _stop_check(worker: Worker | None) -> Callable[[], bool]:
-    """A test of whether the current task is no longer wanted: cancelled by its client,
-    its client gone, or the worker closing."""
+def _here(worker: Worker | None) -> Here:
+    """What this Dask worker holds for arena (its `ArenaPlugin`'s), or, outside a Dask
+    worker (a test), this process's own."""
+    global _OUTSIDE
     if worker is None:
-        return lambda: False
+        if _OUTSIDE is None:
+            _OUTSIDE = Here(None)
+        return _OUTSIDE
+    from arena.cluster._plugin import PLUGIN
+
+    plugin = worker.plugins.get(PLUGIN)
+    here = getattr(plugin, "here", None)
+    if not isinstance(here, Here):
+        raise ClusterError(f"worker {worker.address}: arena's worker plugin is not registered")
+    return here
+
+
+_OUTSIDE: Here | None = None
+"""What `_here` gives outside a Dask worker."""
+
+
+def _current_task(worker: Worker | None) -> str | None:
+    if worker is None:
+        return None
     try:
-        key = worker.get_current_task()
+        return str(worker.get_current_task())
     except (AttributeError, ValueError, KeyError):
-        return lambda: False
+        return None
 
-    def stop() -> bool:
-        try:
-            task = worker.state.tasks.get(key)
-            if task is None or task.state in ("cancelled", "released", "forgotten"):
-                return True
-            return str(worker.status.name) in ("closing", "closed", "failed")
-        except (AttributeError, RuntimeError):  # another version of Dask's internals
-            return False
 
-    return stop
+def _dependencies(worker: Worker, key: str) -> set[str]:
+    """The keys of the data task `key` depends on (the coordinator's)."""
+    try:
+        task = worker.state.tasks[key]
+        return {str(dependency.key) for dependency in task.dependencies}
+    except (AttributeError, KeyError, ValueError):
+        return set()
 
 
 def _sandbox(sandbox: str) -> Callable[[list[str], Path, Path | None], list[str]] | None:
@@ -215,20 +220,21 @@ def _without_name(name: str, err: Exception) -> str:
     return text[len(name) + 2 :] if text.startswith(f"{name}: ") else text
 
 
-def _game_id(play: bytes) -> str:
+def _game(play: bytes) -> Play:
     reader = Reader(ToWorker, "the coordinator")
     reader.feed(play)
     message = reader.next()
     if not isinstance(message, Play):
         raise ClusterError(f"a game task was sent a {type(message).__name__}, not a game")
-    return str(message.game_id)
+    return message
 
 
-def _ensure_bots(setup: Setup, info: RunInfo, bundles: dict[str, bytes], address: str) -> None:
+def _ensure_bots(here: Here, setup: Setup, info: RunInfo, bundles: dict[str, bytes]) -> None:
     """Unpack and build here the bots whose bundles came with the task."""
+    address = here.address
     specs = {info.digests[s.name]: s for s in setup.bots if s.name in info.digests}
     for digest, bundle in bundles.items():
-        if digest in _READY:
+        if digest in here.ready:
             continue
         spec = specs.get(digest)
         if spec is None:
@@ -243,11 +249,7 @@ def _ensure_bots(setup: Setup, info: RunInfo, bundles: dict[str, bytes], address
             ) from None
         except (BotError, BundleError) as err:
             raise ClusterError(f"worker {address}: {err}") from None
-        _READY.add(digest)
-
-
-_READY: set[str] = set()
-"""Digests unpacked and built in this process's cache."""
+        here.ready.add(digest)
 
 
 class _Runs:
@@ -255,10 +257,10 @@ class _Runs:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._runs: dict[str, tuple[Setup, bytes]] = {}
+        self._runs: dict[str, tuple[Setup, Setup]] = {}
 
-    def get(self, info: RunInfo) -> tuple[Setup, bytes]:
-        """(the coordinator's setup, the framed setup for a worker process here)."""
+    def get(self, info: RunInfo) -> tuple[Setup, Setup]:
+        """(the coordinator's setup, the setup for a worker process here)."""
         with self._lock:
             found = self._runs.get(info.token)
         if found is not None:
@@ -275,7 +277,7 @@ class _Runs:
             for spec in setup.bots
         )
         here = Setup(bots=bots, settings=setup.settings, config=setup.config)
-        found = (setup, encode(here))
+        found = (setup, here)
         with self._lock:
             while len(self._runs) >= 16:  # runs whose coordinator never closed them
                 del self._runs[next(iter(self._runs))]
@@ -287,223 +289,227 @@ class _Runs:
             self._runs.pop(token, None)
 
 
-_RUNS = _Runs()
-
-
 # ---------------------------------------------------------------------- worker processes
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+@dataclasses.dataclass(eq=False)
+class _Held:
+    """A worker process kept for a run, and when it last finished a game."""
+
+    process: WorkerProcess
+    used: float
 
 
-class _Sub:
-    """One `python -m arena.worker` process, spoken to over blocking pipes."""
+class Here:
+    """What one Dask worker holds for arena (its `ArenaPlugin`'s state): the bots built
+    here, each run's setup, and each run's `python -m arena.worker` processes, one per
+    game at once, spoken to by `arena.runners.WorkerProcess` in a trio loop of a
+    thread of its own (started on first need). Game tasks call in from Dask's threads;
+    the plugin tells it of cancelled tasks (`stop`) and of the worker closing."""
 
-    def __init__(self, setup: bytes, address: str) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        self.address = address
-        # A session of its own: a Ctrl-C meant for the Dask worker's terminal is not one
-        # for the games; the process ends when its input does (the Dask worker died).
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            start_new_session=True,
-        )
-        self.used = time.monotonic()
-        self._buffer = bytearray()
-        self._send(setup)
-
-    def _send(self, frame: bytes) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(frame)
-            stdin.flush()
-        except (BrokenPipeError, ValueError, OSError) as err:
-            raise WorkerProcessDied(
-                f"worker {self.address}: its arena worker process died: {err}"
-            ) from None
-
-    def play(self, play: bytes, game_id: str, stop: Callable[[], bool]) -> bytes:
-        """Send a game and return the worker process's answer; terminate the process
-        and raise `_Abandoned` if `stop` says the game is no longer wanted."""
-        self._send(play)
-        stdout = self.process.stdout
-        assert stdout is not None
-        fd = stdout.fileno()
-        while (frame := self._frame()) is None:
-            ready, _, _ = select.select([fd], [], [], _POLL)
-            if not ready:
-                if stop():
-                    self.terminate()
-                    raise _Abandoned(f"game {game_id} abandoned: its task was cancelled")
-                continue
-            data = os.read(fd, 1 << 16)
-            if not data:
-                code = self.process.poll()
-                raise WorkerProcessDied(
-                    f"worker {self.address}: its arena worker process ended during"
-                    f" {game_id} (exit status {code})"
-                )
-            self._buffer += data
-        reader = Reader(FromWorker, f"the arena worker process on {self.address}")
-        reader.feed(frame)
-        reply = reader.next()
-        if isinstance(reply, Failed):
-            raise ClusterError(f"worker {self.address}: {reply.message}")
-        if not isinstance(reply, Played) or reply.game_id != game_id:
-            raise ClusterError(
-                f"worker {self.address}: asked for {game_id}, its worker process answered"
-                f" with {getattr(reply, 'game_id', None)}"
-            )
-        self.used = time.monotonic()
-        return frame
-
-    def _frame(self) -> bytes | None:
-        """The next whole frame read, or None."""
-        if len(self._buffer) < HEADER:
-            return None
-        size = int.from_bytes(self._buffer[:HEADER], "big")
-        if len(self._buffer) < HEADER + size:
-            return None
-        frame = bytes(self._buffer[: HEADER + size])
-        del self._buffer[: HEADER + size]
-        return frame
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def terminate(self) -> None:
-        """Stop now: the worker process abandons its game and kills its bots."""
-        with contextlib.suppress(ProcessLookupError):
-            self.process.send_signal(signal.SIGTERM)
-        self._reap(30.0)
-
-    def close(self) -> None:
-        """Close its input: it finishes, says goodbye to its bots and exits."""
-        with contextlib.suppress(OSError, ValueError):
-            if self.process.stdin is not None:
-                self.process.stdin.close()
-        self._reap(30.0)
-
-    def _reap(self, seconds: float) -> None:
-        """Wait for the process in the background (SIGKILL after `seconds`)."""
-
-        def wait() -> None:
-            try:
-                self.process.wait(seconds)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            with contextlib.suppress(OSError, ValueError):
-                if self.process.stdout is not None:
-                    self.process.stdout.close()
-
-        threading.Thread(target=wait, name="arena-reap", daemon=True).start()
-
-
-class _Pool:
-    """This Dask worker's arena worker processes, by run: one per game at once."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._idle: dict[str, list[_Sub]] = {}
-        self._busy: dict[str, set[_Sub]] = {}
+    def __init__(self, worker: Worker | None) -> None:
+        self.worker = worker
+        self.address = _address(worker)
+        self.ready: set[str] = set()
+        """Digests unpacked and built in this machine's cache."""
+        self.runs = _Runs()
+        self._start = threading.Lock()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._thread: threading.Thread | None = None
+        # Only in the trio loop:
+        self._nursery: trio.Nursery | None = None
+        self._idle: dict[str, list[_Held]] = {}
+        self._busy: dict[str, set[_Held]] = {}
         self._closed: dict[str, None] = {}
-        self._reaper: threading.Thread | None = None
-        self._worker: Worker | None = None
         self._keys: dict[str, set[str]] = {}
         """Per run, the keys of the data its games depend on (the coordinator's)."""
+        self._scopes: dict[str, trio.CancelScope] = {}
+        """The games of each running task, by its key."""
+        self._stopped: dict[str, None] = {}
+        """Keys of tasks no longer wanted (the latest)."""
+        self._reaping = trio.CancelScope()
+        self._shutting = False
 
-    def watch(self, token: str, worker: Worker | None) -> None:
-        """Note the data the current game task of run `token` depends on: while the
-        scheduler knows none of it, the run's coordinator is gone."""
-        if worker is None:
+    # ------------------------------------------------------------- from other threads
+
+    def play(self, token: str, setup: Setup, games: list[Play], key: str | None) -> list[Played]:
+        """Play `games` of run `token` one after the other in a worker process of the run
+        (from a task's thread); `_Abandoned` if task `key` is cancelled meanwhile."""
+        return trio.from_thread.run(self._play, token, setup, games, key, trio_token=self._loop())
+
+    def watch(self, token: str, keys: set[str]) -> None:
+        """Note the data run `token`'s games depend on: while the scheduler knows none of
+        it, the run's coordinator is gone."""
+        if keys:
+            self._loop().run_sync_soon(lambda: self._keys.setdefault(token, set()).update(keys))
+
+    def close(self, token: str, abandon: bool) -> int:
+        """Close run `token`'s processes (`abandon`: those in a game too) for good."""
+        if self._token is None:
+            return 0
+        return trio.from_thread.run_sync(self._close, token, abandon, True, trio_token=self._token)
+
+    def stop(self, key: str) -> None:
+        """Task `key` is no longer wanted (cancelled, its client gone): stop its games
+        (from the Dask worker's event loop)."""
+        if self._token is not None and key.startswith("arena-games-"):
+            with contextlib.suppress(trio.RunFinishedError):
+                self._token.run_sync_soon(self._stop, key)
+
+    def shut(self) -> None:
+        """The Dask worker closes: abandon every game, stop every process."""
+        thread, token = self._thread, self._token
+        if thread is None or token is None:
             return
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(self._shut)
+        thread.join(30)
+
+    def _loop(self) -> trio.lowlevel.TrioToken:
+        with self._start:
+            if self._token is None:
+                ready = threading.Event()
+                self._thread = threading.Thread(
+                    target=trio.run, args=(self._main, ready), name="arena-games", daemon=True
+                )
+                self._thread.start()
+                ready.wait()
+            assert self._token is not None
+            return self._token
+
+    # ------------------------------------------------------------- in the trio loop
+
+    async def _main(self, ready: threading.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self._token = trio.lowlevel.current_trio_token()
+            ready.set()
+            with self._reaping:
+                await self._reap()
+
+    async def _play(
+        self, token: str, setup: Setup, games: list[Play], key: str | None
+    ) -> list[Played]:
+        held = await self._take(token, setup)
+        played: list[Played] = []
+        with trio.CancelScope() as scope:
+            if key is not None:
+                self._scopes[key] = scope
+                if key in self._stopped:
+                    scope.cancel()
+            try:
+                for game in games:
+                    try:
+                        played.append(await held.process.play(game))
+                    except WorkerLost as err:
+                        raise WorkerProcessDied(
+                            f"worker {self.address}: its arena worker process ended during"
+                            f" {game.game_id} ({err})"
+                        ) from None
+                    except ArenaError as err:
+                        raise ClusterError(f"worker {self.address}: {err}") from None
+            finally:
+                if key is not None:
+                    self._scopes.pop(key, None)
+                self._give_back(token, held, len(played) == len(games))
+        if len(played) < len(games):
+            # The coordinator cancels games only when its league stops (or it died): the
+            # run's idle processes here have nothing more to play. (Should the run go on
+            # after all, the next game starts a process again.)
+            self._close(token, abandon=False, final=False)
+            first = games[len(played)].game_id
+            raise _Abandoned(f"game {first} abandoned: its task was cancelled")
+        return played
+
+    async def _take(self, token: str, setup: Setup) -> _Held:
+        if token in self._closed or self._shutting:
+            raise _Abandoned(f"run {token} is over")
+        idle = self._idle.get(token, [])
+        while idle:
+            held = idle.pop()
+            if held.process.alive():
+                self._busy.setdefault(token, set()).add(held)
+                return held
+            self._end(held, abandon=False)
         try:
-            task = worker.state.tasks[worker.get_current_task()]
-            keys = {str(dependency.key) for dependency in task.dependencies}
-        except (AttributeError, KeyError, ValueError):
-            return
-        with self._lock:
-            self._worker = worker
-            self._keys.setdefault(token, set()).update(keys)
+            process = await WorkerProcess.start(setup, own_session=True)
+        except OSError as err:
+            raise ClusterError(
+                f"worker {self.address}: cannot start an arena worker process: {err}"
+            ) from None
+        assert self._nursery is not None
+        self._nursery.start_soon(process.read_answers)
+        held = _Held(process, time.monotonic())
+        self._busy.setdefault(token, set()).add(held)
+        return held
 
-    def take(self, token: str, setup: bytes, address: str) -> _Sub:
-        with self._lock:
-            if token in self._closed:
-                raise _Abandoned(f"run {token} is over")
-            idle = self._idle.get(token, [])
-            while idle:
-                sub = idle.pop()
-                if sub.alive():
-                    self._busy.setdefault(token, set()).add(sub)
-                    return sub
-                sub.close()
-            if self._reaper is None:
-                self._reaper = threading.Thread(target=self._reap, name="arena-idle", daemon=True)
-                self._reaper.start()
-        sub = _Sub(setup, address)
-        with self._lock:
-            self._busy.setdefault(token, set()).add(sub)
-        return sub
+    def _give_back(self, token: str, held: _Held, reuse: bool) -> None:
+        self._busy.get(token, set()).discard(held)
+        held.used = time.monotonic()
+        if reuse and token not in self._closed and held.process.alive():
+            self._idle.setdefault(token, []).append(held)
+        else:  # its run is over, or a game that did not finish: abandon it
+            self._end(held, abandon=not reuse)
 
-    def give_back(self, token: str, sub: _Sub, reuse: bool) -> None:
-        with self._lock:
-            self._busy.get(token, set()).discard(sub)
-            if reuse and token not in self._closed and sub.alive():
-                self._idle.setdefault(token, []).append(sub)
-                return
-        if not sub.alive():
-            return
-        if reuse:
-            sub.close()  # its run is over
-        else:
-            sub.terminate()  # a game that did not finish: abandon it
+    def _end(self, held: _Held, abandon: bool) -> None:
+        """Close a process in the background (`abandon`: stop its games now)."""
+        if abandon:
+            held.process.terminate()
+        assert self._nursery is not None
+        self._nursery.start_soon(held.process.aclose)
 
-    def close(self, token: str, abandon: bool, final: bool = True) -> int:
+    def _close(self, token: str, abandon: bool, final: bool = True) -> int:
         """Close the idle processes of run `token` (`abandon`: the busy ones too); after
         a `final` close the run starts none again."""
-        with self._lock:
-            if final:
-                self._closed[token] = None
-                while len(self._closed) > 1000:
-                    del self._closed[next(iter(self._closed))]
-            idle = self._idle.pop(token, [])
-            busy = list(self._busy.get(token, ())) if abandon else []
-        for sub in idle:
-            sub.close()
-        for sub in busy:
-            sub.terminate()
+        if final:
+            self._closed[token] = None
+            while len(self._closed) > 1000:
+                del self._closed[next(iter(self._closed))]
+        idle = self._idle.pop(token, [])
+        busy = list(self._busy.get(token, ())) if abandon else []
+        for held in idle:
+            self._end(held, abandon=False)
+        for held in busy:
+            held.process.terminate()
         return len(idle) + len(busy)
 
-    def _reap(self) -> None:
+    def _stop(self, key: str) -> None:
+        self._stopped[key] = None
+        while len(self._stopped) > 1000:
+            del self._stopped[next(iter(self._stopped))]
+        scope = self._scopes.get(key)
+        if scope is not None:
+            scope.cancel()
+
+    def _shut(self) -> None:
+        self._shutting = True
+        self._reaping.cancel()
+        for scope in self._scopes.values():
+            scope.cancel()
+        for token in set(self._idle) | set(self._busy):
+            self._close(token, abandon=True)
+        # The loop ends when the processes have (each closed, or killed in 30 s).
+
+    async def _reap(self) -> None:
         """Close the idle processes of runs that are over, and any idle too long."""
         while True:
-            time.sleep(_SWEEP)
+            await trio.sleep(_SWEEP)
             now = time.monotonic()
-            old: list[_Sub] = []
-            with self._lock:
-                for token, subs in self._idle.items():
-                    keep = [s for s in subs if now - s.used < IDLE_SECONDS]
-                    old += [s for s in subs if s not in keep]
-                    self._idle[token] = keep
-                quiet = {
-                    token: self._keys.get(token, set())
-                    for token, subs in self._idle.items()
-                    if subs
-                    and not self._busy.get(token)
-                    and all(now - s.used >= _SWEEP for s in subs)
-                }
-                worker = self._worker
-            for sub in old:
-                sub.close()
+            for subs in self._idle.values():
+                for held in [h for h in subs if now - h.used >= IDLE_SECONDS]:
+                    subs.remove(held)
+                    self._end(held, abandon=False)
+            quiet = {
+                token: self._keys.get(token, set())
+                for token, subs in self._idle.items()
+                if subs and not self._busy.get(token) and all(now - h.used >= _SWEEP for h in subs)
+            }
             for token, keys in quiet.items():
-                if keys and worker is not None and not _known(worker, keys):
-                    self.close(token, abandon=False, final=False)
-                    with self._lock:
+                worker = self.worker
+                if keys and worker is not None:
+                    known = await trio.to_thread.run_sync(_known, worker, keys)
+                    if not known:
+                        self._close(token, abandon=False, final=False)
                         self._keys.pop(token, None)
 
 
@@ -516,6 +522,3 @@ def _known(worker: Worker, keys: set[str]) -> bool:
         return any(found.get(key) for key in keys)
     except Exception:  # the scheduler is away: keep the processes until it is back
         return True
-
-
-_POOL = _Pool()

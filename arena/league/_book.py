@@ -51,7 +51,9 @@ class _Book:
             async with self._groups[game.group] if game.group is not None else _ALONE:
                 if not self._forfeit(game):
                     play = Play(game.game_id, game.seats, game.seed, game.group)
-                    self._record(game, await player(play))
+                    played = await player(play)
+                    dispatch.report(player, played.warm)
+                    self._record(game, played)
 
     def _forfeit(self, game: ScheduledGame) -> bool:
         """Record `game` as a forfeit if a disqualified bot sits at it."""

@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 from collections.abc import Collection, Sequence
 
+from arena.messages import Warm
 from arena.schedule import ScheduledGame
 
 
@@ -17,12 +18,12 @@ class Dispatch:
     The games go in *units*: without duplicate deals a table's games, with them one
     rotation of a table (its game in each of the table's deals). A player gets a unit's
     games back to back. It then gets, of the units that share a bot with that one, the
-    unit with the most bots that have a process able to play it in a model of its
-    worker's processes (`_PoolModel`: the same reuse, the same cap, the least recently
-    used closed first); with none, the first unit left in the schedule's order,
-    rotation 0 of every table before rotation 1 of any. When every unit is handed
-    out, a player with nothing left takes over the last half of the longest queue, so
-    that no slot idles while another has games waiting.
+    unit with the most bots that have a process able to play it among those its worker
+    holds warm, as the worker said with its last result (`report`, from
+    `arena.messages.Played.warm`); with none, the first unit left in the schedule's
+    order, rotation 0 of every table before rotation 1 of any. When every unit is
+    handed out, a player with nothing left takes over the last half of the longest
+    queue, so that no slot idles while another has games waiting.
 
     With duplicate deals a process never plays two games of one duplicate group
     (`arena.referee.BotPool.acquire`), so it plays one rotation of a table at most;
@@ -34,18 +35,22 @@ class Dispatch:
     The order decides which processes play a game, never its seats or its deal. It
     decides which games a bot forfeits once disqualified, though (those after its
     faults in a row): so that a league resumed at a concurrency of 1 plays on in the
-    order it would have without the interruption, the order does not change with the
-    games played already (`done`).
+    order it would have without the interruption, the order must not change with the
+    games played already (`done`), nor with what a worker holds (a resumed one starts
+    with nothing warm, a crashed process is gone). So a `Dispatch` made without
+    `reports` takes each player's worker to hold the processes of the unit it played
+    last, as they were then (the processes the worker would report had it closed none
+    and lost none), and ignores what workers report.
     """
 
     def __init__(
-        self, games: Sequence[ScheduledGame], room: int | None, done: Collection[str] = ()
+        self, games: Sequence[ScheduledGame], done: Collection[str] = (), *, reports: bool = True
     ) -> None:
-        """`games`: the whole schedule; `room`: how many bot processes a player's worker
-        keeps for it (its share of the worker's `max_processes`), None for no limit;
-        `done`: the ids of the games played already (a resume), never handed out: the
-        first player goes on from where one player handing out every game in turn would
-        be once past them."""
+        """`games`: the whole schedule; `done`: the ids of the games played already (a
+        resume), never handed out: the first player goes on from where one player
+        handing out every game in turn would be once past them; `reports`: follow what
+        the workers report (see the class docstring)."""
+        self._reports = reports
         units: dict[tuple[int, int], list[ScheduledGame]] = {}
         for game in games:
             layer = game.rotation if game.group is not None else 0
@@ -68,7 +73,6 @@ class Dispatch:
             self._groups[unit] = frozenset(g.group for g in unit_games if g.group is not None)
             for bot in bots:
                 self._at.setdefault(bot, set()).add(unit)
-        self._room = room
         self._slots: dict[object, _Slot] = {}
         self._resumed = self._skip({g.game_id for g in games}.intersection(done))
 
@@ -76,7 +80,7 @@ class Dispatch:
         """The next game for `player`, or None when every game is handed out."""
         slot = self._slots.get(player)
         if slot is None:
-            slot, self._resumed = self._resumed or _Slot(_PoolModel(self._room)), None
+            slot, self._resumed = self._resumed or _Slot(), None
             self._slots[player] = slot
         if not slot.queue:
             unit = self._choose(slot)
@@ -88,18 +92,30 @@ class Dispatch:
             self._give(slot, unit)
         return slot.queue.pop()
 
+    def report(self, player: object, warm: Sequence[Warm]) -> None:
+        """What `player`'s worker holds warm now (with the result of its last game):
+        its next unit is chosen to reuse those processes."""
+        slot = self._slots.get(player)
+        if slot is None or not self._reports:
+            return
+        slot.warm = {}
+        for process in warm:
+            bot = self._names.get(process.bot)
+            if bot is not None:
+                slot.warm.setdefault(bot, []).append(frozenset(process.groups))
+
     def _give(self, slot: _Slot, unit: tuple[int, int]) -> None:
         slot.queue.extend(reversed(self._units[unit]))
         slot.last = self._bots[unit[1]]
-        for game in self._units[unit]:
-            slot.model.play(slot.last, game.group)
+        if not self._reports:
+            slot.warm = {bot: [self._groups[unit]] for bot in slot.last}
 
     def _skip(self, done: set[str]) -> _Slot | None:
         """Hand out every game to one player until the `done` ones are past, and leave
         them out; that player, with the other games it got, for the first to ask."""
         if not done:
             return None
-        slot = _Slot(_PoolModel(self._room))
+        slot = _Slot()
         missed: list[ScheduledGame] = []  # games not done, handed out among done ones
         while done:
             if not slot.queue:
@@ -120,14 +136,14 @@ class Dispatch:
         if self._first == len(self._order):
             return None
         best, most = self._order[self._first], 0
-        processes = slot.model.processes
+        warm = slot.warm
         near = set().union(*(self._at[bot] for bot in slot.last))
         for unit in itertools.islice(near, _LOOK):
             bots, groups = self._bots[unit[1]], self._groups[unit]
             ready = 0
             for bot in bots:
-                for process in processes.get(bot, ()):
-                    if groups.isdisjoint(process.groups):
+                for played in warm.get(bot, ()):
+                    if groups.isdisjoint(played):
                         ready += 1
                         break
             if ready > most:
@@ -145,66 +161,13 @@ _LOOK = 300
 in a sampled schedule, but thousands in a full one of few bots)."""
 
 
-class _Process:
-    """A bot process of `_PoolModel`: its bot and the duplicate groups it played."""
-
-    __slots__ = ("bot", "groups")
-
-    def __init__(self, bot: int) -> None:
-        self.bot = bot
-        self.groups: set[str] = set()
-
-
-class _PoolModel:
-    """The bot processes a worker likely keeps for one game slot, as its pool does
-    (`arena.referee.BotPool`): a game takes the most recently used process of each
-    bot that played no game of its duplicate group, else starts one; past `room`
-    processes, the least recently used is closed first. A guess (faults replace
-    processes, other slots share the worker), used only to choose the next games."""
-
-    def __init__(self, room: int | None) -> None:
-        self.room = room
-        self._recency: dict[_Process, None] = {}  # least recently used first
-        self.processes: dict[int, list[_Process]] = {}
-        """Each bot's processes, least recently used first."""
-        self.started = 0
-        """Processes started so far."""
-
-    def play(self, bots: tuple[int, ...], group: str | None) -> None:
-        """A game between `bots` (one of duplicate `group`) is played."""
-        taken: list[_Process] = []
-        for bot in bots:
-            processes = self.processes.setdefault(bot, [])
-            for process in reversed(processes):
-                if group not in process.groups:
-                    processes.remove(process)
-                    del self._recency[process]
-                    break
-            else:
-                while (
-                    self.room is not None
-                    and self._recency
-                    and (len(self._recency) + len(taken) >= self.room)
-                ):
-                    closed = next(iter(self._recency))
-                    del self._recency[closed]
-                    self.processes[closed.bot].remove(closed)
-                process = _Process(bot)
-                self.started += 1
-            if group is not None:
-                process.groups.add(group)
-            taken.append(process)
-        for process in taken:
-            self.processes[process.bot].append(process)
-            self._recency[process] = None
-
-
 @dataclasses.dataclass(eq=False)
 class _Slot:
     """What `Dispatch` knows of one player."""
 
-    model: _PoolModel
-    """Its worker's processes, as far as they serve it."""
+    warm: dict[int, list[frozenset[str]]] = dataclasses.field(default_factory=dict)
+    """The idle processes of its worker by bot, each as the duplicate groups it played
+    (`Dispatch.report`)."""
     queue: list[ScheduledGame] = dataclasses.field(default_factory=list)
     """Its games still to hand out, the next last."""
     last: tuple[int, ...] = ()

@@ -84,11 +84,10 @@ async def run_league(
         settings=settings,
         config=dataclasses.replace(config.game, players=config.table_size),
     )
-    room = max_processes  # the bot processes a game slot's worker keeps for it
     if runner is None:
         runner = runner_for(config.concurrency, len(todo), pin=config.pin_cpus)
-        room = max(1, max_processes // per_worker)  # the slot's share of its worker's
-    dispatch = Dispatch(schedule.games, room, done)
+    # One player: an order that what its worker holds does not change (a resume).
+    dispatch = Dispatch(schedule.games, done, reports=config.concurrency > 1)
     async with runner.players(setup) as players, trio.open_nursery() as nursery:
         for player in players[: config.concurrency]:
             nursery.start_soon(book.drive, dispatch, player)

@@ -152,6 +152,11 @@ class BotPool:
             self._idle.append(session)
             self._budget.rested(session, self)
 
+    def warm(self) -> list[frozenset[str]]:
+        """The duplicate groups each idle process played, least recently used first:
+        what a worker reports it holds (`arena.messages.Warm`)."""
+        return [frozenset(session.groups) for session in self._idle]
+
     def evict(self, session: BotSession) -> None:
         """Forget an idle session the budget closes to make room (it stays counted as
         alive until it is gone)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import tarfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,11 +15,12 @@ from arena.bots import BotSpec, load_manifest
 from arena.cluster import ClusterError, parse_address
 from arena.cluster._bundles import BuildSettings, BundleError, ensure_built, is_ready, pack
 from arena.cluster._runner import _judge
-from arena.cluster._tasks import BuildReport, RunInfo, close_run, play_games, prepare_bot
+from arena.cluster._tasks import BuildReport, Here, RunInfo, close_run, play_games, prepare_bot
 from arena.errors import ConfigError
 from arena.messages import FromWorker, Play, Played, Reader, Setup, encode
 from arena.referee import Clocks, RunSettings
 from arena.rules import GameConfig
+from arena.testing import alive
 
 from .helpers import witness_bot, witness_lines
 
@@ -160,3 +163,44 @@ def test_a_game_task_plays_in_an_arena_worker_process(
     notes = witness_lines(tmp_path)
     assert {n[3] for n in notes} == {"arena.worker"}
     assert len({n[1] for n in notes}) == 1  # the same worker process for both games
+
+
+def test_a_game_task_no_longer_wanted_stops_its_worker_process(tmp_path: Path) -> None:
+    """Told that a task is no longer wanted (as `ArenaPlugin` hears from Dask: its
+    client cancelled it, or is gone), a Dask worker's arena state stops the task's
+    worker process in the middle of its game: the task ends as abandoned, and the
+    game's bots and worker process are gone."""
+    specs = [load_manifest(witness_bot(tmp_path, name, delay=0.2)) for name in ("ann", "bob")]
+    settings = RunSettings(clocks=Clocks(decision_ms=3000))
+    setup = Setup(bots=tuple(specs), settings=settings, config=GameConfig(players=2))
+    here = Here(None)
+    key = "arena-games-t2-g1-1-0"
+    ended: list[BaseException] = []
+
+    def task() -> None:
+        try:
+            here.play("t2", setup, [Play("g1", ("ann", "bob"), 5, None)], key)
+        except BaseException as err:
+            ended.append(err)
+
+    thread = threading.Thread(target=task)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while len([n for n in witness_lines(tmp_path) if n[4] == "start"]) < 2:
+            assert time.monotonic() < deadline, "the game never started"
+            time.sleep(0.02)
+        here.stop(key)
+        thread.join(60)
+        assert len(ended) == 1
+        assert isinstance(ended[0], ClusterError)
+        assert "g1 abandoned: its task was cancelled" in str(ended[0])
+        notes = witness_lines(tmp_path)
+        assert "over" not in {n[4] for n in notes}
+        deadline = time.monotonic() + 30
+        while [p for n in notes for p in (n[0], n[1]) if alive(p)]:
+            assert time.monotonic() < deadline, "bots or the worker process still run"
+            time.sleep(0.05)
+    finally:
+        here.shut()
+        thread.join(10)

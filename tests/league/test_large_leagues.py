@@ -8,18 +8,18 @@ import itertools
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.bots import BotSpec
 from arena.league import Dispatch, LeagueConfig, Progress, run_league
-from arena.league._dispatch import _PoolModel
-from arena.messages import Play, Setup
+from arena.messages import Play, Setup, Warm
 from arena.referee import Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
-from arena.runners import WorkerPool
-from arena.schedule import make_schedule
+from arena.runners import LocalRunner, WorkerPool
+from arena.schedule import Schedule, ScheduledGame, make_schedule
 from arena.store import Store
 from arena.testing import alive, pids, spec
 
@@ -122,7 +122,7 @@ async def test_one_worker_process_plays_several_games_at_once() -> None:
     duplicate=st.booleans(),
     deals=st.integers(1, 3),
     players=st.integers(1, 4),
-    limit=st.sampled_from([None, 4, 16]),
+    warm=st.lists(st.integers(0, 8), max_size=6),
     done=st.sets(st.integers(0, 200), max_size=30),
     order=st.randoms(use_true_random=False),
 )
@@ -132,12 +132,13 @@ def test_dispatch_hands_out_every_game_once_a_unit_at_a_time(
     duplicate: bool,
     deals: int,
     players: int,
-    limit: int | None,
+    warm: list[int],
     done: set[int],
     order: object,
 ) -> None:
-    """Whatever order the players ask in, and whichever games are played already (a
-    resume), every game left is handed out exactly once. One player gets the games of
+    """Whatever order the players ask in, whatever their workers report warm, and
+    whichever games are played already (a resume), every game left is handed out
+    exactly once. One player gets the games of
     a unit back to back: a table's games, with duplicate deals a table's games in one
     rotation, deal by deal (several players may split a unit at the end, when one with
     nothing left takes over half of another's queue)."""
@@ -150,7 +151,7 @@ def test_dispatch_hands_out_every_game_once_a_unit_at_a_time(
         max_tables=12,
     )  # fmt: skip
     todo = [g for g in schedule.games if g.index not in done]
-    dispatch = Dispatch(schedule.games, limit, {f"g{i:06d}" for i in done})
+    dispatch = Dispatch(schedule.games, {f"g{i:06d}" for i in done})
     got: dict[int, list[int]] = {p: [] for p in range(players)}
     waiting = list(range(players))
     while waiting:
@@ -160,6 +161,7 @@ def test_dispatch_hands_out_every_game_once_a_unit_at_a_time(
             waiting.remove(player)
         else:
             got[player].append(game.index)
+            dispatch.report(player, [Warm(f"b{i}", (game.group or "",)) for i in warm])
     handed = sorted(i for games in got.values() for i in games)
     assert handed == [g.index for g in todo]
     if players == 1 and not done:  # one player: unit after unit, each whole, by deal
@@ -178,43 +180,46 @@ def test_dispatch_hands_out_every_game_once_a_unit_at_a_time(
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    duplicate=st.booleans(),
-    limit=st.sampled_from([None, 3, 8]),
-    cut=st.floats(0, 1),
-)
+@given(duplicate=st.booleans(), cut=st.floats(0, 1))
 def test_a_resumed_dispatch_goes_on_as_without_the_interruption(
-    duplicate: bool, limit: int | None, cut: float
+    duplicate: bool, cut: float
 ) -> None:
     """One player gets the games of a schedule in some order; told that the first of
-    them are played already (a league resumed at a concurrency of 1), a new `Dispatch`
-    hands out the others in the same order, so that a bot disqualified after its faults
-    in a row forfeits the same games."""
+    them are played already (a league resumed at a concurrency of 1, whose `Dispatch`
+    follows no report), a new `Dispatch` hands out the others in the same order, so that
+    a bot disqualified after its faults in a row forfeits the same games."""
     names = [f"b{i}" for i in range(7)]
     schedule = make_schedule(
         names, table_size=3, games_per_table=6, seed=2, duplicate=duplicate, max_tables=20
     )
-    dispatch = Dispatch(schedule.games, limit)
-    whole = list(iter(lambda: dispatch.next("p"), None))
+    dispatch = Dispatch(schedule.games, reports=False)
+
+    def next_game() -> ScheduledGame | None:
+        game = dispatch.next("p")
+        dispatch.report("p", [Warm(name) for name in names])  # (not followed)
+        return game
+
+    whole = list(iter(next_game, None))
     assert sorted(g.index for g in whole) == list(range(len(schedule.games)))
     played = round(cut * len(whole))
-    resumed = Dispatch(schedule.games, limit, {g.game_id for g in whole[:played]})
+    resumed = Dispatch(schedule.games, {g.game_id for g in whole[:played]}, reports=False)
     assert list(iter(lambda: resumed.next("q"), None)) == whole[played:]
 
 
 def test_with_duplicate_deals_a_process_plays_one_rotation_of_many_tables() -> None:
     """The hand-out order reuses processes across tables with duplicate deals: played
     by a pool that never lets a process play two games of one group and closes the least
-    recently used past its room (modelled here independently of `Dispatch`), it
-    needs under a fifth of the processes of a fresh process per game, where a table's
-    rotations back to back need 16 processes for its 8 games (2 per game) unless other
-    tables share its bots while theirs live."""
+    recently used past its room (modelled here, reporting its idle processes to
+    `Dispatch` after each game as a worker does), it needs under a fifth of the
+    processes of a fresh process per game, where a table's rotations back to back need
+    16 processes for its 8 games (2 per game) unless other tables share its bots while
+    theirs live."""
     names = [f"b{i}" for i in range(24)]
     schedule = make_schedule(
         names, table_size=4, games_per_table=8, seed=7, duplicate=True, max_tables=60
     )
     room = 16
-    dispatch = Dispatch(schedule.games, room)
+    dispatch = Dispatch(schedule.games)
     idle: list[tuple[str, set[str]]] = []  # least recently used first
     starts = games = 0
     while (game := dispatch.next("p")) is not None:
@@ -235,33 +240,41 @@ def test_with_duplicate_deals_a_process_plays_one_rotation_of_many_tables() -> N
             taken.append(process)
         idle.extend(taken)
         games += 1
+        dispatch.report("p", [Warm(name, tuple(groups)) for name, groups in idle])
     assert games == len(schedule.games) == 480
     assert starts < 0.8 * games  # fresh processes: 4 a game
 
 
-def test_the_dispatch_models_the_pool_of_processes() -> None:
-    """`Dispatch`'s model of a worker's processes starts and closes them as the pool
-    does: the games of `test_the_processes_alive_at_once_stay_within_the_limit` start
-    7 processes in both; a duplicate group takes another process of each bot."""
-    model = _PoolModel(3)
+async def test_a_worker_reports_the_processes_it_holds_warm(tmp_path: Path) -> None:
+    """With each result, the body of a game (here in this process, as in a worker)
+    says which bot processes it holds idle, as the pool keeps them: the games of
+    `test_the_processes_alive_at_once_stay_within_the_limit` leave b0, b1 and b5 (b1's
+    second process), after 7 starts in all; a duplicate group's games leave a process of
+    each bot per game it sat at, each naming the group."""
+    pidfile = tmp_path / "pids"
+    specs = tuple(spec("good", pidfile, name=f"b{i}") for i in range(6))
+    settings = RunSettings(clocks=Clocks(decision_ms=5000), max_processes=3)
+    setup = Setup(specs, settings, GameConfig(players=2))
     pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 0), (0, 5)]
-    for pair in pairs:
-        model.play(pair, None)
-    assert model.started == 7
-    assert sorted(p.bot for ps in model.processes.values() for p in ps) == [0, 1, 5]
-    model = _PoolModel(None)
-    for pair in [(0, 1), (1, 0), (0, 1), (0, 2)]:
-        model.play(pair, "t0-d0")
-    assert model.started == 8  # a process for each game of b0 (4), of b1 (3), of b2 (1)
-    model.play((1, 0), "t0-d1")
-    assert model.started == 8
-    assert [len(model.processes[bot]) for bot in (0, 1, 2)] == [4, 3, 1]
+    launched = 0
+    async with LocalRunner().players(setup) as (play,):
+        for i, (a, b) in enumerate(pairs):
+            played = await play(Play(f"g{i}", (f"b{a}", f"b{b}"), i, None))
+            launched += sum(played.launched.values())
+    assert sorted(w.bot for w in played.warm) == ["b0", "b1", "b5"]
+    assert launched == 7
+    setup = Setup(specs, RunSettings(clocks=Clocks(decision_ms=5000)), GameConfig(players=2))
+    async with LocalRunner().players(setup) as (play,):
+        for i, seats in enumerate([("b0", "b1"), ("b1", "b0"), ("b0", "b2")]):
+            played = await play(Play(f"d{i}", seats, 7, "t0-d0"))
+    warm = sorted((w.bot, w.groups) for w in played.warm)
+    assert warm == [("b0", ("t0-d0",))] * 3 + [("b1", ("t0-d0",))] * 2 + [("b2", ("t0-d0",))]
 
 
 def test_an_idle_player_takes_over_half_of_the_longest_queue() -> None:
     names = ["a", "b", "c"]
     schedule = make_schedule(names, table_size=3, games_per_table=9, seed=1, duplicate=False)
-    dispatch = Dispatch(schedule.games, None)  # one table of 9 games
+    dispatch = Dispatch(schedule.games)  # one table of 9 games
     first = dispatch.next("p")
     assert first is not None
     stolen = dispatch.next("q")  # no table left: q takes the last 4 of p's 8
@@ -277,24 +290,71 @@ def test_an_idle_player_takes_over_half_of_the_longest_queue() -> None:
     assert len(handed) == 8  # with the one p took back: all 9, none twice
 
 
-def test_dispatch_prefers_a_table_with_bots_just_used() -> None:
+def near_units(schedule: Schedule, first: ScheduledGame) -> list[int]:
+    """The tables other than `first`'s that share a bot with it."""
+    return [
+        t
+        for t in range(len(schedule.tables))
+        if t != first.table and set(schedule.tables[t]) & set(first.seats)
+    ]
+
+
+@pytest.mark.parametrize("reports", [True, False])
+def test_dispatch_prefers_a_table_with_bots_just_used(reports: bool) -> None:
+    """After a table's games, a player whose worker holds those bots' processes warm
+    (as it reports, or, not following reports, as a lone player's worker is taken to)
+    gets the table that most of them can play."""
     names = [f"b{i}" for i in range(12)]
     schedule = make_schedule(
         names, table_size=3, games_per_table=3, seed=5, duplicate=False, max_tables=40
     )
-    dispatch = Dispatch(schedule.games, None)
+    dispatch = Dispatch(schedule.games, reports=reports)
     first = dispatch.next("p")
     assert first is not None
     for _ in range(2):
         dispatch.next("p")
+    if reports:
+        dispatch.report("p", [Warm(name) for name in first.seats])
     second = dispatch.next("p")
     assert second is not None
-    later_tables = {g.table for g in schedule.games if g.table != first.table}
     best = max(
-        len(set(schedule.tables[t]) & set(first.seats)) for t in later_tables
+        len(set(schedule.tables[t]) & set(first.seats)) for t in near_units(schedule, first)
     )  # the most bots any other table shares with the first
-    assert best >= 1
+    assert best >= 2
     assert len(set(second.seats) & set(first.seats)) == best
+
+
+def test_dispatch_follows_what_the_worker_reports() -> None:
+    """The choice follows the worker's report, not the games it was given: a worker
+    whose pool closed the processes of the bots that the preferred table shares with the
+    last one is no longer sent that table, but one that the processes it still holds
+    can play; one that holds nothing gets the first table left in the schedule."""
+    names = [f"b{i}" for i in range(12)]
+    schedule = make_schedule(
+        names, table_size=3, games_per_table=3, seed=5, duplicate=False, max_tables=40
+    )
+
+    def second_table(warm: list[str] | None) -> tuple[ScheduledGame, ScheduledGame]:
+        dispatch = Dispatch(schedule.games)
+        first = dispatch.next("p")
+        assert first is not None
+        for _ in range(2):
+            dispatch.next("p")
+        if warm is not None:
+            dispatch.report("p", [Warm(name) for name in warm])
+        second = dispatch.next("p")
+        assert second is not None
+        return first, second
+
+    first, preferred = second_table(list(second_table(None)[0].seats))
+    shared = set(preferred.seats) & set(first.seats)
+    kept = [name for name in first.seats if name not in shared]  # the others evicted
+    assert kept
+    _, second = second_table(kept)
+    assert second.table != preferred.table
+    assert set(second.seats) & set(kept)
+    _, second = second_table([])
+    assert second.table == min(t for t in range(len(schedule.tables)) if t != first.table)
 
 
 async def test_a_league_with_a_process_limit_records_every_game(tmp_path: Path) -> None:
