@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -27,6 +28,10 @@ _MACHINE_ERRNOS = frozenset(
 """What a failed start of a bot's process says when the machine, not the bot, is short
 of something: processes (a fork), memory, file descriptors, or disk for its private
 folder. Charged to the bot as a crash, it would disqualify every bot in turn."""
+
+
+REPORTED_GROUPS = 64
+"""How many of an idle process's latest duplicate groups a worker reports (`warm`)."""
 
 
 class _Budget:
@@ -140,7 +145,7 @@ class BotPool:
         else:
             session = await self._start()
         if group is not None:
-            session.groups.add(group)
+            session.groups[group] = None
         return session
 
     async def release(self, session: BotSession) -> None:
@@ -153,9 +158,16 @@ class BotPool:
             self._budget.rested(session, self)
 
     def warm(self) -> list[frozenset[str]]:
-        """The duplicate groups each idle process played, least recently used first:
-        what a worker reports it holds (`arena.messages.Warm`)."""
-        return [frozenset(session.groups) for session in self._idle]
+        """The latest duplicate groups (`REPORTED_GROUPS` at most) each idle process
+        played, least recently used process first: what a worker reports it holds
+        (`arena.messages.Warm`). Only the latest: a report listing every group would
+        grow with the league, on every result (a process may play thousands of games),
+        and the groups a league still hands out are the recent ones. `acquire` itself
+        never gives a process a game of a group it played, whatever was reported."""
+        return [
+            frozenset(itertools.islice(reversed(session.groups), REPORTED_GROUPS))
+            for session in self._idle
+        ]
 
     def evict(self, session: BotSession) -> None:
         """Forget an idle session the budget closes to make room (it stays counted as

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from arena.bots import BotSpec
 from arena.league import Dispatch, LeagueConfig, Progress, run_league
 from arena.messages import Play, Setup, Warm
-from arena.referee import Clocks, RunSettings, open_pools, play_seated
+from arena.referee import Clocks, RunSettings, _pool, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import LocalRunner, WorkerPool
 from arena.schedule import Schedule, ScheduledGame, make_schedule
@@ -269,6 +269,31 @@ async def test_a_worker_reports_the_processes_it_holds_warm(tmp_path: Path) -> N
             played = await play(Play(f"d{i}", seats, 7, "t0-d0"))
     warm = sorted((w.bot, w.groups) for w in played.warm)
     assert warm == [("b0", ("t0-d0",))] * 3 + [("b1", ("t0-d0",))] * 2 + [("b2", ("t0-d0",))]
+
+
+async def test_a_worker_reports_a_processs_latest_groups_and_never_reuses_it_in_an_older(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process plays on for thousands of games: a report of every group it played
+    would grow with the league, on every result. The worker reports the latest
+    (`REPORTED_GROUPS`, 3 here), and its pool still gives no process a game of a group
+    it played, reported or not: a new process plays it."""
+    monkeypatch.setattr(_pool, "REPORTED_GROUPS", 3)
+    pidfile = tmp_path / "pids"
+    specs = tuple(spec("good", pidfile, name=f"b{i}") for i in range(2))
+    setup = Setup(specs, RunSettings(clocks=Clocks(decision_ms=5000)), GameConfig(players=2))
+    launched = 0
+    async with LocalRunner().players(setup) as (play,):
+        for i in range(5):
+            played = await play(Play(f"g{i}", ("b0", "b1"), i, f"t{i}-d0"))
+            launched += sum(played.launched.values())
+        assert launched == 2  # one process a bot, all five groups
+        assert sorted((w.bot, w.groups) for w in played.warm) == [
+            ("b0", ("t2-d0", "t3-d0", "t4-d0")),
+            ("b1", ("t2-d0", "t3-d0", "t4-d0")),
+        ]
+        again = await play(Play("g5", ("b1", "b0"), 0, "t0-d0"))  # t0's other rotation
+    assert again.launched == {"b0": 1, "b1": 1}
 
 
 def test_an_idle_player_takes_over_half_of_the_longest_queue() -> None:
