@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from arena.bots import BUILD_DISK_MB, BUILD_MEMORY_MB, BotSpec, build
+from arena.bots import BotSpec, BuildSettings, build
 from arena.bots._manifest import _submission_files
 from arena.errors import ArenaError, shown
 
@@ -37,20 +37,17 @@ class BundleError(ArenaError):
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class BuildSettings:
-    """How a worker builds the bots: the league's build settings."""
+class WorkerBuild:
+    """How a worker builds the bots: the league's build settings (`arena.bots.
+    BuildSettings`, declared once), with what a build shares with the games."""
 
+    build: BuildSettings
     sandbox: str
-    """"bwrap" or "none"."""
-    network: bool
-    timeout: float
-    log_dir: Path | None
+    """The sandbox's name (`arena.sandbox.SANDBOXES`)."""
+    log_dir: Path | None = None
     """Where build output goes as well (NAME.log, a path on the worker), or None."""
-    log_kb: int
-    disk_mb: int = BUILD_DISK_MB
-    """MiB a build may add to its folder."""
-    memory_mb: int = BUILD_MEMORY_MB
-    """MiB a sandboxed build's processes may use together."""
+    log_kb: int = 1024
+    """KiB of each build's output kept in its log."""
 
 
 def pack(spec: BotSpec) -> bytes:
@@ -94,7 +91,7 @@ def is_ready(digest: str) -> bool:
     return (cache_root() / f"{digest}.ready").exists()
 
 
-def ensure_built(spec: BotSpec, digest: str, bundle: bytes, settings: BuildSettings) -> Path:
+def ensure_built(spec: BotSpec, digest: str, bundle: bytes, settings: WorkerBuild) -> Path:
     """The folder of `spec`'s submission on this machine, unpacked from `bundle` and built
     the first time (raises BuildError if the build fails, BotError if its toolchain is
     missing, BundleError if the bundle does not hash to `digest`)."""
@@ -120,10 +117,10 @@ def ensure_built(spec: BotSpec, digest: str, bundle: bytes, settings: BuildSetti
         build(  # if it fails, the folder stays for a look; the next try starts afresh
             here,
             sandbox=settings.sandbox,
-            network=settings.network,
-            timeout=settings.timeout,
-            disk_mb=settings.disk_mb,
-            memory_mb=settings.memory_mb,
+            network=settings.build.build_network,
+            timeout=settings.build.build_timeout,
+            disk_mb=settings.build.build_disk_mb,
+            memory_mb=settings.build.build_memory_mb,
             log_path=log,
             log_kb=settings.log_kb,
         )

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena import __version__
-from arena.bots import BotSpec, real_path
+from arena.bots import BotSpec, BuildSettings, real_path
 from arena.cluster._address import DEFAULT_PORT
-from arena.cluster._bundles import BuildSettings, pack
+from arena.cluster._bundles import WorkerBuild, pack
 from arena.cluster._tasks import (
     BuildReport,
     ClusterError,
@@ -99,7 +99,7 @@ class DaskRunner:
         self._bundles: dict[str, Future[bytes]] = {}
         self._packed: dict[str, BotSpec] = {}
         self._digests: dict[str, str] = {}
-        self._settings = BuildSettings("none", False, 600.0, None, 1024)
+        self._settings = WorkerBuild(BuildSettings(), "none")
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -148,12 +148,9 @@ class DaskRunner:
         and quoting its output. A worker that cannot run bots at all, or lacks a program
         that other workers have, raises ClusterError."""
         run, build = config.run, config.build
-        self._settings = BuildSettings(
+        self._settings = WorkerBuild(
+            build,
             sandbox=run.sandbox,
-            network=build.build_network,
-            timeout=build.build_timeout,
-            disk_mb=build.build_disk_mb,
-            memory_mb=build.build_memory_mb,
             log_dir=real_path(run.log_dir) if run.log_dir is not None else None,
             log_kb=run.limits.stderr_kb,
         )

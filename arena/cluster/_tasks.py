@@ -28,17 +28,17 @@ import dataclasses
 import os
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
 
 from arena.bots import BotSpec, resolve_command
-from arena.cluster._bundles import BuildSettings, BundleError, bot_folder, ensure_built
+from arena.cluster._bundles import BundleError, WorkerBuild, bot_folder, ensure_built
 from arena.errors import ArenaError, BotError, BuildError, ConfigError
 from arena.messages import Play, Played, Reader, Setup, ToWorker, encode
 from arena.runners import WorkerLost, WorkerProcess
+from arena.sandbox import wrap_for
 
 if TYPE_CHECKING:
     from distributed import Worker
@@ -75,7 +75,7 @@ class RunInfo:
     """The coordinator's `Setup`, framed (`arena.messages.encode`)."""
     digests: dict[str, str]
     """Each bot's submission digest, by name."""
-    build: BuildSettings
+    build: WorkerBuild
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -92,12 +92,12 @@ class BuildReport:
     "worker": this worker cannot run bots at all."""
 
 
-def prepare_bot(spec: BotSpec, digest: str, bundle: bytes, settings: BuildSettings) -> BuildReport:
+def prepare_bot(spec: BotSpec, digest: str, bundle: bytes, settings: WorkerBuild) -> BuildReport:
     """Unpack and build `spec` on this worker (once per machine), and check that its
     program can be found and run here, in the sandbox if the league has one."""
     address = _address(_worker())
     try:
-        wrap = _sandbox(settings.sandbox)
+        wrap = wrap_for(settings.sandbox)
     except ConfigError as err:
         return BuildReport(address, spec.name, str(err), "worker")
     try:
@@ -203,16 +203,6 @@ def _dependencies(worker: Worker, key: str) -> set[str]:
         return {str(dependency.key) for dependency in task.dependencies}
     except (AttributeError, KeyError, ValueError):
         return set()
-
-
-def _sandbox(sandbox: str) -> Callable[[list[str], Path, Path | None], list[str]] | None:
-    if sandbox == "none":
-        return None
-    if sandbox != "bwrap":
-        raise ConfigError(f"unknown sandbox {sandbox!r}")
-    from arena.sandbox import bwrap_wrap
-
-    return bwrap_wrap()
 
 
 def _without_name(name: str, err: Exception) -> str:

@@ -31,9 +31,10 @@ from arena.ladder._db import LadderDB, Submission, mark_ladder
 from arena.ladder._select import Rated, choose_table, rate, without
 from arena.messages import Play, Played, Setup
 from arena.ratings import FinishingOrders
-from arena.referee import Clocks, RunSettings, Settings, Wrap
+from arena.referee import Clocks, RunSettings, Settings
 from arena.rules import GameConfig, keyed_seed
 from arena.runners import GameRunner, Player, runner_for
+from arena.sandbox import bwrap_wrap
 from arena.store import Store
 
 OUTPUT_KEEP = 64 * 1024
@@ -191,7 +192,7 @@ class Ladder:
         self.db.set_state(sid, "checking", output=_tail(output))
         self.say(f"{sid}: checking {submission.bot}")
         try:
-            wrap = _wrap()
+            wrap = bwrap_wrap()  # (a ladder runs every bot in the sandbox)
             wrap(resolve_command(spec.command, spec.folder), Path("/tmp/arena-check"), spec.folder)
             checks = await check_bot(
                 spec, clocks=settings.clocks, limits=settings.limits, wrap=wrap
@@ -427,12 +428,6 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:
         return ""
-
-
-def _wrap() -> Wrap:
-    from arena.sandbox import bwrap_wrap
-
-    return bwrap_wrap()
 
 
 @dataclasses.dataclass(frozen=True)

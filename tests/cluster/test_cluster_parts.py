@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec, load_manifest
+from arena.bots import BotSpec, BuildSettings, load_manifest
 from arena.cluster import ClusterError, parse_address
-from arena.cluster._bundles import BuildSettings, BundleError, ensure_built, is_ready, pack
+from arena.cluster._bundles import BundleError, WorkerBuild, ensure_built, is_ready, pack
 from arena.cluster._runner import _judge
 from arena.cluster._tasks import BuildReport, Here, RunInfo, close_run, play_games, prepare_bot
 from arena.errors import ConfigError
@@ -24,7 +24,7 @@ from arena.testing import alive
 
 from .helpers import witness_bot, witness_lines
 
-SETTINGS = BuildSettings(sandbox="none", network=False, timeout=60, log_dir=None, log_kb=64)
+SETTINGS = WorkerBuild(BuildSettings(build_timeout=60), sandbox="none", log_kb=64)
 
 
 @pytest.mark.parametrize(
