@@ -124,3 +124,15 @@ MANIFEST = b'name = "hostile"\nrun = "python3 bot.py"\n'
 
 def with_manifest(*members: Any) -> bytes:
     return tarball([member("bot.toml", MANIFEST), member("bot.py", b"pass\n"), *members])
+
+
+def wait_until(check: Any, seconds: float, what: str = "") -> Any:
+    """What `check()` returns once it is true, asked every 0.3 s for up to `seconds`
+    (then AssertionError, naming `what`)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what or check}")

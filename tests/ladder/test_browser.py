@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
     frame_counter,
 )
 
-from .helpers import Server, add_author, arena, bot_folder
+from .helpers import Server, add_author, arena, bot_folder, wait_until
 
 pytestmark = [
     pytest.mark.subprocess,
@@ -39,13 +38,7 @@ ALICE_LOG = "alice-says-this-on-stderr"
 
 
 def _wait(check: Any, seconds: float = 180, what: str = "") -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what or check}")
+    return wait_until(check, seconds, what)
 
 
 def _rows(store: Path, sql: str) -> list[Any]:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..cluster.conftest import private_cluster
-from .helpers import Server, add_author, arena, bot_folder
+from .helpers import Server, add_author, arena, bot_folder, wait_until
 
 pytestmark = [
     pytest.mark.subprocess,
@@ -26,13 +25,7 @@ pytestmark = [
 
 
 def _wait(check: Any, seconds: float = 240, what: str = "") -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what or check}")
+    return wait_until(check, seconds, what)
 
 
 def _games(store: Path) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from .helpers import (
     bot_folder,
     member,
     tarball,
+    wait_until,
     with_manifest,
 )
 
@@ -40,13 +40,7 @@ def _packed(folder: Path) -> bytes:
 
 
 def _wait(check: Any, seconds: float = 120, what: str = "") -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what or check}")
+    return wait_until(check, seconds, what)
 
 
 def _state(server: Server, sid: str) -> str:
