@@ -262,4 +262,8 @@ def test_settle_plays_on_until_the_top_is_separated_or_the_budget_is_spent(
     assert "strong.v1" in settled.stdout
     assert "weak.v1" in settled.stdout
     assert "settled" in settled.stdout
-    assert before < _games(store) <= before + 400 + 2
+    said = settled.stdout + settled.stderr
+    if "settling:" in said:  # not yet separated when the server stopped: it played on
+        assert before < _games(store) <= before + 400 + 2
+    else:  # the server's own games had separated them (16 of 17 won, once): none more
+        assert _games(store) == before
