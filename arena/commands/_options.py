@@ -56,16 +56,20 @@ class SettingOption(click.Option):
         *,
         declared_in: Callable[[], Any],
         fill: dict[str, Any] | None = None,
+        setting: str | None = None,
         **attrs: Any,
     ) -> None:
         super().__init__(decls, **attrs)
         self.declared_in = declared_in
         self.fill = fill
+        self.setting = setting
+        """The setting's name where the option's own is another (--format: fmt)."""
 
     def declared_help(self) -> str:
         """The help of the setting, as its declaration says it."""
-        assert self.name is not None
-        return help_of(self.declared_in(), self.name, self.fill)
+        name = self.setting or self.name
+        assert name is not None
+        return help_of(self.declared_in(), name, self.fill)
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
         self.help = self.declared_help()
@@ -73,7 +77,11 @@ class SettingOption(click.Option):
 
 
 def setting_option(
-    declared_in: Any, *decls: str, fill: dict[str, Any] | None = None, **attrs: Any
+    declared_in: Any,
+    *decls: str,
+    fill: dict[str, Any] | None = None,
+    setting: str | None = None,
+    **attrs: Any,
 ) -> Callable[[F], F]:
     """An option (`decls`, click's `attrs`) of the setting of its name that the settings
     dataclass `declared_in` declares, or a function returns (imported when the help is
@@ -82,7 +90,9 @@ def setting_option(
     file's value or the declaration's default holds."""
     kind = (lambda: declared_in) if isinstance(declared_in, type) else declared_in
     attrs.setdefault("default", None)
-    return click.option(*decls, cls=SettingOption, declared_in=kind, fill=fill, **attrs)
+    return click.option(
+        *decls, cls=SettingOption, declared_in=kind, fill=fill, setting=setting, **attrs
+    )
 
 
 def league_config_class() -> Any:
@@ -104,41 +114,19 @@ def size(low: int) -> click.IntRange:
 
 
 _GAME_OPTIONS = [
-    click.option(
-        "--edition",
-        type=click.Choice([e.value for e in Edition]),
-        default=None,
-        help="Rules edition. [default: 2022]",
-    ),
-    click.option(
+    setting_option(GameConfig, "--edition", type=click.Choice([e.value for e in Edition])),
+    setting_option(
+        GameConfig,
         "--format",
         "fmt",
+        setting="format",
         type=click.Choice([f.value for f in Format]),
-        default=None,
-        help="Match format. [default: single]",
     ),
-    click.option(
-        "--tokens",
-        type=click.IntRange(0, MAX_RULE_NUMBER),
-        default=None,
-        help="Tokens (tokens format).",
-    ),
-    click.option(
-        "--target",
-        type=click.IntRange(1, MAX_RULE_NUMBER),
-        default=None,
-        help="Target (points format).",
-    ),
-    click.option(
-        "--ending",
-        type=click.Choice([e.value for e in Ending]),
-        default=None,
-        help="Points format ending.",
-    ),
-    click.option(
-        "--ono-on-tens/--no-ono-on-tens", default=None, help="1980 option: ONO 99 on tens."
-    ),
-    click.option("--play-cap", type=click.IntRange(1), default=None, help="Plays before a draw."),
+    setting_option(GameConfig, "--tokens", type=click.IntRange(0, MAX_RULE_NUMBER)),
+    setting_option(GameConfig, "--target", type=click.IntRange(1, MAX_RULE_NUMBER)),
+    setting_option(GameConfig, "--ending", type=click.Choice([e.value for e in Ending])),
+    setting_option(GameConfig, "--ono-on-tens/--no-ono-on-tens"),
+    setting_option(GameConfig, "--play-cap", type=click.IntRange(1)),
 ]
 
 sandbox_option = setting_option(RunSettings, "--sandbox", type=click.Choice(SANDBOXES))

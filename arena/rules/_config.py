@@ -6,6 +6,7 @@ import dataclasses
 import enum
 from typing import Any
 
+from arena._declared import about
 from arena.errors import ConfigError
 from arena.rules._cards import Edition
 
@@ -38,21 +39,34 @@ class Ending(enum.Enum):
 class GameConfig:
     """Everything that fixes the rules of one game, apart from the seed."""
 
+    # Each setting's help is its command-line option's (`arena._declared`); the rule ids
+    # are for readers of this file.
     players: int = 4
     """Number of seats, 2 to 6 (R2.3)."""
-    edition: Edition = Edition.E2022
+    edition: Edition = dataclasses.field(
+        default=Edition.E2022, metadata=about("Rules edition.", shown="2022")
+    )
     """The edition: deck and card rules (R2, R8)."""
-    format: Format = Format.SINGLE
+    format: Format = dataclasses.field(
+        default=Format.SINGLE, metadata=about("Match format.", shown="single")
+    )
     """The match format (R9)."""
-    tokens: int = 3
+    tokens: int = dataclasses.field(
+        default=3, metadata=about("Tokens each player starts with (tokens format).")
+    )
     """Tokens each player starts with in the tokens format (R9.2)."""
-    target: int = 100
+    target: int = dataclasses.field(default=100, metadata=about("Target score (points format)."))
     """Target score of the points format (R9.3)."""
-    ending: Ending = Ending.ELIMINATION
+    ending: Ending = dataclasses.field(
+        default=Ending.ELIMINATION,
+        metadata=about("Points format ending.", shown="elimination"),
+    )
     """How a points game ends (R9.3.a/b)."""
-    ono_on_tens: bool = False
+    ono_on_tens: bool = dataclasses.field(
+        default=False, metadata=about("1980 option: ONO 99 on tens.")
+    )
     """The 1980 option "ONO on tens" (R8.4); refused with the 2022 edition."""
-    play_cap: int = 5000
+    play_cap: int = dataclasses.field(default=5000, metadata=about("Plays before a draw."))
     """Plays after which the game ends as a draw among those still in it (R5.4)."""
 
     def __post_init__(self) -> None:

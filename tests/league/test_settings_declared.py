@@ -78,7 +78,7 @@ def test_every_option_of_a_declared_setting_shows_the_declarations_help() -> Non
     from arena.commands.match import match
     from arena.sprt import Hypotheses, SprtConfig
 
-    run = (RunSettings, BuildSettings, Clocks, Limits)
+    run = (RunSettings, BuildSettings, Clocks, Limits, GameConfig)
     commands = [
         (league, (LeagueConfig, *run)),
         (sprt, (SprtConfig, Hypotheses, *run)),
@@ -91,7 +91,8 @@ def test_every_option_of_a_declared_setting_shows_the_declarations_help() -> Non
         settings = declared_settings(*kinds) | {"pin_cpus"}  # (LeagueConfig's, for both)
         settings -= own.get(command.name or "", set())
         for param in command.params:
-            if param.name not in settings or not isinstance(param, click.Option):
+            name = {"fmt": "format"}.get(param.name or "", param.name)  # (--format)
+            if name not in settings or not isinstance(param, click.Option):
                 continue
             assert isinstance(param, SettingOption), f"{command.name} --{param.name}"
             record = param.get_help_record(context)
