@@ -196,13 +196,25 @@ SAME_JUDGEMENT = [
 ]
 
 
+def _judged(message: str) -> str:
+    """A fault's message without the times measured, nor the exit status of a bot that
+    crashed: whether its process has exited by the time the referee looks (it waits
+    50 ms) is the machine's timing, not the referee's judgement."""
+    status = (
+        r": the process (?:exited with status \d+(?:, before bye \([^)]*\))?|was killed by \w+)"
+        r"[^(]*?(?= \(|$)"
+    )
+    message = re.sub(status, "", message)
+    return re.sub(r"\d+\.\d+", "T", message)
+
+
 def judgement(results: list[GameResult]) -> list[object]:
     """What the referee decided, without the times it measured."""
     return [
         (
             r.outcome.places,
             r.decisions,
-            [(f.seat, f.cause, re.sub(r"\d+\.\d+", "T", f.message), f.plays) for f in r.faults],
+            [(f.seat, f.cause, _judged(f.message), f.plays) for f in r.faults],
             [e for e in r.log if e["type"] in ("event", "result")],
         )
         for r in results

@@ -160,12 +160,16 @@ ALL = (1 << BITS) - 1
 
 async def test_without_the_sandbox_madvise_sets_and_clears_bits_exactly(tmp_path: Path) -> None:
     """The control: MADV_WILLNEED sets 16 bits of 16 in the page cache, MADV_PAGEOUT
-    clears them (as root, or the file's owner: the kernel pages out no one else's)."""
-    assert await spy(tmp_path / "set", sandboxed=False, writer=SETS) == ([], SECRET)
-    assert await spy(tmp_path / "clear", sandboxed=False, writer=CLEARS, cached=True) == (
-        [],
-        SECRET,
-    )
+    clears them (as root, or the file's owner: the kernel pages out no one else's).
+    Both are hints the kernel may decline at a busy moment (once, in a full suite on 2
+    cores, PAGEOUT reclaimed none of the pages): a channel that works in one try of
+    three is a channel, so the control takes the first exact one."""
+    for name, writer, cached in (("set", SETS, False), ("clear", CLEARS, True)):
+        tries = [
+            await spy(tmp_path / f"{name}-{i}", sandboxed=False, writer=writer, cached=cached)
+            for i in range(3)
+        ]  # (each try has a pad of its own; all three run, so all three are reported)
+        assert ([], SECRET) in tries, (name, tries)
 
 
 @needs_bwrap
