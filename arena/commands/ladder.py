@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from arena.bots import BUILD_TIMEOUT, BuildSettings
+from arena.commands._options import setting_option
 from arena.commands.report import _host_names
 
 _STORE = click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
@@ -64,9 +66,8 @@ _RUN_OPTIONS = [
         "--fault-limit", type=click.IntRange(0), default=5, show_default=True,
         help="Faults in a row after which a version stops playing (0: never).",
     ),
-    click.option(
-        "--build-timeout", type=click.FloatRange(1), default=600.0, show_default=True,
-        help="Seconds a submission's build may take.",
+    setting_option(  # (declared once, with the league's: arena.bots.BuildSettings)
+        BuildSettings, "--build-timeout", type=click.FloatRange(1), default=BUILD_TIMEOUT
     ),
     click.option(
         "--max-upload-mb", type=click.FloatRange(0.01), default=16.0, show_default=True,
