@@ -345,6 +345,14 @@ def cpu_per_act(ms: str) -> Report:
     return {"pid": os.getpid()}
 
 
+def gated_cpu_per_act(ms: str, gate: str) -> Report:
+    """`cpu_per_act`, once the file `gate` (in its own folder, which the test writes)
+    exists: a test holds the bot's games until their scene is set."""
+    while not Path(gate).exists():
+        time.sleep(0.01)
+    return cpu_per_act(ms)
+
+
 SPINNERS = [0]
 """How many spinning children to fork at its first decision (the `spinners` bot)."""
 
@@ -463,6 +471,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "userns_tmpfs": userns_tmpfs,
     "steal": steal,
     "cpu_per_act": cpu_per_act,
+    "gated_cpu_per_act": gated_cpu_per_act,
     "spinners": spinners,
 }
 
