@@ -32,6 +32,10 @@ from arena.bots._manifest import BotSpec, resolve_command
 from arena.bots._spawn import Child, signal_group, spawn
 from arena.errors import ConfigError, MachineError
 
+_CORES = os.cpu_count() or 1
+"""The machine's cores, counted once: `os.cpu_count` reads a file of /sys at every call,
+and `cpu_worn` is asked of every idle process at every game's start."""
+
 MiB = 1024 * 1024
 
 
@@ -189,7 +193,7 @@ class BotProcess:
         """
         if cpu_seconds is None:
             return False
-        return (time.monotonic() - self.started) * (os.cpu_count() or 1) >= cpu_seconds
+        return (time.monotonic() - self.started) * _CORES >= cpu_seconds
 
     @property
     def pid(self) -> int:

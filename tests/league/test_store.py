@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import random
 import signal
@@ -120,17 +121,28 @@ def test_a_replay_packed_by_a_worker_is_stored_as_given(tmp_path: Path) -> None:
         assert store.replay(result.game_id) == result.log
 
 
-def test_a_replay_is_packed_as_json_dumps_writes_each_record() -> None:
-    # pack_replay calls json's C encoder itself: the same text as json.dumps, whatever
-    # a record holds (text beyond ASCII, floats of every form, nesting)
+@pytest.mark.parametrize(
+    "text",
+    ["plain", 'caf\u00e9 \u2028 \u2029 \x85 \x1c \x7f "q" \\ \x01 \n'],
+    ids=["ascii", "beyond-ascii"],
+)
+def test_a_replay_reads_back_one_ascii_line_per_record(text: str) -> None:
+    # Whatever a record holds: text beyond ASCII (U+2028 and the other separators that
+    # str.splitlines splits at, were they written as they are), floats of every finite
+    # form, nesting.
     log = [
         *finished(4).log,
-        {"type": "fault", "seat": 0, "message": 'caf\u00e9 \u2028 \x7f "q" \\ \x01', "bytes": None},
-        {"type": "x", "floats": [0.1, 1e16, 2.5e-05, -0.0, float("inf"), float("nan")]},
+        {"type": "fault", "seat": 0, "message": text, "bytes": None},
+        {"type": "x", "floats": [0.1, 1e16, 2.5e-05, -0.0, 1.7976931348623157e308, 5e-324]},
         {"type": "y", "nested": {"a": [[1, None, True, False], {"b": (2, 3)}]}},
     ]
-    text = zlib.decompress(pack_replay(log)).decode()
-    assert text == "\n".join(json.dumps(r, separators=(",", ":")) for r in log)
+    packed = zlib.decompress(pack_replay(log))
+    assert packed.isascii()
+    lines = packed.decode().splitlines()
+    assert len(lines) == len(log)
+    assert [json.loads(line) for line in lines] == json.loads(json.dumps(log))
+    assert unpack_replay(pack_replay(log)) == json.loads(json.dumps(log))
+    assert math.copysign(1.0, unpack_replay(pack_replay(log))[-2]["floats"][3]) == -1.0
 
 
 def test_games_come_back_in_schedule_order(tmp_path: Path) -> None:
