@@ -1,6 +1,6 @@
 """A ladder's store read as a league's: its active versions by default (`--all-versions`
 for every one). A ladder marks its store with the setting "ladder" and each retired or
-failed version with a status other than "ok" (`arena.ladder`)."""
+failed version with a status other than "ok" (`Store.active_versions`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,6 @@ from arena.records import ResultColumns
 from arena.store import Store
 
 F = TypeVar("F", bound=Callable[..., object])
-
-LADDER_KEY = "ladder"
-"""`arena.ladder.LADDER_KEY`, without importing the ladder (and trio)."""
 
 
 def all_versions_option(command: F) -> F:
@@ -30,10 +27,7 @@ def all_versions_option(command: F) -> F:
 def active_versions(store: Store, all_versions: bool) -> frozenset[str] | None:
     """The bots to read of `store`: its active versions if it is a ladder's and not
     `all_versions`; None for every bot."""
-    if all_versions or store.get_meta(LADDER_KEY) is None:
-        return None
-    statuses = store.bot_statuses()
-    return frozenset(name for name, status in statuses.items() if status == "ok")
+    return None if all_versions else store.active_versions()
 
 
 def versions_read(store: Store, results: ResultColumns, all_versions: bool) -> ResultColumns:

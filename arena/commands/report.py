@@ -111,14 +111,21 @@ def _host_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     " names (repeatable): the name a proxy or your DNS gives it.",
 )
 @anchor_option
+@all_versions_option
 def serve(
-    store: Path, host: str, port: int, allow: tuple[str, ...], anchor: tuple[str, float] | None
+    store: Path,
+    host: str,
+    port: int,
+    allow: tuple[str, ...],
+    anchor: tuple[str, float] | None,
+    all_versions: bool,
 ) -> None:
     """Serve the report of the league in STORE live, while it runs: the same pages as
     arena report, the standings and progress refreshing by themselves. Read-only; it
     listens on 127.0.0.1 unless told otherwise, and answers only requests by address,
     localhost, this machine's names or --allow-host (a web page cannot read it by a
-    name of its own pointed here: DNS rebinding)."""
+    name of its own pointed here: DNS rebinding). Of a ladder's store, the versions
+    active at each refresh (--all-versions: every one)."""
     from arena.report._serve import run
 
-    run(store, host, port, allow, anchor)
+    run(store, host, port, allow, anchor, all_versions)

@@ -10,12 +10,11 @@ ladder serve`), `_settle` (`arena ladder settle`).
 
 from __future__ import annotations
 
-from arena.ladder._db import LADDER_KEY, STATES, LadderDB, Submission, token_hash, version_name
+from arena.ladder._db import STATES, LadderDB, Submission, token_hash, version_name
 from arena.ladder._run import Ladder, LadderSettings, admit, judge_upload
 from arena.ladder._select import PLACEMENT_TABLES, Rated, choose_table, rate
 
 __all__ = [
-    "LADDER_KEY",
     "PLACEMENT_TABLES",
     "STATES",
     "Ladder",

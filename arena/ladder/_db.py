@@ -26,10 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import InputError, StoreError
-from arena.store import FORMAT, Store, store_error
-
-LADDER_KEY = "ladder"
-"""The meta key of a ladder's settings: {"seed": ..., "table_size": ...}."""
+from arena.store import FORMAT, LADDER_KEY, Store, store_error
 
 STATES = ("received", "building", "checking", "active", "failed", "retired")
 """A submission's states, in the order it goes through them (failed and retired end)."""

@@ -11,12 +11,12 @@ import click
 import trio
 
 from arena.errors import InputError
-from arena.ladder._db import LADDER_KEY, LadderDB, mark_ladder
+from arena.ladder._db import LadderDB, mark_ladder
 from arena.ladder._run import Ladder, LadderSettings
 from arena.ladder._web import Proxies
 from arena.report._serve import _first_os_error, make_app, own_hosts
 from arena.runners import GameRunner
-from arena.store import Store
+from arena.store import LADDER_KEY, Store
 
 
 def _say(text: str) -> None:

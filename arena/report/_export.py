@@ -239,6 +239,13 @@ class LeagueData:
         self._messages: dict[str, dict[str, str]] = defaultdict(dict)
         """The message of each bot's first fault in a game, by game id (of played games)."""
 
+    def follow(self, only: frozenset[str] | None) -> None:
+        """Report the bots `only` from now on (`arena serve` of a running ladder: its
+        active versions change); the games are read anew if they are not those."""
+        if only != self.only:
+            self.only = only
+            self._reset()
+
     def update(self, each: Callable[[str, list[Record]], None] | None = None) -> list[str]:
         """Read the games recorded since the last update; returns their ids. `each` is
         called with the id and the replay of every new played game (read once) that is

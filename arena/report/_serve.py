@@ -22,7 +22,7 @@ import functools
 import ipaddress
 import signal
 import socket
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -97,15 +97,29 @@ def own_hosts(extra: Iterable[str] = ()) -> frozenset[str]:
 
 
 def make_app(
-    store: Store, hosts: frozenset[str] | None = None, anchor: tuple[str, float] | None = None
+    store: Store,
+    hosts: frozenset[str] | None = None,
+    anchor: tuple[str, float] | None = None,
+    all_versions: bool = False,
 ) -> ASGIApp:
     """The app serving the league in `store` (opened read-only by the caller).
+
+    Of a ladder's store, the active versions and their games, as `arena report`
+    shows them (every version with `all_versions`): read again at every update, since
+    a running ladder retires versions and activates new ones.
 
     `hosts`, if given, are the only Host names answered besides addresses
     (`known_host`; others get a 421): a page on any web site could otherwise read the
     league from a browser on this machine, or on its network, by pointing a name of its
     own at it (DNS rebinding)."""
     data = LeagueData(store, anchor)
+
+    def update() -> None:
+        """Bring `data` up to date: of the versions active now, the games recorded."""
+        if not all_versions:
+            data.follow(store.active_versions())
+        data.update()
+
     files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
     reading = trio.Lock()
     """One read of the store at a time (its connection is not for two threads at once)."""
@@ -145,11 +159,11 @@ def make_app(
         return respond(files[path], Path(path).suffix)
 
     def make_league() -> str:
-        data.update()
+        update()
         return script("league", data.league(live=True))
 
     def make_games() -> str:
-        data.update()
+        update()
         return script("games", data.games)
 
     async def league(request: Request) -> Response:
@@ -162,7 +176,7 @@ def make_app(
         game_id = request.path_params["game_id"]
 
         def make_game() -> tuple[int, str]:
-            data.update()
+            update()
             known = next((g for g in data.games if g["id"] == game_id), None)
             if known is None or known["forfeit"]:
                 return 404, "not found"
@@ -222,6 +236,7 @@ async def serve(
     port: int,
     allow: Sequence[str] = (),
     anchor: tuple[str, float] | None = None,
+    all_versions: bool = False,
 ) -> None:
     """Serve until cancelled (Ctrl-C). InputError if it cannot listen at `host`:`port`
     (the port taken, a name that does not resolve, an address not this machine's)."""
@@ -235,7 +250,7 @@ async def serve(
     with Store.open(store_path, readonly=True) as store:
         if anchor is not None and anchor[0] not in store.bot_digests():
             raise InputError(f"--anchor {anchor[0]!r}: no such bot in {store_path}")
-        app = make_app(store, own_hosts(allow), anchor)
+        app = make_app(store, own_hosts(allow), anchor, all_versions)
         try:
             async with trio.open_nursery() as nursery:
                 binds = await nursery.start(hypercorn_serve, app, config)
@@ -269,6 +284,7 @@ def run(
     port: int,
     allow: Sequence[str] = (),
     anchor: tuple[str, float] | None = None,
+    all_versions: bool = False,
 ) -> None:
     """`arena serve`: serve until Ctrl-C.
 
@@ -276,22 +292,17 @@ def run(
     KeyboardInterrupt wherever the program is: raised in a request's handler, it made
     Hypercorn answer a response already begun with a 500, whose error then showed as
     a traceback."""
-    trio.run(functools.partial(_serve_until_interrupted, store_path, host, port, allow, anchor))
+    serving = functools.partial(serve, store_path, host, port, allow, anchor, all_versions)
+    trio.run(_serve_until_interrupted, serving)
     click.echo("stopped", err=True)
 
 
-async def _serve_until_interrupted(
-    store_path: Path,
-    host: str,
-    port: int,
-    allow: Sequence[str],
-    anchor: tuple[str, float] | None,
-) -> None:
+async def _serve_until_interrupted(serve_store: Callable[[], Awaitable[None]]) -> None:
     with trio.open_signal_receiver(signal.SIGINT) as signals:
         async with trio.open_nursery() as nursery:
 
             async def serving() -> None:
-                await serve(store_path, host, port, allow, anchor)
+                await serve_store()
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(serving)

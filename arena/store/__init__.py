@@ -56,7 +56,7 @@ from arena.store._files import (
     make_whole,
     open_to_write,
 )
-from arena.store._league import Store
+from arena.store._league import LADDER_KEY, Store
 from arena.store._reading import GameRow, SeatRow
 from arena.store._replays import (
     REPLAY_LIMIT,
@@ -73,6 +73,7 @@ from arena.store._tables import PROOF_KEY, RESERVED_KEYS, SCHEMA_VERSION, STREAK
 
 __all__ = [
     "FORMAT",
+    "LADDER_KEY",
     "PROOF_KEY",
     "REPLAY_LIMIT",
     "RESERVED_KEYS",

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from arena.referee import GameResult
 
 
+LADDER_KEY = "ladder"
+"""The meta key of a ladder's settings ({"seed": ..., "table_size": ...}): it marks
+a ladder's store (`arena.ladder`)."""
+
+
 def _set_up(conn: StoreConnection, check: bool) -> Proofs:
     """Check a store open to write and set it up: its identity, the write-ahead log,
     foreign keys, the tables of an SQLite file that has none (as an older arena left
@@ -239,6 +244,14 @@ class Store(OpenStore):
         with self._conn.guard("cannot read the bots"):
             rows = self._conn.db.execute("SELECT name, status FROM bots ORDER BY name")
             return dict(_typed(row, str, str) for row in rows)
+
+    def active_versions(self) -> frozenset[str] | None:
+        """Of a ladder's store (marked with the meta key `LADDER_KEY`), the bots of
+        status "ok": its active versions (a retired or failed version has another
+        status); None for a league's store, whose bots are all read."""
+        if self.get_meta(LADDER_KEY) is None:
+            return None
+        return frozenset(name for name, status in self.bot_statuses().items() if status == "ok")
 
     def bot_notes(self) -> dict[str, str]:
         """Every bot's note (why it is disqualified, why its build failed), by name."""

@@ -1,6 +1,6 @@
-"""Issue 45.1: `arena standings`, `arena report` and `arena export` read a ladder's store
-as a league's, of its active versions by default and of every version with
-`--all-versions`."""
+"""Issue 45.1: `arena standings`, `arena report`, `arena export` and `arena serve` read a
+ladder's store as a league's, of its active versions by default (`arena serve`: those
+active at each refresh) and of every version with `--all-versions`."""
 
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import trio
+import trio.testing
 from click.testing import CliRunner
 
 from arena.cli import main
 from arena.ladder._db import mark_ladder
+from arena.report._serve import FRESH_S, make_app
 from arena.store import Store
 
 
@@ -47,7 +51,11 @@ def run_cli(*args: str) -> Any:
 
 @pytest.fixture(scope="module")
 def ladder_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("versions") / "ladder.sqlite"
+    return make_ladder_store(tmp_path_factory.mktemp("versions") / "ladder.sqlite")
+
+
+def make_ladder_store(path: Path) -> Path:
+    """A ladder's store holding GAMES, of which a.v1 and z.v1 are retired."""
     with Store.open(path) as store:
         mark_ladder(store, 3)
         store.sync_bots([(name, "python3 bot.py", f"d-{name}") for name in sorted(
@@ -67,7 +75,11 @@ def ladder_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _calls(path: Path) -> Any:
     """The payload of a report's data file (one `ARENA.receive(kind, payload);`)."""
-    text = path.read_text()
+    return _payload(path.read_text())
+
+
+def _payload(text: str) -> Any:
+    """The payload of a data script (`ARENA.receive(kind, payload);`)."""
     start = text.index(",") + 1
     payload, _ = json.JSONDecoder().raw_decode(text[start:].lstrip())
     return payload
@@ -89,6 +101,47 @@ def test_report_shows_the_active_versions_and_their_games_unless_all_versions(
     games, rated = _report(ladder_store, tmp_path / "every", "--all-versions")
     assert games == ["g0", "g1", "g2"]
     assert rated == ACTIVE | {"a.v1", "z.v1"}
+
+
+async def _served(app: Any) -> tuple[list[str], set[str]]:
+    """What `arena serve`'s app answers: the games listed, the bots rated."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as viewer:
+        games = [g["id"] for g in _payload((await viewer.get("/data/games.js")).text)]
+        league = _payload((await viewer.get("/data/league.js")).text)
+    return games, {row["bot"] for row in league["standings"]["rows"]}
+
+
+@pytest.mark.parametrize("all_versions", [False, True])
+async def test_serve_shows_the_active_versions_unless_all_versions(
+    ladder_store: Path, all_versions: bool
+) -> None:
+    with Store.open(ladder_store, readonly=True) as db:
+        games, rated = await _served(make_app(db, all_versions=all_versions))
+    if all_versions:
+        assert (games, rated) == (["g0", "g1", "g2"], ACTIVE | {"a.v1", "z.v1"})
+    else:
+        assert (games, rated) == (["g0", "g1"], ACTIVE)
+
+
+@pytest.fixture
+def own_ladder_store(tmp_path: Path) -> Path:
+    """A ladder's store for one test to change."""
+    return make_ladder_store(tmp_path / "ladder.sqlite")
+
+
+async def test_serve_follows_the_versions_a_running_ladder_activates_and_retires(
+    own_ladder_store: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    path = own_ladder_store
+    with Store.open(path, readonly=True) as db:
+        app = make_app(db)
+        assert await _served(app) == (["g0", "g1"], ACTIVE)
+        with Store.open(path) as ladder:  # the ladder, writing as it runs
+            ladder.set_bot_status("a.v2", "retired", "a newer version is active")
+            ladder.set_bot_status("a.v1", "ok", "")  # (an organiser's choice, say)
+        mock_clock.jump(FRESH_S + 0.01)  # past what the server keeps made
+        assert await _served(app) == (["g0", "g1", "g2"], {"a.v1", "b.v1", "c.v1"})
 
 
 def test_the_reports_standings_are_those_of_arena_standings(
