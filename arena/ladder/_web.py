@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from arena._text import printable
 from arena.errors import ArenaError, BotError, InputError
 from arena.ladder._run import Ladder, admit, judge_upload
-from arena.report._serve import HEADERS, host_name, known_host
+from arena.report._serve import HEADERS, known_hosts_only
 
 PAGE_HEADERS = {
     **HEADERS,
@@ -385,19 +385,7 @@ def make_ladder_app(
     )
     if proxies is not None:
         app = trust_proxies(app, proxies)
-    if hosts is None:
-        return app
-
-    async def only_known_hosts(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if not known_host(host_name(header), hosts):
-                response = _json({"error": "unknown host"}, 421)
-                await response(scope, receive, send)
-                return
-        await app(scope, receive, send)
-
-    return only_known_hosts
+    return known_hosts_only(app, hosts, _json({"error": "unknown host"}, 421))
 
 
 Proxies = frozenset[ipaddress.IPv4Network | ipaddress.IPv6Network] | None

@@ -215,6 +215,13 @@ def make_app(
     app = Starlette(
         routes=routes, exception_handlers={ArenaError: refused, HTTPException: http_error}
     )
+    refusal = respond("unknown host: arena serve answers only its own", ".html", 421)
+    return known_hosts_only(app, hosts, refusal)
+
+
+def known_hosts_only(app: ASGIApp, hosts: frozenset[str] | None, refusal: Response) -> ASGIApp:
+    """`app`, answering only requests for a host name of `hosts` or an address
+    (`known_host`); any other gets `refusal` (a 421). None: every request."""
     if hosts is None:
         return app
 
@@ -222,8 +229,7 @@ def make_app(
         if scope["type"] == "http":
             header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
             if not known_host(host_name(header), hosts):
-                refuse = respond("unknown host: arena serve answers only its own", ".html", 421)
-                await refuse(scope, receive, send)
+                await refusal(scope, receive, send)
                 return
         await app(scope, receive, send)
 

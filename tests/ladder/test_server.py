@@ -125,6 +125,27 @@ def test_hostile_requests_are_refused_clearly_and_change_nothing(hostile: dict[s
     assert "Traceback" not in log
 
 
+def test_a_request_for_another_host_name_is_refused(hostile: dict[str, Any]) -> None:
+    """DNS rebinding: a web page that points a name of its own at the ladder reads
+    nothing of it, submits nothing, and the league's pages (mounted under the ladder)
+    are refused alike; by address or localhost every page answers."""
+    server, tokens, tmp = (hostile[k] for k in ("server", "tokens", "tmp"))
+    for path in ("/ladder", "/api/ladder", "/data/league.js"):
+        refused = httpx.get(f"{server.url}{path}", headers={"Host": "evil.example"}, timeout=60)
+        assert (refused.status_code, refused.json()) == (421, {"error": "unknown host"}), path
+        for host in ("127.0.0.1", "localhost"):
+            port = server.url.rsplit(":", 1)[1]
+            answer = httpx.get(f"{server.url}{path}", headers={"Host": f"{host}:{port}"})
+            assert answer.status_code == 200, (path, host)
+    body = _packed(bot_folder(tmp, "rebound"))
+    refused = httpx.post(
+        f"{server.url}/api/submit", content=body, timeout=60,
+        headers={"Authorization": f"Bearer {tokens['dave']}", "Host": "evil.example"},
+    )  # fmt: skip
+    assert refused.status_code == 421
+    assert "rebound" not in str(_rows(hostile["store"], "SELECT name FROM ladder_submissions"))
+
+
 def test_too_many_submissions_an_hour_are_refused(hostile: dict[str, Any]) -> None:
     server, tokens, tmp = hostile["server"], hostile["tokens"], hostile["tmp"]
     for _ in range(2):
