@@ -66,9 +66,12 @@ async def serve_ladder(
     async with open_ladder(settings) as ladder:
         from arena.ladder._web import make_ladder_app
 
-        with Store.open(settings.store, readonly=True) as reading:
+        with (
+            Store.open(settings.store, readonly=True) as reading,
+            Store.open(settings.store, readonly=True) as pages,
+        ):
             report = make_app(reading)
-            app = make_ladder_app(ladder, report, own_hosts(allow), proxies)
+            app = make_ladder_app(ladder, report, pages, own_hosts(allow), proxies)
             async with _runner(settings) as runner:
                 if runner is not None:
                     ladder._runner = lambda: runner

@@ -20,6 +20,7 @@ log, and changes nothing. The pages carry no script at all.
 
 from __future__ import annotations
 
+import functools
 import html
 import ipaddress
 import json
@@ -38,7 +39,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from arena._text import printable
 from arena.errors import ArenaError, BotError, InputError
 from arena.ladder._run import Ladder, admit, judge_upload
-from arena.report._serve import HEADERS, known_hosts_only
+from arena.report._serve import HEADERS, Reads, known_hosts_only
+from arena.store import SeatRow, Store
 
 PAGE_HEADERS = {
     **HEADERS,
@@ -63,14 +65,21 @@ class _Refused(Exception):
 def make_ladder_app(
     ladder: Ladder,
     report: ASGIApp,
+    pages: Store,
     hosts: frozenset[str] | None = None,
     proxies: Proxies = None,
 ) -> ASGIApp:
     """The ladder's app: its API and pages, then `report` (the live league report).
     Behind a reverse proxy at one of `proxies` (see `trust_proxies`), a request is
-    taken as the proxy says it came: over HTTPS or not, from which client."""
+    taken as the proxy says it came: over HTTPS or not, from which client.
+
+    The pages read the games from `pages` (the ladder's store opened read-only), in a
+    worker thread (`Reads`): read on the event loop, which also plays the games, the
+    ladder page of a store of 20,000 games held every game's result up by 0.45 s, and
+    a bot's page by a second."""
     settings = ladder.settings
     db = ladder.db
+    reads = Reads()
     accepting = trio.Lock()
     """One upload judged at a time: two of one author's at once cannot both pass the
     hourly cap, and the disk is read for one at a time."""
@@ -175,13 +184,13 @@ def make_ladder_app(
                 return refuse(request, refused.status, refused.message)
         return _json(found.public(owner=owner))
 
-    def ladder_rows() -> list[dict[str, Any]]:
+    async def ladder_rows() -> list[dict[str, Any]]:
         rated = ladder.rated
         active = ladder.active()
         rows: list[dict[str, Any]] = []
         if rated is None:
             return rows
-        games = _games_by_bot(ladder)
+        games = await reads.shared("games by bot", pages.games_by_bot)
         for rank, name in enumerate(rated.ranking, 1):
             submission = active.get(name)
             if submission is None:
@@ -203,10 +212,10 @@ def make_ladder_app(
         return rows
 
     async def api_ladder(request: Request) -> Response:
-        return _json({"games": ladder.games_played, "ladder": ladder_rows()})
+        return _json({"games": ladder.games_played, "ladder": await ladder_rows()})
 
     async def ladder_page(request: Request) -> Response:
-        rows = ladder_rows()
+        rows = await ladder_rows()
         body = [
             "<h1>The ladder</h1>",
             f"<p>{ladder.games_played} games rated; every table is one deal in every"
@@ -241,14 +250,10 @@ def make_ladder_app(
         if not versions:
             return _page("Not found", "<p>no such bot</p>", status=404)
         me = session_author(request)
-        columns = ladder.store.result_columns()
-        everyone = set(columns.players)
-        ratings = {}
-        if everyone:
-            from arena.standings import compute_standings
-
-            standing = compute_standings(columns, intervals=True)
-            ratings = {row.player: row for row in standing.rows}
+        every = functools.partial(_every_version, pages)
+        ratings = await reads.shared("every version", every, RATED_EVERY_S)
+        bots = [s.bot for s in versions]
+        latest = await reads.read(functools.partial(_latest_games, pages, bots, GAMES_LISTED))
         body = [f"<h1>{_e(name)}</h1><p>by {_e(versions[0].author)}</p>"]
         body.append(
             "<h2>Versions</h2><table><tr><th>version</th><th>submission</th><th>state</th>"
@@ -263,16 +268,7 @@ def make_ladder_app(
                 f"{_e(s.id)}</a></td><td>{_e(s.state)}</td><td>{elo}</td><td>{games}</td></tr>"
             )
         body.append("</table><h2>Games</h2><ul>")
-        bots = {s.bot for s in versions}
-        shown = 0
-        for game in reversed(ladder.store.game_rows()):
-            if shown >= 100:
-                break
-            game_id = game[1]
-            seats = ladder.store.seat_rows_of([game_id])
-            if not bots & {seat.bot for seat in seats}:
-                continue
-            shown += 1
+        for game_id, seats in latest:
             order = ", ".join(
                 f"{seat.place}. {seat.bot}" for seat in sorted(seats, key=lambda x: x.place)
             )
@@ -453,11 +449,32 @@ def _last(value: bytes | None) -> str:
     return value.decode("latin-1").rsplit(",", 1)[-1].strip().lower()
 
 
-def _games_by_bot(ladder: Ladder) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for row in ladder.store.seat_rows():
-        counts[row.bot] = counts.get(row.bot, 0) + 1
-    return counts
+GAMES_LISTED = 100
+"""The latest games a bot's page lists."""
+
+RATED_EVERY_S = 10.0
+"""How long the ratings of every version (a fit over every game: a second for 100,000)
+serve the bots' pages once made."""
+
+
+def _every_version(store: Store) -> dict[str, Any]:
+    """The standings rows of every version (retired ones too) by name, rated on every
+    game: a bot's page shows each version's."""
+    columns = store.result_columns()
+    if not columns.players:
+        return {}
+    from arena.standings import compute_standings
+
+    return {row.player: row for row in compute_standings(columns, intervals=True).rows}
+
+
+def _latest_games(store: Store, bots: list[str], limit: int) -> list[tuple[str, list[SeatRow]]]:
+    """The `limit` latest games in which one of `bots` played, with their seats."""
+    game_ids = store.latest_games_of(bots, limit)
+    seats: dict[str, list[SeatRow]] = {game_id: [] for game_id in game_ids}
+    for seat in store.seat_rows_of(game_ids):
+        seats[seat.game_id].append(seat)
+    return list(seats.items())
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -24,7 +24,7 @@ import signal
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 import trio
@@ -96,6 +96,46 @@ def own_hosts(extra: Iterable[str] = ()) -> frozenset[str]:
     return LOOPBACK_HOSTS | {name.lower() for name in names if name}
 
 
+class Reads:
+    """The reads of a store open read-only: one at a time (its connection is not for two
+    threads at once), each in a worker thread (a read of a large store would hold up
+    the event loop, which answers every other request: in a ladder it also plays the
+    games); what every open page asks for is made at most once every FRESH_S seconds,
+    and shared."""
+
+    def __init__(self) -> None:
+        self._lock = trio.Lock()
+        self._made: dict[str, tuple[float, Any]] = {}
+        """What `shared` made, by name, with when it was made."""
+
+    async def read(self, work: Callable[[], T]) -> T:
+        """`work` (which reads the store) in a worker thread, after any other read."""
+        async with self._lock:
+            return await trio.to_thread.run_sync(work)
+
+    def _fresh(self, name: str, seconds: float) -> tuple[bool, Any]:
+        kept = self._made.get(name)
+        if kept is not None and trio.current_time() - kept[0] < seconds:
+            return True, kept[1]
+        return False, None
+
+    async def shared(self, name: str, make: Callable[[], T], seconds: float = FRESH_S) -> T:
+        """What `make` makes (reading the store), made at most once every `seconds`
+        under `name` (one that fails is not kept: the next request tries again).
+        Every request within it gets the same object: the same bytes, for a data
+        script, so that a client that never reads its answer holds no copy."""
+        found, made = self._fresh(name, seconds)
+        if found:
+            return cast(T, made)
+        async with self._lock:  # a request that waited finds what the one before it made
+            found, made = self._fresh(name, seconds)
+            if found:
+                return cast(T, made)
+            result = await trio.to_thread.run_sync(make)
+            self._made[name] = (trio.current_time(), result)
+            return result
+
+
 def make_app(
     store: Store,
     hosts: frozenset[str] | None = None,
@@ -121,32 +161,7 @@ def make_app(
         data.update()
 
     files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
-    reading = trio.Lock()
-    """One read of the store at a time (its connection is not for two threads at once)."""
-    made: dict[str, tuple[float, bytes]] = {}
-    """The data scripts of the whole league, by name, with when they were made."""
-
-    async def read(work: Callable[[], T]) -> T:
-        """`work` (which reads the store) in a worker thread, after any other read."""
-        async with reading:
-            return await trio.to_thread.run_sync(work)
-
-    def fresh(name: str) -> bytes | None:
-        """The data script `name` if it was made less than FRESH_S seconds ago."""
-        kept = made.get(name)
-        return kept[1] if kept is not None and trio.current_time() - kept[0] < FRESH_S else None
-
-    async def shared(name: str, make: Callable[[], str]) -> bytes:
-        """The data script `name`, made by `make` at most once every FRESH_S seconds
-        (one that fails is not kept: the next request tries again)."""
-        if (body := fresh(name)) is not None:
-            return body
-        async with reading:  # a request that waited finds what the one before it made
-            if (body := fresh(name)) is not None:
-                return body
-            body = (await trio.to_thread.run_sync(make)).encode()
-            made[name] = (trio.current_time(), body)
-            return body
+    reads = Reads()
 
     def respond(body: str | bytes, suffix: str, status: int = 200) -> Response:
         media = _TYPES.get(suffix, "application/octet-stream") + "; charset=utf-8"
@@ -167,10 +182,10 @@ def make_app(
         return script("games", data.games)
 
     async def league(request: Request) -> Response:
-        return respond(await shared("league", make_league), ".js")
+        return respond(await reads.shared("league", lambda: make_league().encode()), ".js")
 
     async def games(request: Request) -> Response:
-        return respond(await shared("games", make_games), ".js")
+        return respond(await reads.shared("games", lambda: make_games().encode()), ".js")
 
     async def game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -186,7 +201,7 @@ def make_app(
                 payload = game_payload(store.replay(game_id))
             return 200, script("game", payload)
 
-        status, body = await read(make_game)
+        status, body = await reads.read(make_game)
         return respond(body, ".js", status)
 
     async def refused(request: Request, exc: Exception) -> Response:

@@ -347,6 +347,15 @@ class Store(OpenStore):
         """The seats of `game_ids` (any order)."""
         return _reading.seat_rows(self._conn, game_ids)
 
+    def games_by_bot(self) -> dict[str, int]:
+        """How many games each bot has played (a seat in each), by name: one query."""
+        return _reading.games_by_bot(self._conn)
+
+    def latest_games_of(self, bots: Sequence[str], limit: int) -> list[str]:
+        """The ids of the `limit` games recorded last in which one of `bots` played,
+        latest first."""
+        return _reading.latest_games_of(self._conn, bots, limit)
+
     def fault_counts(self) -> dict[str, dict[str, int]]:
         """For each bot with any, how many games it left for each fault cause
         (timeout, crash, malformed, illegal, forfeit)."""

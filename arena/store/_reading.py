@@ -129,6 +129,30 @@ def seat_rows(conn: StoreConnection, game_ids: Sequence[str] | None = None) -> l
         return out
 
 
+def games_by_bot(conn: StoreConnection) -> dict[str, int]:
+    """`Store.games_by_bot`."""
+    with conn.guard("cannot read the seats"):
+        rows = conn.db.execute("SELECT bot, count(*) FROM seats GROUP BY bot ORDER BY bot")
+        return dict(_typed(row, str, int) for row in rows)
+
+
+def latest_games_of(conn: StoreConnection, bots: Sequence[str], limit: int) -> list[str]:
+    """`Store.latest_games_of`."""
+    found: set[tuple[int, str]] = set()
+    with conn.guard("cannot read the seats"):
+        for start in range(0, len(bots), _MANY):
+            chunk = list(bots[start : start + _MANY])
+            marks = ", ".join("?" for _ in chunk)
+            rows = conn.db.execute(
+                "SELECT rowid, game_id FROM games WHERE game_id IN"
+                f" (SELECT game_id FROM seats WHERE bot IN ({marks}))"
+                " ORDER BY rowid DESC LIMIT ?",
+                [*chunk, limit],
+            )
+            found.update(_typed(row, int, str) for row in rows)
+    return [game_id for _, game_id in sorted(found, reverse=True)[:limit]]
+
+
 def fault_counts(conn: StoreConnection) -> dict[str, dict[str, int]]:
     """`Store.fault_counts`."""
     marks = ", ".join("?" for _ in FAULT_CAUSES)

@@ -1,0 +1,82 @@
+"""The ladder's pages read the games in a worker thread, never on the event loop that
+also plays the ladder's games and records them: on a store of 20,000 games the ladder
+page read every seat on the loop (0.45 s a request, and it refreshes itself every
+10 s), and a bot's page fitted every game and asked for each game's seats one query
+at a time (a second), so that anyone could hold the ladder up by asking for pages."""
+
+from __future__ import annotations
+
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from arena.ladder import LadderDB, LadderSettings, rate
+from arena.ladder._web import make_ladder_app
+from arena.ratings import FinishingOrders
+from arena.store import Store
+
+from .test_versions import GAMES, make_ladder_store
+
+READS = ("games_by_bot", "latest_games_of", "result_columns", "seat_rows_of")
+"""The store's reads the pages make."""
+
+
+@pytest.fixture
+def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
+    """For each read of `READS`, whether each call was made on the main thread (the
+    event loop's)."""
+    calls: dict[str, list[bool]] = {name: [] for name in READS}
+    for name in READS:
+        real = getattr(Store, name)
+
+        def spy(self: Store, *args: Any, _real: Any = real, _name: str = name) -> Any:
+            calls[_name].append(threading.current_thread() is threading.main_thread())
+            return _real(self, *args)
+
+        monkeypatch.setattr(Store, name, spy)
+    return calls
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    """A ladder's store of GAMES whose submissions are a.v1 (then retired), a.v2, b.v1
+    and c.v1, by alice, bob and carol."""
+    path = make_ladder_store(tmp_path / "ladder.sqlite")
+    with LadderDB.open(path, create=True) as db:
+        for author, name, versions in (("alice", "a", 2), ("bob", "b", 1), ("carol", "c", 1)):
+            db.add_author(author)
+            for _ in range(versions):
+                db.activate(db.add_submission(author, name, "digest").id, "")
+    return path
+
+
+async def test_the_pages_read_the_games_off_the_event_loop(
+    store: Path, spied: dict[str, list[bool]]
+) -> None:
+    with LadderDB.open(store) as db, Store.open(store, readonly=True) as pages:
+        with Store.open(store, readonly=True) as reading:
+            active = {s.bot: s for s in db.submissions("active")}
+            records = reading.result_columns().only(set(active)).records()
+        spied["result_columns"].clear()  # (the set-up's own read)
+        orders = FinishingOrders.from_rankings([g.ranking() for g in records])
+        ladder = types.SimpleNamespace(
+            settings=LadderSettings(store=store), db=db, rated=rate(orders, set(active)),
+            active=lambda: active, games_played=len(records),
+        )  # fmt: skip
+        app = make_ladder_app(ladder, lambda *_: None, pages)  # type: ignore[arg-type]
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://ladder") as client:
+            answers = {path: await client.get(path) for path in ("/api/ladder", "/ladder/bot/a")}
+    assert {path: a.status_code for path, a in answers.items()} == dict.fromkeys(answers, 200)
+    games = {row["bot"]: row["games"] for row in answers["/api/ladder"].json()["ladder"]}
+    assert games == {"a.v2": 1, "b.v1": 2, "c.v1": 2}
+    page = answers["/ladder/bot/a"].text
+    played_by_a = [g for g, names in GAMES.items() if {"a.v1", "a.v2"} & set(names)]
+    assert all(f">{game_id}</a>" in page for game_id in played_by_a)
+    assert "z.v1" in page  # whole games: a retired opponent's seat too
+    assert all(spied[name] for name in READS), spied  # each read was made ...
+    assert not any(on_loop for calls in spied.values() for on_loop in calls), spied  # ... off it
