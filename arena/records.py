@@ -156,21 +156,56 @@ class ResultColumns:
         is left out and the places of the rest close up (1, 2, 3, 4 without the second
         is 1, 2, 3); a game left with fewer than two players is left out. Under
         Plackett–Luce the order of a subset of a game's players is itself such an
-        order, with the same strengths (a ladder rates its active versions so)."""
+        order, with the same strengths (a ladder rates its active versions so).
+
+        Column by column, with no object per game or seat: a ladder refits its ratings
+        so every few seconds (20,000 games: 0.05 s, against 1 s by way of `records`)."""
         kept = set(keep)
-        games = []
-        for game in self.records():
-            seats = [seat for seat in game.seats if seat.player in kept]
+        wanted = [name in kept for name in self.players]
+        games, places, points = _plain(self.seat_game), _plain(self.place), self.points
+        players, causes = _plain(self.seat_player), _plain(self.seat_cause)
+        game_ids: list[str] = []
+        groups: list[str | None] = []
+        seat_game: list[int] = []
+        seat_player: list[int] = []
+        place: list[int] = []
+        seat_points: list[int | None] = []
+        seat_cause: list[int] = []
+        count, first = len(games), 0
+        while first < count:  # the seats of a game are consecutive
+            g, end = games[first], first + 1
+            while end < count and games[end] == g:
+                end += 1
+            seats = [k for k in range(first, end) if wanted[players[k]]]
+            first = end
             if len(seats) < 2:
                 continue
-            placed = tuple(
-                SeatRecord.checked(
-                    s.player, 1 + sum(o.place < s.place for o in seats), s.points, s.cause
-                )
-                for s in seats
-            )
-            games.append(GameRecord.checked(game.game_id, game.group, placed))
-        return ResultColumns.from_records(games)
+            mine = [places[k] for k in seats]
+            new = len(game_ids)
+            game_ids.append(self.game_ids[g])
+            groups.append(self.groups[g])
+            for k, at in zip(seats, mine, strict=True):
+                seat_game.append(new)
+                seat_player.append(players[k])
+                place.append(1 + sum(other < at for other in mine))
+                seat_points.append(points[k])
+                seat_cause.append(causes[k])
+        used_players = sorted(set(seat_player))
+        player_index = {old: new for new, old in enumerate(used_players)}
+        used_causes = sorted({c for c in seat_cause if c >= 0}, key=self.causes.__getitem__)
+        cause_index = {old: new for new, old in enumerate(used_causes)}
+        cause_index[-1] = -1
+        return ResultColumns(
+            game_ids=game_ids,
+            groups=groups,
+            players=tuple(self.players[p] for p in used_players),
+            causes=tuple(self.causes[c] for c in used_causes),
+            seat_game=seat_game,
+            seat_player=[player_index[p] for p in seat_player],
+            place=place,
+            points=seat_points,
+            seat_cause=[cause_index[c] for c in seat_cause],
+        )
 
     def records(self) -> list[GameRecord]:
         """The same results as game records, in the order of ``game_ids``."""

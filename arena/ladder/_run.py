@@ -28,9 +28,8 @@ from arena.checker import check_bot, conforms, report
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 from arena.errors import ArenaError, BotError, BuildError
 from arena.ladder._db import LadderDB, Submission, mark_ladder
-from arena.ladder._select import Rated, choose_table, rate, without
+from arena.ladder._select import Rated, choose_table, rate_active, without
 from arena.messages import Play, Played, Setup
-from arena.ratings import FinishingOrders
 from arena.referee import Clocks, RunSettings, Settings
 from arena.rules import GameConfig, keyed_seed
 from arena.runners import GameRunner, Player, runner_for
@@ -110,7 +109,10 @@ class Ladder:
         db: LadderDB,
         say: Callable[[str], None] = lambda text: None,
         runner: Callable[[], GameRunner] | None = None,
+        reader: Store | None = None,
     ) -> None:
+        """`reader`: the store opened read-only again, for the fits made in a worker
+        thread (`_refit`); without it they are made on the event loop."""
         self.settings = settings
         self.store = store
         self.db = db
@@ -140,6 +142,10 @@ class Ladder:
         ]
         """Tables begun and not finished (by a ladder killed meanwhile), played first."""
         self._last_fit = (-1.0, -1)
+        self._reader = reader
+        self._fitting = trio.Lock()
+        self._fits = 0
+        """Counts the fits `_rate` made: a refit in a thread begun before one is stale."""
         self.settling: int | None = None
         """With `settle`, the top places that must be separated; None: play on."""
         self.budget: int | None = None
@@ -257,27 +263,47 @@ class Ladder:
     def active(self) -> dict[str, Submission]:
         return dict(self._active)
 
-    def _rate(self, *, now: bool = True) -> None:
+    def _rate(self) -> None:
         """Refit the ratings of the active versions on every game they played (warm
-        started at the last fit). Unless `now`, only once 2% more games are played or
-        two seconds have passed since the last fit: a fit reads every game."""
-        at, count = self._last_fit
-        if not now and (
-            len(self._done) - count < max(1, count // 50) and time.monotonic() - at < 2.0
-        ):
-            return
+        started at the last fit), now, on the event loop: when the active versions
+        change (rarely). As the games come, `_refit` does it in a worker thread."""
+        self._fits += 1  # a refit under way is of other versions: its result is dropped
         self._last_fit = (time.monotonic(), len(self._done))
-        names = set(self._active)
-        columns = self.store.result_columns().only(names)
-        records = columns.records()
-        orders = FinishingOrders.from_rankings([g.ranking() for g in records])
         start = self.rated.theta if self.rated is not None else None
-        self.rated = rate(orders, names, start)
-        self.games_played = len(records)
+        self.rated, self.games_played = rate_active(
+            self.store.result_columns(), set(self._active), start
+        )
         if not self._tables:
             for _, seats, _ in self.db.tables_since(0):
                 for name in seats:
                     self._tables[name] = self._tables.get(name, 0) + 1
+
+    async def _refit(self, *, now: bool = False) -> None:
+        """`_rate`, as the games come, in a worker thread on a connection of its own (a
+        fit reads every game: 0.3 s for 20,000, which on the event loop held up the
+        games' results and every page). Unless `now`, only once 2% more games are
+        played or two seconds have passed since the last fit, and not while another
+        runs; with `now` (settling: after every table) it waits for the one under way,
+        then fits."""
+        at, count = self._last_fit
+        due = len(self._done) - count >= max(1, count // 50) or time.monotonic() - at >= 2.0
+        if not now and (not due or self._fitting.locked()):
+            return
+        async with self._fitting:
+            self._last_fit = (time.monotonic(), len(self._done))
+            fits, names = self._fits, set(self._active)
+            start = self.rated.theta if self.rated is not None else None
+            reader = self._reader
+            if reader is None:  # (a ladder made without one: tests)
+                self._rate()
+                return
+
+            def fit() -> tuple[Rated, int]:
+                return rate_active(reader.result_columns(), names, start)
+
+            rated, games = await trio.to_thread.run_sync(fit)
+            if fits == self._fits:  # the active versions are those it fitted
+                self.rated, self.games_played = rated, games
 
     async def play(self) -> None:
         """Play tables between the active versions, forever (or, settling, until the top
@@ -340,7 +366,7 @@ class Ladder:
                 await self._play_table(player, number, seats, seed)
             finally:
                 self._claimed.pop(number, None)
-            self._rate(now=self.settling is not None)
+            await self._refit(now=self.settling is not None)
             self._check_settled()
 
     def _next_table(self, k: int, names: set[str]) -> tuple[int, tuple[str, ...], int] | None:

@@ -35,6 +35,7 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 
 from arena.ratings import ELO_PER_NAT, FinishingOrders, fit_plackett_luce
+from arena.records import ResultColumns
 
 PLACEMENT_TABLES = 3
 """Tables a new version plays against the whole range before it joins the windows."""
@@ -211,6 +212,25 @@ def _spread(others: Sequence[str], count: int, round_: int, rng: random.Random) 
         picks.append(others[i])
     rng.shuffle(picks)
     return picks
+
+
+def rate_active(
+    columns: ResultColumns, names: Collection[str], start: Mapping[str, float] | None = None
+) -> tuple[Rated, int]:
+    """`rate` the versions `names` on their seats of every game of `columns` (games of
+    two of them at least, places closed up: `ResultColumns.only`); and how many games
+    that is. Column by column: no object per game."""
+    import numpy as np
+
+    kept = columns.only(names)
+    orders = FinishingOrders(
+        players=tuple(kept.players),
+        game=np.asarray(kept.seat_game, dtype=np.intp),
+        player=np.asarray(kept.seat_player, dtype=np.intp),
+        place=np.asarray(kept.place, dtype=np.int64),
+        games=len(kept.game_ids),
+    )
+    return rate(orders, names, start), len(kept.game_ids)
 
 
 def without(rated: Rated, out: Collection[str]) -> Rated:

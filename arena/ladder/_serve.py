@@ -42,8 +42,11 @@ async def open_ladder(
                 )
             store.verify()
         mark_ladder(store, settings.table_size)
-        with LadderDB.open(settings.store) as db:
-            yield Ladder(settings, store, db, say)
+        with (
+            LadderDB.open(settings.store) as db,
+            Store.open(settings.store, readonly=True) as reader,
+        ):
+            yield Ladder(settings, store, db, say, reader=reader)
 
 
 async def serve_ladder(

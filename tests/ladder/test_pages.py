@@ -1,11 +1,14 @@
-"""The ladder's pages read the games in a worker thread, never on the event loop that
-also plays the ladder's games and records them: on a store of 20,000 games the ladder
-page read every seat on the loop (0.45 s a request, and it refreshes itself every
+"""The ladder's pages and its refits read the games in a worker thread, never on the
+event loop that also plays the ladder's games and records them: on a store of 20,000
+games the ladder page read every seat on the loop (0.45 s a request, and it refreshes itself every
 10 s), and a bot's page fitted every game and asked for each game's seats one query
-at a time (a second), so that anyone could hold the ladder up by asking for pages."""
+at a time (a second), so that anyone could hold the ladder up by asking for pages; and
+the ladder refitted its ratings on the loop every two seconds while games came (1.5 s
+a fit at 20,000 games)."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import types
 from pathlib import Path
@@ -13,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+import trio
 
 from arena.ladder import LadderDB, LadderSettings, rate
 from arena.ladder._web import make_ladder_app
@@ -80,3 +84,64 @@ async def test_the_pages_read_the_games_off_the_event_loop(
     assert "z.v1" in page  # whole games: a retired opponent's seat too
     assert all(spied[name] for name in READS), spied  # each read was made ...
     assert not any(on_loop for calls in spied.values() for on_loop in calls), spied  # ... off it
+
+
+def _ladder(store: Path, monkeypatch: pytest.MonkeyPatch, *opened: Any) -> Any:
+    """The ladder of `store` (its stores and LadderDB `opened`), its versions' folders
+    taken as built."""
+    from arena.bots import BotSpec
+    from arena.ladder import Ladder, _run
+
+    def built(settings: LadderSettings, submission: Any) -> BotSpec:
+        return BotSpec(name=submission.bot, command=("true",), folder=None)
+
+    monkeypatch.setattr(_run, "spec_of", built)
+    writing, db, reader = opened
+    return Ladder(LadderSettings(store=store), writing, db, reader=reader)
+
+
+async def test_the_ratings_are_refitted_off_the_event_loop_as_games_come(
+    store: Path, spied: dict[str, list[bool]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with (
+        Store.open(store) as writing,
+        LadderDB.open(store) as db,
+        Store.open(store, readonly=True) as reader,
+    ):
+        ladder = _ladder(store, monkeypatch, writing, db, reader)
+        assert ladder.rated is not None  # fitted as it opened, on the loop (rarely)
+        spied["result_columns"].clear()
+        ladder.rated = None
+        await ladder._refit(now=True)
+        assert set(ladder.rated.ranking) == {"a.v2", "b.v1", "c.v1"}
+        assert spied["result_columns"] == [False]  # one read, in a worker thread
+
+
+async def test_a_refit_begun_before_the_versions_changed_is_dropped(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version activated (or retired) while a refit runs in its thread: the refit is
+    of the versions before, and its ratings must not replace the new ones'."""
+    with (
+        Store.open(store) as writing,
+        LadderDB.open(store) as db,
+        Store.open(store, readonly=True) as reader,
+    ):
+        ladder = _ladder(store, monkeypatch, writing, db, reader)
+        reading, release = threading.Event(), threading.Event()
+        real = Store.result_columns
+
+        def slow(self: Store) -> Any:
+            if self is reader:
+                reading.set()
+                release.wait(30)
+            return real(self)
+
+        monkeypatch.setattr(Store, "result_columns", slow)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(functools.partial(ladder._refit, now=True))
+            await trio.to_thread.run_sync(reading.wait, 30)
+            ladder._active.pop("c.v1")  # as _load_active does, then it refits at once
+            ladder._rate()
+            release.set()
+        assert set(ladder.rated.ranking) == {"a.v2", "b.v1"}

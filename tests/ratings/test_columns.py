@@ -156,6 +156,35 @@ def test_the_fit_maximises_the_documented_objective(records: list[GameRecord]) -
     assert numeric_gradient(brute, theta) == pytest.approx(np.zeros(len(theta)), abs=1e-6)
 
 
+def only_the_slow_way(records: list[GameRecord], keep: set[str]) -> list[GameRecord]:
+    """`ResultColumns.only` record by record: the kept players' seats, their places
+    closed up, the games left with two players or more."""
+    out = []
+    for game in records:
+        seats = [seat for seat in game.seats if seat.player in keep]
+        if len(seats) >= 2:
+            closed = tuple(
+                SeatRecord(s.player, 1 + sum(o.place < s.place for o in seats), s.points, s.cause)
+                for s in seats
+            )
+            out.append(GameRecord(game.game_id, game.group, closed))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(leagues(), st.sets(st.sampled_from([f"bot{i}" for i in range(7)])))
+def test_the_columns_of_some_players_are_those_of_their_records(
+    records: list[GameRecord], keep: set[str]
+) -> None:
+    # (a ladder rates its active versions so, on their seats of every game)
+    columns = ResultColumns.from_records(records).only(keep)
+    expected = ResultColumns.from_records(only_the_slow_way(records, keep))
+    assert {k: list(v) for k, v in vars(columns).items()} == {
+        k: list(v) for k, v in vars(expected).items()
+    }
+    assert columns.records() == only_the_slow_way(records, keep)
+
+
 def test_a_player_twice_in_the_columns_is_refused() -> None:
     orders = FinishingOrders(
         players=("a", "b"),
