@@ -119,21 +119,10 @@ def make_ladder_app(
 
     async def read_capped(request: Request) -> bytes:
         limit = int(settings.max_upload_mb * 2**20)
-        declared = request.headers.get("content-length")
-        if declared is not None:
-            try:
-                if int(declared) > limit:
-                    raise _Refused(413, f"the upload is over {settings.max_upload_mb:g} MB")
-            except ValueError:
-                raise _Refused(400, "a Content-Length that is not a number") from None
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise _Refused(413, f"the upload is over {settings.max_upload_mb:g} MB")
+        body = await _capped(request, limit, f"the upload is over {settings.max_upload_mb:g} MB")
         if not body:
             raise _Refused(400, "an empty upload (send the bot folder as a .tar.gz body)")
-        return bytes(body)
+        return body
 
     async def submit(request: Request) -> Response:
         try:
@@ -301,7 +290,10 @@ def make_ladder_app(
     async def login_page(request: Request) -> Response:
         secure = request.url.scheme == "https"
         if request.method == "POST":
-            form = await request.body()
+            try:
+                form = await _capped(request, FORM_BYTES, "a sign-in form of more than 4 KiB")
+            except _Refused as refused:
+                return refuse(request, refused.status, refused.message)
             token = ""
             for part in form.decode("latin-1").split("&"):
                 key, _, value = part.partition("=")
@@ -475,6 +467,29 @@ def _latest_games(store: Store, bots: list[str], limit: int) -> list[tuple[str, 
     for seat in store.seat_rows_of(game_ids):
         seats[seat.game_id].append(seat)
     return list(seats.items())
+
+
+FORM_BYTES = 4096
+"""The most a sign-in form may hold (a token is 43 characters)."""
+
+
+async def _capped(request: Request, limit: int, over: str) -> bytes:
+    """The body of `request`, read as it comes; _Refused 413 (`over`) as soon as it is
+    longer than `limit` bytes, or says it is: a body is never held whole before its
+    size is known (Hypercorn bounds none)."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            if int(declared) > limit:
+                raise _Refused(413, over)
+        except ValueError:
+            raise _Refused(400, "a Content-Length that is not a number") from None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise _Refused(413, over)
+    return bytes(body)
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -146,6 +146,32 @@ def test_a_request_for_another_host_name_is_refused(hostile: dict[str, Any]) -> 
     assert "rebound" not in str(_rows(hostile["store"], "SELECT name FROM ladder_submissions"))
 
 
+def test_a_huge_sign_in_form_is_refused_before_it_is_read_whole(hostile: dict[str, Any]) -> None:
+    """A sign-in form is a token: a body of 64 MiB is refused at its first 4 KiB (the
+    server held every body whole before: memory for anyone to fill), whether its
+    length is declared or it comes in chunks; a sign-in then still works."""
+    server, tokens = hostile["server"], hostile["tokens"]
+
+    def chunks() -> Any:
+        for _ in range(64):
+            yield b"t" * 2**20
+
+    declared = httpx.post(
+        f"{server.url}/ladder/login", content=b"token=" + b"x" * 2**20, timeout=60,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )  # fmt: skip
+    assert declared.status_code == 413, declared.text
+    try:
+        streamed = httpx.post(f"{server.url}/ladder/login", content=chunks(), timeout=60)
+        assert streamed.status_code == 413, streamed.text
+        assert "more than 4 KiB" in streamed.json()["error"]
+    except httpx.WriteError:  # refused and closed before the client finished writing
+        pass
+    signed = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["alice"]})
+    assert signed.status_code == 303
+    assert "sign-in form of more than 4 KiB" in server.logged()
+
+
 def test_too_many_submissions_an_hour_are_refused(hostile: dict[str, Any]) -> None:
     server, tokens, tmp = hostile["server"], hostile["tokens"], hostile["tmp"]
     for _ in range(2):
