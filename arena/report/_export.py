@@ -225,6 +225,8 @@ class LeagueData:
         self.games: list[dict[str, Any]] = []
         """The game list (kind "games"), in the order the games were recorded."""
         self._index: dict[str, int] = {}
+        self._status: dict[str, str] = {}
+        """Every game recorded, listed or not (`only`), with its status."""
         self._groups: dict[str, list[str]] = defaultdict(list)
         """The games recorded of each duplicate group."""
         self._group_of: dict[str, tuple[str, int]] = {}
@@ -270,19 +272,25 @@ class LeagueData:
         seats: dict[str, list[Any]] = defaultdict(list)
         for row in self.store.seat_rows_of(list(new)):
             seats[row.game_id].append(row)
+        # Every game counts for its duplicate group, listed or not: a game that is not
+        # listed (`only`) can still be asked for (a retired version's, from the ladder's
+        # page of its bot), and is withheld as any other.
+        for _, game_id, status, _, _, group in rows:
+            self._status[game_id] = status
+            if group is not None:
+                self._group_of[game_id] = (group, len(seats[game_id]))
+                self._groups[group].append(game_id)
         if self.only is not None:
             only = self.only
             new = {g: v for g, v in new.items() if any(r.bot in only for r in seats[g])}
             rows = [row for row in rows if row[1] in new]
-        for _, game_id, status, reason, plays, group in rows:
+        for _, game_id, status, reason, plays, _ in rows:
             self._add_game(game_id, status, reason, plays, seats[game_id])
-            if group is not None:
-                self._group_of[game_id] = (group, len(seats[game_id]))
-                self._groups[group].append(game_id)
         for group in {group for *_, group in rows if group is not None}:
             if not self.withheld(self._groups[group][0]):
                 for game_id in self._groups[group]:
-                    self.games[self._index[game_id]].pop("withheld", None)
+                    if game_id in self._index:
+                        self.games[self._index[game_id]].pop("withheld", None)
         for game_id in new:
             if self.withheld(game_id):
                 self.games[self._index[game_id]]["withheld"] = True
@@ -305,6 +313,11 @@ class LeagueData:
                 if each is not None and not self.withheld(game_id):
                     each(game_id, log)
         return list(new)
+
+    def status(self, game_id: str) -> str | None:
+        """The status of a recorded game ("done", "forfeit"), listed or not; None for
+        a game not recorded (as of the last update)."""
+        return self._status.get(game_id)
 
     def withheld(self, game_id: str) -> bool:
         """Whether the replay of `game_id` is withheld: a game of its duplicate group is

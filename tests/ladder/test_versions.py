@@ -124,6 +124,20 @@ async def test_serve_shows_the_active_versions_unless_all_versions(
         assert (games, rated) == (["g0", "g1"], ACTIVE)
 
 
+async def test_serve_replays_a_retired_versions_games_though_it_lists_them_not(
+    ladder_store: Path,
+) -> None:
+    # (the ladder's page of a bot links every game of each of its versions)
+    with Store.open(ladder_store, readonly=True) as db:
+        transport = httpx.ASGITransport(app=make_app(db))
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as viewer:
+            retired = await viewer.get("/data/games/g2.js")
+            unknown = await viewer.get("/data/games/g9.js")
+    assert retired.status_code == 200
+    assert _payload(retired.text)["names"] == ["a.v1", "z.v1"]
+    assert unknown.status_code == 404
+
+
 @pytest.fixture
 def own_ladder_store(tmp_path: Path) -> Path:
     """A ladder's store for one test to change."""
