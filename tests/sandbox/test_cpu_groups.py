@@ -178,10 +178,19 @@ def test_a_bot_forking_spinners_charges_no_timeout_to_a_bot_in_another_game(
     # The control: the same leagues without a cpu group per bot starve the innocent bot:
     # it loses games on time, or (on a machine loaded besides, where the spinners' own
     # decisions get less of it: 0.73 s once under two hogs) its 30 ms of CPU took more
-    # than ten times that.
-    control, control_worst = play_league(tmp_path / "control", groups=False, token=token)
-    starved = control.count("timeout") >= 1 or control_worst > 10 * INNOCENT_CPU_MS / 1000
-    assert starved, (control, control_worst)
+    # than ten times that. Its few decisions must meet the spinner deciding, which a
+    # machine busy besides can stagger (once, under a full suite and a benchmark, its
+    # worst took 173 ms): up to three tries.
+    tries = []
+    for attempt in range(3):
+        control, control_worst = play_league(
+            tmp_path / f"control-{attempt}", groups=False, token=token
+        )
+        tries.append((control, control_worst))
+        if control.count("timeout") >= 1 or control_worst > 10 * INNOCENT_CPU_MS / 1000:
+            break
+    else:
+        raise AssertionError(f"the control never starved the innocent bot: {tries}")
     print(
         f"innocent: {causes.count('timeout')}/{len(causes)} timeouts,"
         f" worst decision {worst * 1000:.0f} ms; control: {control.count('timeout')}/"
