@@ -69,117 +69,150 @@ def make_ladder_app(
     hosts: frozenset[str] | None = None,
     proxies: Proxies = None,
 ) -> ASGIApp:
-    """The ladder's app: its API and pages, then `report` (the live league report).
-    Behind a reverse proxy at one of `proxies` (see `trust_proxies`), a request is
-    taken as the proxy says it came: over HTTPS or not, from which client.
+    """The ladder's app: its API and pages (`LadderSite`), then `report` (the live
+    league report). Behind a reverse proxy at one of `proxies` (see `trust_proxies`), a
+    request is taken as the proxy says it came: over HTTPS or not, from which client.
+    `hosts`: as `arena serve`'s (`known_hosts_only`)."""
+    from starlette.exceptions import HTTPException
+
+    site = LadderSite(ladder, pages)
+    app: ASGIApp = Starlette(
+        routes=[
+            Route("/api/submit", site.submit, methods=["POST"]),
+            Route("/api/submissions/{sid}", site.submission_state),
+            Route("/api/ladder", site.api_ladder),
+            Route("/ladder", site.ladder_page),
+            Route("/ladder/bot/{name}", site.bot_page),
+            Route("/ladder/submission/{sid}", site.submission_page),
+            Route("/ladder/login", site.login_page, methods=["GET", "POST"]),
+            Route("/ladder/logout", site.logout, methods=["POST"]),
+            Route("/ladder/me", site.me_page),
+            Mount("/", report),
+        ],
+        exception_handlers={HTTPException: site.refused_method},
+    )
+    if proxies is not None:
+        app = trust_proxies(app, proxies)
+    return known_hosts_only(app, hosts, _json({"error": "unknown host"}, 421))
+
+
+class LadderSite:
+    """What the ladder's routes answer: the submission API, the ladder's pages, an
+    author's sign-in.
 
     The pages read the games from `pages` (the ladder's store opened read-only), in a
     worker thread (`Reads`): read on the event loop, which also plays the games, the
     ladder page of a store of 20,000 games held every game's result up by 0.45 s, and
     a bot's page by a second."""
-    settings = ladder.settings
-    db = ladder.db
-    reads = Reads()
-    accepting = trio.Lock()
-    """One upload judged at a time: two of one author's at once cannot both pass the
-    hourly cap, and the disk is read for one at a time."""
 
-    def log(request: Request, line: str) -> None:
+    def __init__(self, ladder: Ladder, pages: Store) -> None:
+        self.ladder = ladder
+        self.settings = ladder.settings
+        self.db = ladder.db
+        self.pages = pages
+        self.reads = Reads()
+        self.accepting = trio.Lock()
+        """One upload judged at a time: two of one author's at once cannot both pass
+        the hourly cap, and the disk is read for one at a time."""
+
+    def log(self, request: Request, line: str) -> None:
         client = request.client.host if request.client else "?"
         click.echo(f"ladder: {client}: {printable(line)}", err=True)
 
-    def refuse(request: Request, status: int, message: str) -> Response:
-        log(request, f"{request.method} {request.url.path}: {status} {message}")
+    def refuse(self, request: Request, status: int, message: str) -> Response:
+        self.log(request, f"{request.method} {request.url.path}: {status} {message}")
         return _json({"error": message}, status)
 
-    def bearer(request: Request) -> str | None:
+    def bearer(self, request: Request) -> str | None:
         header = request.headers.get("authorization", "")
         kind, _, token = header.partition(" ")
         if kind.lower() != "bearer" or not token.strip():
             return None
         return token.strip()
 
-    def author_of(request: Request, token: str | None) -> str:
+    def author_of(self, request: Request, token: str | None) -> str:
         """The author of `token`; _Refused 401 for none or an unknown one, 403 for a
         revoked one."""
         if token is None:
             raise _Refused(401, "no token: send Authorization: Bearer TOKEN")
-        author, revoked = db.author_of_token(token)
+        author, revoked = self.db.author_of_token(token)
         if author is None:
             raise _Refused(401, "unknown token")
         if revoked:
             raise _Refused(403, f"the token of author {author!r} is revoked")
         return author
 
-    def session_author(request: Request) -> str | None:
+    def session_author(self, request: Request) -> str | None:
         sid = request.cookies.get(SESSION_COOKIE)
         if not sid:
             return None
-        return db.session_author(sid)
+        return self.db.session_author(sid)
 
-    async def read_capped(request: Request) -> bytes:
-        limit = int(settings.max_upload_mb * 2**20)
-        body = await _capped(request, limit, f"the upload is over {settings.max_upload_mb:g} MB")
+    async def read_capped(self, request: Request) -> bytes:
+        limit = int(self.settings.max_upload_mb * 2**20)
+        body = await _capped(
+            request, limit, f"the upload is over {self.settings.max_upload_mb:g} MB"
+        )
         if not body:
             raise _Refused(400, "an empty upload (send the bot folder as a .tar.gz body)")
         return body
 
-    async def submit(request: Request) -> Response:
+    async def submit(self, request: Request) -> Response:
         try:
-            author = author_of(request, bearer(request))
-            async with accepting:
+            author = self.author_of(request, self.bearer(request))
+            async with self.accepting:
                 since = time.time() - 3600
-                if db.submitted_since(author, since) >= settings.submissions_per_hour:
+                if self.db.submitted_since(author, since) >= self.settings.submissions_per_hour:
                     raise _Refused(
                         429,
-                        f"author {author!r} has sent {settings.submissions_per_hour}"
+                        f"author {author!r} has sent {self.settings.submissions_per_hour}"
                         " submissions in the last hour, the most allowed (--submissions-per-hour)",
                     )
-                body = await read_capped(request)
+                body = await self.read_capped(request)
                 try:
-                    judged = await trio.to_thread.run_sync(judge_upload, settings, body)
+                    judged = await trio.to_thread.run_sync(judge_upload, self.settings, body)
                 except BotError as err:  # a bot.toml missing or wrong, a link out ...
-                    raise _Refused(400, _relative(str(err), settings)) from None
+                    raise _Refused(400, _relative(str(err), self.settings)) from None
                 except ArenaError as err:  # BundleError: the archive refused
                     raise _Refused(400, str(err)) from None
-                owner = db.owner_of(judged.name)
+                owner = self.db.owner_of(judged.name)
                 if owner is not None and owner != author:
                     judged.kept.unlink(missing_ok=True)
                     raise _Refused(403, f"the bot name {judged.name!r} belongs to another author")
                 try:
-                    submission = admit(settings, db, author, judged)
+                    submission = admit(self.settings, self.db, author, judged)
                 except InputError as err:
                     raise _Refused(403, str(err)) from None
         except _Refused as refused:
-            return refuse(request, refused.status, refused.message)
-        ladder.queue_send.send_nowait(submission.id)
-        log(request, f"{submission.id}: {submission.bot} received from {author}")
+            return self.refuse(request, refused.status, refused.message)
+        self.ladder.queue_send.send_nowait(submission.id)
+        self.log(request, f"{submission.id}: {submission.bot} received from {author}")
         return _json(
             {**submission.public(owner=False), "status": f"/api/submissions/{submission.id}"},
             202,
         )
 
-    async def submission_state(request: Request) -> Response:
+    async def submission_state(self, request: Request) -> Response:
         sid = request.path_params["sid"]
-        found = db.submission(sid)
+        found = self.db.submission(sid)
         if found is None:
-            return refuse(request, 404, f"no submission {sid!r}")
+            return self.refuse(request, 404, f"no submission {sid!r}")
         owner = False
-        token = bearer(request)
+        token = self.bearer(request)
         if token is not None:
             try:
-                owner = author_of(request, token) == found.author
+                owner = self.author_of(request, token) == found.author
             except _Refused as refused:
-                return refuse(request, refused.status, refused.message)
+                return self.refuse(request, refused.status, refused.message)
         return _json(found.public(owner=owner))
 
-    async def ladder_rows() -> list[dict[str, Any]]:
-        rated = ladder.rated
-        active = ladder.active()
+    async def ladder_rows(self) -> list[dict[str, Any]]:
+        rated = self.ladder.rated
+        active = self.ladder.active()
         rows: list[dict[str, Any]] = []
         if rated is None:
             return rows
-        games = await reads.shared("games by bot", pages.games_by_bot)
+        games = await self.reads.shared("games by bot", self.pages.games_by_bot)
         for rank, name in enumerate(rated.ranking, 1):
             submission = active.get(name)
             if submission is None:
@@ -200,14 +233,14 @@ def make_ladder_app(
             )
         return rows
 
-    async def api_ladder(request: Request) -> Response:
-        return _json({"games": ladder.games_played, "ladder": await ladder_rows()})
+    async def api_ladder(self, request: Request) -> Response:
+        return _json({"games": self.ladder.games_played, "ladder": await self.ladder_rows()})
 
-    async def ladder_page(request: Request) -> Response:
-        rows = await ladder_rows()
+    async def ladder_page(self, request: Request) -> Response:
+        rows = await self.ladder_rows()
         body = [
             "<h1>The ladder</h1>",
-            f"<p>{ladder.games_played} games rated; every table is one deal in every"
+            f"<p>{self.ladder.games_played} games rated; every table is one deal in every"
             " seat rotation. <a href='/ladder/login'>Authors: sign in</a> ·"
             " <a href='/'>the games and replays</a></p>",
             "<table><tr><th>#</th><th>bot</th><th>author</th><th>version</th><th>Elo</th>"
@@ -222,7 +255,9 @@ def make_ladder_app(
                 f"<td>{row['games']}</td><td>{_age(row['age_s'])}</td></tr>"
             )
         body.append("</table>")
-        waiting = [s for s in db.submissions() if s.state in ("received", "building", "checking")]
+        waiting = [
+            s for s in self.db.submissions() if s.state in ("received", "building", "checking")
+        ]
         if waiting:
             body.append("<h2>Waiting</h2><ul>")
             body += [
@@ -233,16 +268,18 @@ def make_ladder_app(
             body.append("</ul>")
         return _page("Ladder", "".join(body), refresh=10)
 
-    async def bot_page(request: Request) -> Response:
+    async def bot_page(self, request: Request) -> Response:
         name = request.path_params["name"]
-        versions = [s for s in db.submissions() if s.name == name]
+        versions = [s for s in self.db.submissions() if s.name == name]
         if not versions:
             return _page("Not found", "<p>no such bot</p>", status=404)
-        me = session_author(request)
-        every = functools.partial(_every_version, pages)
-        ratings = await reads.shared("every version", every, RATED_EVERY_S)
+        me = self.session_author(request)
+        every = functools.partial(_every_version, self.pages)
+        ratings = await self.reads.shared("every version", every, RATED_EVERY_S)
         bots = [s.bot for s in versions]
-        latest = await reads.read(functools.partial(_latest_games, pages, bots, GAMES_LISTED))
+        latest = await self.reads.read(
+            functools.partial(_latest_games, self.pages, bots, GAMES_LISTED)
+        )
         body = [f"<h1>{_e(name)}</h1><p>by {_e(versions[0].author)}</p>"]
         body.append(
             "<h2>Versions</h2><table><tr><th>version</th><th>submission</th><th>state</th>"
@@ -270,12 +307,12 @@ def make_ladder_app(
             body.append("<p><a href='/ladder/me'>your logs and build output</a></p>")
         return _page(name, "".join(body))
 
-    async def submission_page(request: Request) -> Response:
+    async def submission_page(self, request: Request) -> Response:
         sid = request.path_params["sid"]
-        found = db.submission(sid)
+        found = self.db.submission(sid)
         if found is None:
             return _page("Not found", "<p>no such submission</p>", status=404)
-        me = session_author(request)
+        me = self.session_author(request)
         body = [
             f"<h1>Submission {_e(found.id)}</h1><p>{_e(found.bot)} by {_e(found.author)}:"
             f" <b>{_e(found.state)}</b></p>"
@@ -287,13 +324,13 @@ def make_ladder_app(
         refresh = 5 if found.state in ("received", "building", "checking") else None
         return _page(found.id, "".join(body), refresh=refresh)
 
-    async def login_page(request: Request) -> Response:
+    async def login_page(self, request: Request) -> Response:
         secure = request.url.scheme == "https"
         if request.method == "POST":
             try:
                 form = await _capped(request, FORM_BYTES, "a sign-in form of more than 4 KiB")
             except _Refused as refused:
-                return refuse(request, refused.status, refused.message)
+                return self.refuse(request, refused.status, refused.message)
             token = ""
             for part in form.decode("latin-1").split("&"):
                 key, _, value = part.partition("=")
@@ -302,12 +339,12 @@ def make_ladder_app(
 
                     token = unquote_plus(value)
             try:
-                author = author_of(request, token or None)
+                author = self.author_of(request, token or None)
             except _Refused as refused:
-                log(request, f"sign-in refused: {refused.message}")
+                self.log(request, f"sign-in refused: {refused.message}")
                 return _page("Sign in", _login_form(refused.message), status=refused.status)
-            sid = db.add_session(author, SESSION_S)
-            log(request, f"{author} signed in")
+            sid = self.db.add_session(author, SESSION_S)
+            self.log(request, f"{author} signed in")
             response = Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder/me"})
             response.set_cookie(
                 SESSION_COOKIE, sid, max_age=SESSION_S, httponly=True, samesite="strict",
@@ -316,19 +353,19 @@ def make_ladder_app(
             return response
         return _page("Sign in", _login_form(""))
 
-    async def logout(request: Request) -> Response:
+    async def logout(self, request: Request) -> Response:
         sid = request.cookies.get(SESSION_COOKIE)
         if sid:
-            db.end_session(sid)
+            self.db.end_session(sid)
         response = Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder"})
         response.delete_cookie(SESSION_COOKIE, path="/")
         return response
 
-    async def me_page(request: Request) -> Response:
-        author = session_author(request)
+    async def me_page(self, request: Request) -> Response:
+        author = self.session_author(request)
         if author is None:
             return Response(status_code=303, headers={**PAGE_HEADERS, "Location": "/ladder/login"})
-        mine = [s for s in db.submissions() if s.author == author]
+        mine = [s for s in self.db.submissions() if s.author == author]
         body = [
             f"<h1>{_e(author)}</h1><form method='post' action='/ladder/logout'>"
             "<button>sign out</button></form><h2>Your submissions</h2>"
@@ -340,7 +377,7 @@ def make_ladder_app(
                 + (f"<details><summary>build and check output</summary><pre>{_e(s.output)}"
                    "</pre></details>" if s.output else "")
             )  # fmt: skip
-            stderr = _read_log(settings.logs / f"{s.bot}.log")
+            stderr = _read_log(self.settings.logs / f"{s.bot}.log")
             if stderr:
                 body.append(
                     f"<details><summary>stderr of its games</summary><pre>{_e(stderr)}</pre>"
@@ -348,32 +385,11 @@ def make_ladder_app(
                 )
         return _page(author, "".join(body))
 
-    async def refused_method(request: Request, exc: Exception) -> Response:
+    async def refused_method(self, request: Request, exc: Exception) -> Response:
         from starlette.exceptions import HTTPException
 
         assert isinstance(exc, HTTPException)
-        return refuse(request, exc.status_code, str(exc.detail))
-
-    from starlette.exceptions import HTTPException
-
-    app: ASGIApp = Starlette(
-        routes=[
-            Route("/api/submit", submit, methods=["POST"]),
-            Route("/api/submissions/{sid}", submission_state),
-            Route("/api/ladder", api_ladder),
-            Route("/ladder", ladder_page),
-            Route("/ladder/bot/{name}", bot_page),
-            Route("/ladder/submission/{sid}", submission_page),
-            Route("/ladder/login", login_page, methods=["GET", "POST"]),
-            Route("/ladder/logout", logout, methods=["POST"]),
-            Route("/ladder/me", me_page),
-            Mount("/", report),
-        ],
-        exception_handlers={HTTPException: refused_method},
-    )
-    if proxies is not None:
-        app = trust_proxies(app, proxies)
-    return known_hosts_only(app, hosts, _json({"error": "unknown host"}, 421))
+        return self.refuse(request, exc.status_code, str(exc.detail))
 
 
 Proxies = frozenset[ipaddress.IPv4Network | ipaddress.IPv6Network] | None
