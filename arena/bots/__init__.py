@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from arena.bots._builds import run_builds
-from arena.bots._manifest import (
+from arena.bots._builds import (
     BUILD_DISK_MB,
     BUILD_MEMORY_MB,
-    BUILD_STOP,
     BUILD_TIMEOUT,
+    build,
+    build_cache_dir,
+    build_is_cached,
+    run_builds,
+)
+from arena.bots._manifest import (
     MANIFEST,
     MAX_DEPTH,
     MAX_SUBMISSION_MB,
     BotSpec,
-    BuildsStopped,
-    BuildStop,
-    build,
-    build_cache_dir,
-    build_is_cached,
     check_name,
     check_out_of_reach,
     load_bot,
@@ -29,6 +28,7 @@ from arena.bots._manifest import (
     walk_tree,
 )
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
+from arena.bots._running import BUILD_STOP, BuildsStopped, BuildStop
 from arena.bots._settings import BuildSettings
 
 __all__ = [

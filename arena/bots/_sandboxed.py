@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from arena._memgroups import groups_root, joined, new_group, release_group
-from arena.bots._manifest import run_build
+from arena.bots._running import run_build
 from arena.errors import ManifestError
 from arena.sandbox import UID_BASE, UID_SPAN, build_env, bwrap_wrap, is_root
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from arena._declared import about
-from arena.bots._manifest import BUILD_DISK_MB, BUILD_MEMORY_MB, BUILD_TIMEOUT
+from arena.bots._builds import BUILD_DISK_MB, BUILD_MEMORY_MB, BUILD_TIMEOUT
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -13,10 +13,7 @@ from typing import Any
 
 from distributed import Worker, WorkerPlugin
 
-from arena.cluster._tasks import Here
-
-PLUGIN = "arena"
-"""The plugin's name in each worker (`Worker.plugins`)."""
+from arena.cluster._tasks import PLUGIN, Here
 
 _UNWANTED = frozenset({"cancelled", "released", "forgotten"})
 """The states a task enters once nobody waits for its result."""

@@ -174,14 +174,16 @@ def _here(worker: Worker | None) -> Here:
         if _OUTSIDE is None:
             _OUTSIDE = Here(None)
         return _OUTSIDE
-    from arena.cluster._plugin import PLUGIN
-
     plugin = worker.plugins.get(PLUGIN)
     here = getattr(plugin, "here", None)
     if not isinstance(here, Here):
         raise ClusterError(f"worker {worker.address}: arena's worker plugin is not registered")
     return here
 
+
+PLUGIN = "arena"
+"""The name of arena's plugin in each Dask worker (`Worker.plugins`): `ArenaPlugin`
+(`arena.cluster._plugin`), which holds the worker's `Here`."""
 
 _OUTSIDE: Here | None = None
 """What `_here` gives outside a Dask worker."""

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from arena.bots import MAX_DEPTH, build, load_manifest
-from arena.bots._manifest import (
+from arena.bots._manifest import check_tree
+from arena.bots._running import (
     BUILD_STOP,
     OUTPUT_HEAD,
     OUTPUT_TAIL,
     BuildsStopped,
     BuildStop,
-    check_tree,
     run_build,
 )
 from arena.errors import BuildError, ManifestError
