@@ -167,3 +167,65 @@ def test_no_import_points_upward_or_sideways() -> None:
         if FLOOR[there] >= FLOOR[here]
     ]
     assert wrong == []
+
+
+def _module_imports() -> dict[str, set[str]]:
+    """For every module of arena, the modules of arena it imports (at the top or inside
+    a function), as full names; a package is its __init__."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    modules = {}
+    for path in sorted((root / "arena").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    edges: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        found = edges.setdefault(module, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - max(0, node.level - 1)]
+                source = ".".join([*base, node.module or ""]).strip(".") if node.level else ""
+                source = source or node.module or ""
+                # `from arena.bots import _manifest` imports the module; `from
+                # arena.bots._manifest import BotSpec`, the module holding the name.
+                names = [
+                    f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
+                    for alias in node.names
+                ]
+            else:
+                continue
+            found.update(n for n in names if n in modules and n != module)
+    return edges
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    """Issue 43.2, inside the packages too: the manifest, the processes and the
+    sandboxed build imported each other (the build code lived in the manifest's
+    module), and so did the cluster's plugin and its tasks."""
+    edges = _module_imports()
+    circles = []
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for other in sorted(edges.get(module, ())):
+            if other.rsplit(".", 1)[0] == module or module.startswith(other + "."):
+                continue  # a package's face and its own modules
+            if state.get(other) == 1:
+                circles.append([*path[path.index(other) :], other])
+            elif other not in state:
+                visit(other)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module)
+    assert circles == []
