@@ -53,8 +53,8 @@ from arena.ratings import FinishingOrders  # noqa: E402
 
 GAP = 50.0
 """Elo between neighbours in the true order."""
-STEP = 1.10
-"""Checkpoints: every 10% more games (and a round at least)."""
+STEP = 1.05
+"""Checkpoints: every 5% more games (and a round at least)."""
 ELO_PER_NAT = 400.0 / math.log(10.0)
 
 
