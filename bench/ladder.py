@@ -8,8 +8,10 @@ deals cancel, is not simulated for either scheme). Both schemes are rated by the
 fit (`arena.ratings`, as the ladder rates), refitted at the same checkpoints (every
 `STEP` more games, the last fit warm-starting the next).
 
-- round-robin: rounds in which every bot plays once, at tables drawn at random (each
-  round a new shuffle cut into tables; bots left over fill the last table);
+- round-robin: rounds in which every bot plays once: at tables of 2 a true round-robin
+  (the circle method: every pair once in n - 1 rounds, relabelled at random for each
+  cycle), at larger tables a new shuffle each round cut into tables (bots left over
+  fill the last table); the schedule needs no fit, so only the checkpoints refit;
 - the ladder: `arena.ladder.choose_table`, as the server calls it: rounds of tables
   that share no bot, each chosen on the last fit (placement for the first tables).
 
@@ -21,6 +23,11 @@ Two figures per scheme, in games (a table of k is k games):
 Target (issue 45.3): the ladder needs at most half of round-robin's games, for 20 and
 for 100 bots.
 
+Runs are single-threaded in BLAS (set here, before numpy is imported): the fit's
+matrices are at most 100 × 100, and a threaded solve on two busy cores took 90 times
+as long. A run stops 3 checkpoints after it is separated, or at `--cap` games (round-
+robin at 100 bots and tables of 2 needs some 900,000).
+
     python bench/ladder.py                 # 20 and 100 bots, tables of 2, 4, 6
     python bench/ladder.py --bots 20 --runs 10 --sizes 2
 """
@@ -29,19 +36,25 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import statistics
 import time
 
-import numpy as np
+# One BLAS thread: the fit's matrices are 100 × 100 at most, and a threaded solve of one
+# took 6 ms instead of 0.07 ms on two busy cores.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
-from arena.ladder._select import Rated, choose_table, rate, without
-from arena.ratings import FinishingOrders
+import numpy as np  # noqa: E402
+
+from arena.ladder._select import Rated, choose_table, rate, without  # noqa: E402
+from arena.ratings import FinishingOrders  # noqa: E402
 
 GAP = 50.0
 """Elo between neighbours in the true order."""
-STEP = 1.10
-"""Checkpoints: every 10% more games (and a round at least)."""
+STEP = 1.05
+"""Checkpoints: every 5% more games (and a round at least)."""
 ELO_PER_NAT = 400.0 / math.log(10.0)
 
 
@@ -52,32 +65,36 @@ class Sim:
         self.n, self.k, self.rng = n, k, rng
         self.names = tuple(f"b{i:03d}" for i in range(n))  # b000 is the strongest
         self.theta = np.array([-(i * GAP) / ELO_PER_NAT for i in range(n)])
-        self.game: list[np.ndarray] = []
-        self.player: list[np.ndarray] = []
-        self.place: list[np.ndarray] = []
+        # The games in columns, grown by doubling (a list of small arrays joined at
+        # every fit cost more than the fit at 20 bots).
+        self._player = np.zeros(1024, dtype=np.intp)
         self.games = 0
         self.rated: Rated | None = None
 
-    def play(self, table: tuple[str, ...]) -> None:
-        index = np.array([int(name[1:]) for name in table])
-        for _ in range(self.k):
-            noise = self.rng.gumbel(size=len(index))
-            order = index[np.argsort(-(self.theta[index] + noise))]
-            self.game.append(np.full(len(order), self.games))
-            self.player.append(order)
-            self.place.append(np.arange(len(order)))
-            self.games += 1
+    def play(self, tables: list[tuple[str, ...]]) -> None:
+        """Every table's k games (k independent Plackett–Luce draws each)."""
+        if not tables:
+            return
+        seats = np.array([[int(name[1:]) for name in table] for table in tables])
+        games = np.repeat(seats, self.k, axis=0)  # one row a game
+        noise = self.rng.gumbel(size=games.shape)
+        order = np.take_along_axis(games, np.argsort(-(self.theta[games] + noise), axis=1), 1)
+        size = (self.games + len(order)) * self.k
+        if size > len(self._player):
+            grown = np.zeros(max(size, 2 * len(self._player)), dtype=np.intp)
+            grown[: self.games * self.k] = self._player[: self.games * self.k]
+            self._player = grown
+        self._player[self.games * self.k : size] = order.ravel()
+        self.games += len(order)
 
     def fit(self) -> Rated:
-        def column(parts: list[np.ndarray], kind: type) -> np.ndarray:
-            return np.concatenate(parts).astype(kind) if parts else np.zeros(0, dtype=kind)
-
+        k, games = self.k, self.games
         orders = FinishingOrders(
             players=self.names,
-            game=column(self.game, np.intp),
-            player=column(self.player, np.intp),
-            place=column(self.place, np.int64),
-            games=self.games,
+            game=np.repeat(np.arange(games, dtype=np.intp), k),
+            player=self._player[: games * k],
+            place=np.tile(np.arange(k, dtype=np.int64), games),
+            games=games,
         )
         start = self.rated.theta if self.rated is not None else None
         self.rated = rate(orders, self.names, start)
@@ -96,15 +113,36 @@ class Sim:
         return all(p >= 0.95 for p in self.rated.los)
 
 
-def round_robin_round(sim: Sim, rng: random.Random) -> list[tuple[str, ...]]:
-    names = list(sim.names)
-    rng.shuffle(names)
-    tables = [tuple(names[i : i + sim.k]) for i in range(0, len(names), sim.k)]
-    if len(tables[-1]) < sim.k:  # the bots left over fill the last table
-        short = tables.pop()
-        others = [n for n in sim.names if n not in short]
-        tables.append((*short, *rng.sample(others, sim.k - len(short))))
-    return tables
+class RoundRobin:
+    """Rounds in which every bot plays once. At tables of 2 (an even number of bots) a
+    true round-robin, by the circle method: every pair once in n - 1 rounds, the bots
+    relabelled at random for each cycle; otherwise each round a new shuffle cut into
+    tables (the bots left over fill the last table with others drawn at random)."""
+
+    def __init__(self, sim: Sim, rng: random.Random) -> None:
+        self.names, self.k, self.rng = list(sim.names), sim.k, rng
+        self.round = 0
+        self.circle = list(self.names)
+
+    def next_round(self) -> list[tuple[str, ...]]:
+        n, k = len(self.names), self.k
+        if k == 2 and n % 2 == 0:
+            r = self.round % (n - 1)
+            if r == 0:
+                self.rng.shuffle(self.circle)
+            self.round += 1
+            ring = self.circle[1:]
+            ring = ring[r:] + ring[:r]
+            line = [self.circle[0], *ring]
+            return [(line[i], line[n - 1 - i]) for i in range(n // 2)]
+        names = list(self.names)
+        self.rng.shuffle(names)
+        tables = [tuple(names[i : i + k]) for i in range(0, n, k)]
+        if len(tables[-1]) < k:
+            short = tables.pop()
+            others = [name for name in self.names if name not in short]
+            tables.append((*short, *self.rng.sample(others, k - len(short))))
+        return tables
 
 
 def ladder_round(sim: Sim, rng: random.Random, tables_of: dict[str, int]) -> list[tuple[str, ...]]:
@@ -129,6 +167,7 @@ def run(
     sim = Sim(n, k, np.random.default_rng(seed))
     rng = random.Random(seed)
     tables_of: dict[str, int] = {}
+    round_robin = RoundRobin(sim, rng)
     sim.fit()
     checkpoints: list[tuple[int, bool]] = []
     separated_at: int | None = None
@@ -136,11 +175,10 @@ def run(
     after = 0
     while sim.games < cap:
         tables = (
-            round_robin_round(sim, rng) if scheme == "round-robin"
+            round_robin.next_round() if scheme == "round-robin"
             else ladder_round(sim, rng, tables_of)
         )  # fmt: skip
-        for table in tables:
-            sim.play(table)
+        sim.play(tables)
         if scheme == "ladder" and sim.games < next_fit:
             sim.fit()  # the ladder refits as games arrive; the figures wait for a checkpoint
         if sim.games >= next_fit:
@@ -173,7 +211,7 @@ def main() -> None:
     parser.add_argument("--bots", type=int, nargs="+", default=[20, 100])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 4, 6])
     parser.add_argument("--runs", type=int, default=0, help="runs each (default: 20, 6 at 100)")
-    parser.add_argument("--cap", type=int, default=400_000, help="the most games of a run")
+    parser.add_argument("--cap", type=int, default=4_000_000, help="the most games of a run")
     args = parser.parse_args()
     print(f"bots {GAP:g} Elo apart; games until: the true top 3 ranked right in 95% of runs;"
           " every neighbour pair separated at 95% LOS (median of runs)")  # fmt: skip

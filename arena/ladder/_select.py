@@ -11,16 +11,21 @@ A table is chosen so:
 1. Placement. A version with fewer than `PLACEMENT_TABLES` tables behind it plays
    first, against bots spread over the whole rating range (a different spread each
    time): it finds its place in a few tables, whatever its strength.
-2. Otherwise, the pairs of neighbours in the current ranking that most need games:
-   each pair counts by how unsettled it is (1 at a LOS of 50%, falling to 0 at 95%,
-   plus a floor of a tenth of how far it is from sure, so that a separated pair still
-   gets some games and its order stays right), weighted up in the top `top` places
-   and for bots whose authors are waiting (a version in placement), with a little
-   random jitter so that near-ties do not replay one table. The table takes the
-   heaviest pairs while they fit (`_pairs_table`): one window of neighbours, or two
-   stretches of the ranking whose pairs need games more than a window's ends would
-   (a table between far-apart bots tells little: its order is known before it is
-   played, so tables hold neighbours only).
+2. Otherwise, the table that adds the most information about the pairs of neighbours
+   in the current ranking that need games. Each pair counts 1 to 0.5 while it is not
+   separated (LOS 50% to 95%), 0 once it is, plus a floor of a tenth of how far it
+   is from sure, so that a separated pair still gets some games and its order stays
+   right; it is weighted up in the top `top` places and for bots whose authors are waiting (a
+   version in placement), with a little random jitter so that near-ties do not
+   replay one table. The candidates are every window of k neighbours and the table
+   that takes the heaviest pairs while they fit (`_pairs_table`: two stretches of
+   the ranking, when its pairs need games more than a window's ends would); each is
+   scored by how much its k games are expected to shrink the variance of each pair's
+   difference, on a log scale, times the pair's weight (`_gains`: the fit's
+   covariance, updated by the Plackett–Luce information of the table's games). A
+   table between far-apart bots tells little (its order is known before it is
+   played); a window of close neighbours at a table of 6 narrows five pairs at once.
+   Without a covariance (a bot of no game) the heaviest-pairs table is played.
 
 Round-robin plays every pair alike, most of them between bots whose order is plain;
 `bench/ladder.py` measures what this saves.
@@ -33,6 +38,8 @@ import itertools
 import math
 import random
 from collections.abc import Collection, Mapping, Sequence
+
+import numpy as np
 
 from arena.ratings import ELO_PER_NAT, FinishingOrders, fit_plackett_luce
 from arena.records import ResultColumns
@@ -64,6 +71,10 @@ class Rated:
     theta: Mapping[str, float]
     """The fit's log-strengths (the next fit's start)."""
     games: int
+    covariance: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
+    """The fit's covariance of the log-strengths, rows as `index` says (None: unknown)."""
+    index: Mapping[str, int] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    """Each fitted bot's row of `covariance`."""
 
     def separated(self, top: int | None = None) -> bool:
         """Whether every pair of neighbours (in the top `top` places) is separated at
@@ -109,7 +120,7 @@ def rate(
             los.append(_los(diff, var))
         else:
             los.append(0.5)
-    return Rated(ranking, elo, se, tuple(los), theta, orders.games)
+    return Rated(ranking, elo, se, tuple(los), theta, orders.games, cov, index)
 
 
 def _los(diff: float, variance: float) -> float:
@@ -152,6 +163,10 @@ def choose_table(
         weights.append(weight * (need + floor))
     jittered = [w * (1.0 + 0.2 * rng.random()) for w in weights]
     chosen = _pairs_table(jittered, k)
+    candidates = [chosen, *(list(range(s, s + k)) for s in range(n - k + 1))]
+    gains = _gains(rated, candidates, jittered, k)
+    if gains is not None:
+        chosen = candidates[int(np.argmax(gains))]
     places = ", ".join(str(i + 1) for i in chosen)
     return tuple(ranking[i] for i in chosen), f"the least separated neighbours: places {places}"
 
@@ -182,16 +197,59 @@ def _pairs_table(weights: Sequence[float], k: int) -> list[int]:
     return sorted(chosen)
 
 
+def _gains(
+    rated: Rated, candidates: Sequence[Sequence[int]], weights: Sequence[float], k: int
+) -> np.ndarray | None:
+    """For each candidate table (places, best first), the information it is expected to
+    add about the pairs of neighbours: the sum over pairs of their weight times the log
+    of how much the k games of the table shrink the variance of their difference
+    (None without a covariance). A game's information is Plackett–Luce's at the fit's
+    strengths, for the order of the ranking (for neighbours close to its expectation);
+    the variances after it come from the covariance by a rank-k update,
+    ``Σ' = Σ − Σ_{·T} (I + J Σ_TT)⁻¹ J Σ_{T·}``. A table of far-apart bots adds little
+    (its order is all but known); a window of close neighbours shrinks all its pairs."""
+    cov, index, ranking = rated.covariance, rated.index, rated.ranking
+    if cov is None or any(name not in index for name in ranking):
+        return None
+    rows = np.array([index[name] for name in ranking])
+    theta = np.array([rated.theta[name] for name in ranking])
+    places = np.array(candidates)  # m × k
+    seats = rows[places]
+    diff = cov[:, rows[:-1]] - cov[:, rows[1:]]  # Σ c_p for each pair p: N × (n - 1)
+    pair = np.arange(len(rows) - 1)
+    var = np.maximum(diff[rows[:-1], pair] - diff[rows[1:], pair], 1e-12)
+    # J: the information of one game in the ranking's order, summed over its steps.
+    info = np.zeros((len(places), k, k))
+    strength = np.exp(theta[places] - theta[places].max(axis=1, keepdims=True))
+    for step in range(k - 1):
+        p = strength[:, step:] / strength[:, step:].sum(axis=1, keepdims=True)
+        info[:, step:, step:] += p[:, :, None] * (np.eye(k - step) - p[:, None, :])
+    info *= k  # a duplicate group: k games
+    block = cov[seats[:, :, None], seats[:, None, :]]
+    eye = np.eye(k)
+    m = np.linalg.solve(eye + info @ block, info)
+    a = diff[seats]  # m × k × (n - 1)
+    shrink = np.einsum("mkp,mkl,mlp->mp", a, m, a)
+    after = np.maximum(var - shrink, 1e-12 * var)
+    gains: np.ndarray = np.log(var / after) @ np.asarray(weights)
+    return gains
+
+
 def _unsettled(los: float) -> tuple[float, float]:
     """How much a pair of neighbours still needs games: (its need: 1 at a LOS of 50%,
-    falling to 0 at `SEPARATED`; a floor: a tenth of how far it is from sure, 0.01 at
-    95%, 0 at 100%), both weighted alike (the top places, an author waiting): a pair
-    not separated counts more than a separated one of the same weight, and the top
-    keeps some games once separated (its order must stay right; weighting the need
-    alone let the top 3 drift: 1.0 to 3.9 times round-robin's games in bench/ladder.py
-    at 20 bots, against 0.45 to 0.77)."""
+    falling to a half just short of `SEPARATED`, 0 from it; a floor: a tenth of how
+    far it is from sure, 0.01 at 95%, 0 at 100%), both weighted alike (the top places,
+    an author waiting): a pair not separated counts more than a separated one of the
+    same weight, and the top keeps some games once separated (its order must stay
+    right; weighting the need alone let the top 3 drift: 1.0 to 3.9 times
+    round-robin's games in bench/ladder.py at 20 bots, against 0.45 to 0.77). The need
+    steps down at `SEPARATED` rather than falling to 0 there: the pairs just short of
+    separated, the last to settle, would count for almost nothing (with the scoring of
+    `_gains`, at 20 bots and tables of 6, a need falling to 0 took 0.55 of
+    round-robin's games to separate every pair in 20 runs, this one 0.40 in 60)."""
     sure = max(los, 1.0 - los)
-    return max(0.0, (SEPARATED - sure) / (SEPARATED - 0.5)), 0.1 * 2.0 * (1.0 - sure)
+    slope = max(0.0, (SEPARATED - sure) / (SEPARATED - 0.5))
+    return (0.5 + 0.5 * slope if sure < SEPARATED else 0.0), 0.1 * 2.0 * (1.0 - sure)
 
 
 def _spread(others: Sequence[str], count: int, round_: int, rng: random.Random) -> list[str]:

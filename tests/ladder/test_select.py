@@ -3,9 +3,20 @@ then the pairs of neighbours that most need games."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
-from arena.ladder._select import PLACEMENT_TABLES, Rated, _pairs_table, choose_table
+import numpy as np
+
+from arena.ladder._select import (
+    PLACEMENT_TABLES,
+    Rated,
+    _gains,
+    _pairs_table,
+    choose_table,
+    rate,
+)
+from arena.ratings import FinishingOrders
 
 
 def _rated(los: list[float]) -> Rated:
@@ -43,3 +54,40 @@ def test_then_the_least_separated_neighbours_play() -> None:
         assert set(seats) == {"b2", "b3"}
         seats, _ = choose_table(rated, 4, done, random.Random(seed))
         assert set(seats) == {"b2", "b3", "b6", "b7"}
+
+
+def _with_covariance(theta: list[float], los: list[float], variance: float) -> Rated:
+    names = tuple(f"b{i}" for i in range(len(theta)))
+    return dataclasses.replace(
+        _rated(los),
+        theta=dict(zip(names, theta, strict=True)),
+        covariance=variance * np.eye(len(names)),
+        index={name: i for i, name in enumerate(names)},
+    )
+
+
+def test_a_window_of_close_neighbours_tells_more_than_two_stretches() -> None:
+    rated = _with_covariance([-0.1 * i for i in range(8)], [0.6] * 7, 0.2)
+    window, stretches = _gains(rated, [[0, 1, 2, 3], [0, 1, 6, 7]], [1.0] * 7, 4)
+    assert window > stretches > 0.0
+
+
+def test_a_table_of_far_apart_bots_tells_little() -> None:
+    rated = _with_covariance([0.0, -0.1, -4.0, -4.1], [0.6, 0.99, 0.6], 0.2)
+    close, far = _gains(rated, [[0, 1], [1, 2]], [1.0, 1.0, 1.0], 2)
+    assert close > 5 * far
+
+
+def test_with_a_fit_the_table_is_one_that_adds_the_most() -> None:
+    orders = FinishingOrders.from_rankings(
+        [[[f"b{i}"], [f"b{j}"]] for i in range(8) for j in range(i + 1, 8)] * 3
+    )
+    rated = rate(orders, orders.players)
+    done = dict.fromkeys(rated.ranking, PLACEMENT_TABLES)
+    for k in (2, 4, 6):
+        seats, why = choose_table(rated, k, done, random.Random(k))
+        assert len(set(seats)) == k
+        assert why.startswith("the least separated neighbours")
+    # a bot without a game: no covariance for it, the heaviest pairs are played
+    unrated = rate(orders, (*orders.players, "b9"))
+    assert len(choose_table(unrated, 4, {**done, "b9": 9}, random.Random(0))[0]) == 4
