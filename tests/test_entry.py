@@ -4,10 +4,13 @@ the import machinery, after which the league played to its end)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,3 +50,17 @@ def test_the_arena_command_and_python_m_arena_load_through_the_entry() -> None:
     )  # fmt: skip
     assert done.returncode == 0
     assert done.stdout.startswith("arena, version ")
+
+
+def test_the_command_runs_numpy_on_one_thread_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arena._entry import BLAS_THREADS, one_blas_thread
+
+    for variable in BLAS_THREADS:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")  # the user's own choice is kept
+    one_blas_thread()
+    assert {v: os.environ[v] for v in BLAS_THREADS} == {
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "4", "MKL_NUM_THREADS": "1"
+    }  # fmt: skip
