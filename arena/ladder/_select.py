@@ -278,8 +278,6 @@ def rate_active(
     """`rate` the versions `names` on their seats of every game of `columns` (games of
     two of them at least, places closed up: `ResultColumns.only`); and how many games
     that is. Column by column: no object per game."""
-    import numpy as np
-
     kept = columns.only(names)
     orders = FinishingOrders(
         players=tuple(kept.players),

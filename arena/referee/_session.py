@@ -37,9 +37,9 @@ class BotSession:
         self.games = 0
         """Games started with this session."""
         self.groups: dict[str, None] = {}
-        """The duplicate groups it played a game of, in the order it played them (a set
-        that keeps its order: a worker reports the latest, `BotPool.warm`)."""
-        """The duplicate groups it has played a game of (it plays no other game of them)."""
+        """The duplicate groups it has played a game of (it plays no other game of them),
+        in the order it played them (a set that keeps its order: a worker reports the
+        latest, `BotPool.warm`)."""
         self._request_id = 0
         self._closed = False
 
