@@ -14,7 +14,6 @@ import types
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import trio
 
@@ -23,7 +22,7 @@ from arena.ladder._web import make_ladder_app
 from arena.ratings import FinishingOrders
 from arena.store import Store
 
-from .test_versions import GAMES, make_ladder_store
+from .test_versions import GAMES, in_process, make_ladder_store
 
 READS = ("games_by_bot", "latest_games_of", "result_columns", "seat_rows_of")
 """The store's reads the pages make."""
@@ -72,8 +71,7 @@ async def test_the_pages_read_the_games_off_the_event_loop(
             active=lambda: active, games_played=len(records),
         )  # fmt: skip
         app = make_ladder_app(ladder, lambda *_: None, pages)  # type: ignore[arg-type]
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://ladder") as client:
+        async with in_process(app) as client:
             answers = {path: await client.get(path) for path in ("/api/ladder", "/ladder/bot/a")}
     assert {path: a.status_code for path, a in answers.items()} == dict.fromkeys(answers, 200)
     games = {row["bot"]: row["games"] for row in answers["/api/ladder"].json()["ladder"]}

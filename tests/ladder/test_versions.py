@@ -103,10 +103,14 @@ def test_report_shows_the_active_versions_and_their_games_unless_all_versions(
     assert rated == ACTIVE | {"a.v1", "z.v1"}
 
 
+def in_process(app: Any) -> httpx.AsyncClient:
+    """A client of `app` served in this process (no server, no socket)."""
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://arena")
+
+
 async def _served(app: Any) -> tuple[list[str], set[str]]:
     """What `arena serve`'s app answers: the games listed, the bots rated."""
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as viewer:
+    async with in_process(app) as viewer:
         games = [g["id"] for g in _payload((await viewer.get("/data/games.js")).text)]
         league = _payload((await viewer.get("/data/league.js")).text)
     return games, {row["bot"] for row in league["standings"]["rows"]}
@@ -129,8 +133,7 @@ async def test_serve_replays_a_retired_versions_games_though_it_lists_them_not(
 ) -> None:
     # (the ladder's page of a bot links every game of each of its versions)
     with Store.open(ladder_store, readonly=True) as db:
-        transport = httpx.ASGITransport(app=make_app(db))
-        async with httpx.AsyncClient(transport=transport, base_url="http://arena") as viewer:
+        async with in_process(make_app(db)) as viewer:
             retired = await viewer.get("/data/games/g2.js")
             unknown = await viewer.get("/data/games/g9.js")
     assert retired.status_code == 200
