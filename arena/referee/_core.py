@@ -48,6 +48,33 @@ def _event_dict(event: Event) -> dict[str, Any]:
     return _wire.event_to_dict(event)
 
 
+Form = tuple[dict[str, Any], bytes, dict[str, Any]]
+"""An event's wire form, its bytes and its record in a replay log."""
+
+_FORMS: dict[type, dict[Event, Form]] = {Play: {}, Draw: {}}
+"""The wire forms of the events of nearly every decision (a play, a draw), made once
+for all games: the dict, its encoded bytes and its log record, by the event, a table a
+kind (a Play and a Draw of equal fields are equal tuples). At most a few thousand of
+each kind exist (seat, card and total; seat and count). The dicts are shared by every
+log that holds the event: a log's records are read, never changed."""
+
+_FORMS_LIMIT = 50_000
+"""Past this many forms of a kind (which no game reaches), no more are kept."""
+
+
+def _event_form(event: Event) -> Form:
+    """The wire form of `event`, its bytes and its record, from `_FORMS` when it is
+    there."""
+    forms = _FORMS.get(type(event))
+    if forms is not None and (form := forms.get(event)) is not None:
+        return form
+    wire = _event_dict(event)
+    form = (wire, _encode(wire), {"type": "event", "event": wire})
+    if forms is not None and len(forms) < _FORMS_LIMIT:
+        forms[event] = form
+    return form
+
+
 def _array_header(n: int) -> bytes:
     """The msgpack header of an array of `n` items."""
     if n < 16:
@@ -116,6 +143,7 @@ class Core:
         "_discard_bytes",
         "_discard_count",
         "_ends",
+        "_event_records",
         "_events",
         "_face_up",
         "_game",
@@ -128,6 +156,8 @@ class Core:
         self._game = Game(config, seed)
         self._events: list[dict[str, Any]] = []
         """The wire forms of the engine's events so far (converted when first needed)."""
+        self._event_records: list[dict[str, Any]] = []
+        """Their records in the log, the same dicts (`Form`)."""
         self._packed = bytearray()
         """The same events encoded, one after another."""
         self._ends = {0: 0}
@@ -194,11 +224,17 @@ class Core:
         engine = self._game.events
         known = len(events)
         if known < len(engine):
-            new = [_event_dict(event) for event in engine[known:]]
-            events.extend(new)
-            packed = _encode(new)
-            count = len(new)
-            self._packed += memoryview(packed)[1 if count < 16 else 3 if count < 0x10000 else 5 :]
+            parts = []
+            records = self._event_records
+            kinds = _FORMS.get
+            for event in engine[known:]:
+                forms = kinds(type(event))
+                form = forms.get(event) if forms is not None else None
+                wire, packed, record = form if form is not None else _event_form(event)
+                events.append(wire)
+                parts.append(packed)
+                records.append(record)
+            self._packed += b"".join(parts)
             self._ends[len(events)] = len(self._packed)
         return events
 
@@ -222,7 +258,9 @@ class Core:
 
     def log_events(self, log: list[Record]) -> None:
         """Append the records of the events since the last `take_events` (or call)."""
-        log.extend([{"type": "event", "event": e} for e in self.take_events()])
+        self._sync()
+        start, self._taken = self._taken, len(self._events)
+        log.extend(self._event_records[start:])
 
     def play(self, index: int, log: list[Record], request_id: int, ms: float) -> None:
         """The referee's decision: append its record to `log`, play the legal action
@@ -246,7 +284,8 @@ class Core:
     def records(self, log: list[Record]) -> list[dict[str, Any]]:
         """`log` with every `Decided` tuple of `play` in it made its records: the
         decision's, then its events'."""
-        events = self._events
+        events = self._event_records
+        action_dict = _wire.action_to_dict
         out: list[dict[str, Any]] = []
         for record in log:
             if type(record) is dict:
@@ -259,11 +298,11 @@ class Core:
                     "seat": seat,
                     "request_id": request_id,
                     "choice": index,
-                    "action": _wire.action_to_dict(action),
+                    "action": action_dict(action),
                     "ms": ms,
                 }
             )
-            out.extend([{"type": "event", "event": e} for e in events[start:end]])
+            out.extend(events[start:end])
         return out
 
     def _discard_raw(self) -> msgspec.Raw:

@@ -28,7 +28,7 @@ def _json_line() -> Callable[[dict[str, Any]], str]:
 
 
 _line = _json_line()
-_encode = msgspec.json.Encoder().encode
+_lines = msgspec.json.Encoder().encode_lines
 
 
 def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
@@ -40,7 +40,7 @@ def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
     separator of Unicode (U+2028, in a fault message, say) would then split a record in
     two when read; so a log with such text is written by json, which escapes it. A
     record never holds a NaN or an infinity (msgspec would write null)."""
-    text = b"\n".join(map(_encode, log))
+    text = _lines(log)[:-1]  # without the last line's newline, as json's lines below
     if not text.isascii():
         text = "\n".join(map(_line, log)).encode()
     return zlib.compress(text, 6)
