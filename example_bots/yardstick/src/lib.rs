@@ -9,11 +9,13 @@
 //! - [`infer`]: what the other seats' plays say about their hands.
 //! - [`search`]: single-observer ISMCTS with per-seat rewards (Cowling, Powley and
 //!   Whitehouse 2012), playouts with a cheap heuristic policy.
+//! - [`mo_search`]: the multiple-observer variant (MO-ISMCTS), a tree per seat.
 //! - [`policy`]: that heuristic (the Rust kit's), used in the playouts.
 
 pub mod determinize;
 pub mod game;
 pub mod infer;
+pub mod mo_search;
 pub mod policy;
 pub mod protocol;
 pub mod rng;

@@ -8,6 +8,9 @@
 //! adds one node, plays the game out with the playout policy (policy.rs) and
 //! backs up the result: for each seat, 1 for first place down to 0 for last among
 //! the seats in the game at the root.
+//!
+//! `Params::multi_observer` searches with MO-ISMCTS instead (mo_search.rs): a tree
+//! per seat, each keyed by what that seat observes.
 
 use std::time::Instant;
 
@@ -37,6 +40,10 @@ pub struct Params {
     /// In the tokens and points formats, end each playout with the round and reward
     /// its result (round_rewards) instead of playing the game out.
     pub round_reward: bool,
+    /// Multiple-observer ISMCTS (mo_search.rs): a tree per seat over that seat's
+    /// information sets (the public actions and its own cards), instead of the one
+    /// tree of the searcher.
+    pub multi_observer: bool,
 }
 
 impl Default for Params {
@@ -51,6 +58,7 @@ impl Default for Params {
             opponent_nodes: true,
             policy: policy::Policy::Kit,
             round_reward: true,
+            multi_observer: false,
         }
     }
 }
@@ -73,12 +81,12 @@ struct Node {
     children: Vec<u32>,
 }
 
-const MAX_NODES: usize = 4_000_000;
+pub(crate) const MAX_NODES: usize = 4_000_000;
 
 /// The end of a playout: the game's end, or with `round_reward` (tokens and points),
 /// the end of the root's round.
 #[inline]
-fn done(s: &State, round: Option<u32>) -> bool {
+pub(crate) fn done(s: &State, round: Option<u32>) -> bool {
     s.over || round.is_some_and(|r| s.round != r)
 }
 
@@ -133,8 +141,11 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
             stats: vec![],
         };
     }
+    if p.multi_observer {
+        return crate::mo_search::search(tp, p);
+    }
     let alive = tp.state.alive;
-    let round = (p.round_reward && tp.state.cfg.format != Format::Single).then_some(tp.state.round);
+    let round = playout_round(tp, p);
     let mut rng = Rng::new(p.seed);
     let mut nodes: Vec<Node> = Vec::with_capacity(1024);
     nodes.push(Node {
@@ -240,11 +251,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
             s.apply(a, &mut rng);
         }
         // Backpropagation.
-        let r = if s.over {
-            rewards(&s, alive)
-        } else {
-            round_rewards(&s, &tp.state)
-        };
+        let r = playout_rewards(&s, &tp.state, alive);
         for &id in &path {
             let n = &mut nodes[id as usize];
             n.visits += 1;
@@ -253,7 +260,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
             }
         }
     }
-    let mut stats: Vec<(Action, u32, f64)> = nodes[0]
+    let stats: Vec<(Action, u32, f64)> = nodes[0]
         .children
         .iter()
         .map(|&c| {
@@ -261,6 +268,30 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
             (n.action, n.visits, n.reward / n.visits.max(1) as f64)
         })
         .collect();
+    final_choice(tp, stats, iterations)
+}
+
+/// The round a playout ends with (tokens and points with `round_reward`), if any.
+pub(crate) fn playout_round(tp: &Template, p: &Params) -> Option<u32> {
+    (p.round_reward && tp.state.cfg.format != Format::Single).then_some(tp.state.round)
+}
+
+/// The rewards of a finished playout: by places at the game's end, else the round's.
+pub(crate) fn playout_rewards(s: &State, root: &State, alive: usize) -> [f64; MAX_SEATS] {
+    if s.over {
+        rewards(s, alive)
+    } else {
+        round_rewards(s, root)
+    }
+}
+
+/// The root action most visited (ties: the better mean), with the stats sorted by
+/// action; the heuristic's if the root has no statistics.
+pub(crate) fn final_choice(
+    tp: &Template,
+    mut stats: Vec<(Action, u32, f64)>,
+    iterations: u64,
+) -> Outcome {
     stats.sort_by_key(|x| x.0);
     let action = stats
         .iter()
