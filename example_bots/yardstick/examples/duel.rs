@@ -8,7 +8,8 @@
 //! the one `arena sprt` measures against); POL=kit|py the playouts' heuristic (default
 //! the bot's); INFER=1 deals by what the other seats' plays say (infer.rs); CHEAT=1
 //! the searcher sees every hand and the draw pile; MS=milliseconds a decision instead
-//! of a playout count; C, EPS, DEPTH, NOOPP=1 the search's parameters; SEED the first deal.
+//! of a playout count; C, EPS, DEPTH, NOOPP=1 the search's parameters; SEED the first deal;
+//! MO=1 multiple-observer ISMCTS (mo_search.rs: a tree per seat).
 
 use yardstick::determinize::{from_state, Template};
 use yardstick::game::{Config, Edition, Format, State, BUST, QUAD};
@@ -50,6 +51,7 @@ fn main() {
     let infer = env::<u8>("INFER").is_some_and(|x| x != 0);
     let cheat = std::env::var("CHEAT").is_ok();
     let ms: Option<u64> = env("MS");
+    let mo = env::<u8>("MO").is_some_and(|x| x != 0);
     let first: u64 = env("SEED").unwrap_or(1000);
     let cfg = Config {
         players,
@@ -101,6 +103,7 @@ fn main() {
                     opponent_nodes: std::env::var("NOOPP").is_err(),
                     max_depth: env("DEPTH").unwrap_or(defaults.max_depth),
                     policy: pol,
+                    multi_observer: mo,
                     ..defaults.clone()
                 };
                 search(&tp, &p).action
@@ -140,7 +143,7 @@ fn main() {
     let se = sd / n.sqrt();
     let elo = |x: f64| -400.0 * (1.0 / x.clamp(0.001, 0.999) - 1.0).log10();
     println!(
-        "players {players} iterations {iterations} opp {opp:?} pol {pol:?} infer {infer} cheat {cheat}: \
+        "players {players} iterations {iterations} opp {opp:?} pol {pol:?} infer {infer} cheat {cheat} mo {mo}: \
          score {mean:.3} over {games} games: {:+.0} Elo [{:+.0}, {:+.0}]",
         elo(mean),
         elo(mean - 1.96 * se),
