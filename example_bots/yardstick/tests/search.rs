@@ -32,6 +32,17 @@ fn configs() -> Vec<Config> {
 /// A game where `searchers` seats search (`iterations` playouts) and the others
 /// play the heuristic. Returns the places.
 fn play_game(cfg: Config, seed: u64, searchers: &[usize], iterations: u64) -> Vec<u8> {
+    play_game_with(cfg, seed, searchers, iterations, false)
+}
+
+/// The same, searching with MO-ISMCTS if `multi_observer`.
+fn play_game_with(
+    cfg: Config,
+    seed: u64,
+    searchers: &[usize],
+    iterations: u64,
+    multi_observer: bool,
+) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut s = State::new_game(cfg, &mut rng);
     let mut decision = 0;
@@ -43,6 +54,7 @@ fn play_game(cfg: Config, seed: u64, searchers: &[usize], iterations: u64) -> Ve
             let p = Params {
                 max_iterations: iterations,
                 seed: seed * 1000 + decision,
+                multi_observer,
                 ..Params::default()
             };
             let out = search(&tp, &p);
@@ -94,6 +106,44 @@ fn fixed_seed_games_are_reproducible() {
     let (x, y) = (search(&tp, &p), search(&tp, &p));
     assert_eq!((x.action, x.iterations), (y.action, y.iterations));
     assert_eq!(format!("{:?}", x.stats), format!("{:?}", y.stats));
+}
+
+#[test]
+fn the_multi_observer_search_answers_legally_and_reproducibly() {
+    // MO-ISMCTS (a tree per seat): a legal action in every edition, format and table
+    // (asserted at every decision), and the same game again from the same seeds.
+    for (i, cfg) in configs().into_iter().enumerate() {
+        let cfg = Config {
+            play_cap: 300,
+            ..cfg
+        };
+        let seed = 500 + i as u64;
+        let a = play_game_with(cfg, seed, &[0, 1], 40, true);
+        let b = play_game_with(cfg, seed, &[0, 1], 40, true);
+        assert_eq!(a, b, "{cfg:?}");
+    }
+    // and the search itself, visit for visit, with every seat's tree
+    let mut rng = Rng::new(5);
+    let s = State::new_game(
+        Config {
+            players: 4,
+            ..Config::default()
+        },
+        &mut rng,
+    );
+    let tp = from_state(&s, s.current, None);
+    let p = Params {
+        max_iterations: 500,
+        seed: 9,
+        multi_observer: true,
+        ..Params::default()
+    };
+    let (x, y) = (search(&tp, &p), search(&tp, &p));
+    assert!(s.legal().contains(&x.action));
+    assert_eq!(x.iterations, 500);
+    assert_eq!((x.action, x.iterations), (y.action, y.iterations));
+    assert_eq!(format!("{:?}", x.stats), format!("{:?}", y.stats));
+    assert_eq!(x.stats.iter().map(|t| t.1 as u64).sum::<u64>(), 500);
 }
 
 #[test]
