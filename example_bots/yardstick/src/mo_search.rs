@@ -22,8 +22,9 @@
 //!   drawn determine each other, so keying by the hand is keying by the draws.
 //!
 //! If the trees were keyed by the public actions alone, every tree would be the same
-//! tree and MO-ISMCTS would be SO-ISMCTS (the paper notes as much for games whose
-//! moves are all public); what makes them differ here is the private draws. The
+//! tree and MO-ISMCTS would be SO-ISMCTS (as in any game whose moves are all public
+//! and whose hidden cards are all dealt at the start); what makes them differ here is
+//! the private draws. The
 //! consequences, compared with SO-ISMCTS (search.rs):
 //!
 //! - an opponent's choice is made from statistics gathered only over deals in which
