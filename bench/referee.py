@@ -7,6 +7,12 @@
    its CPU per decision against a blocking round trip's; and the same with two games
    at once in one process, as a league worker plays them.
 3. games/s with bot processes reused across games against a fresh process per game.
+4. the engine in place: the same games played by a bare blocking loop around the
+   referee's core (`arena.referee._core.Core`: act frames, decisions, records; no
+   clocks, faults, pausing or event loop), its CPU per decision against the floor's,
+   and the time of the core's own calls in it against the same calls in a loop with
+   no pipes. Every decision follows a wake-up after a bot ran, so the core runs with
+   cold caches: this splits the referee's CPU into the engine's and the rest's.
 
 With --one-cpu the whole run (this process and every bot it starts) is pinned to one
 CPU, as on a loaded machine, where a bot wakes on the CPU that wrote to it: wake-ups
@@ -157,6 +163,64 @@ async def games_per_second(games: int, fresh: bool) -> float:
     return games / (time.perf_counter() - start)
 
 
+def engine_in_place(seconds: float) -> tuple[float, float, float]:
+    """4-seat games played by a bare loop around the referee's core over blocking pipes
+    to 4 instant bots: its CPU seconds per decision, and the CPU seconds per decision
+    of the core's calls (act frame, decision) in it and in the same games without
+    pipes (hot caches)."""
+    import os
+    import subprocess
+
+    from arena.referee import _wire
+    from arena.referee._core import Core
+
+    procs = [
+        subprocess.Popen([sys.executable, "-c", BOT], stdin=-1, stdout=-1, bufsize=0)
+        for _ in range(4)
+    ]
+    pipes = [(p.stdin.fileno(), p.stdout.fileno()) for p in procs]  # type: ignore[union-attr]
+    clock = time.thread_time
+
+    def games(until: float, piped: bool) -> tuple[int, float]:
+        decisions, core_cpu, seed = 0, 0.0, 0
+        request_ids = [0] * 4
+        while time.process_time() < until:
+            core = Core(GameConfig(players=4), seed)
+            seed += 1
+            log: list[object] = []
+            while (seat := core.to_move) is not None:
+                request_ids[seat] += 1
+                request_id = request_ids[seat]
+                before = clock()
+                frame = core.act_frame(seat, request_id, 5000, None)
+                core_cpu += clock() - before
+                choice = 0
+                if piped:
+                    write, read = pipes[seat]
+                    os.write(write, frame)
+                    data = os.read(read, 65536)
+                    prefix = _wire.canonical_action(request_id)
+                    assert len(data) == len(prefix) + 1
+                    assert data.startswith(prefix)
+                    choice = data[-1]
+                before = clock()
+                core.play(choice, log, request_id, 0.1)  # type: ignore[arg-type]
+                core_cpu += clock() - before
+                decisions += 1
+            core.records(log)  # type: ignore[arg-type]
+        return decisions, core_cpu
+
+    start = time.process_time()
+    decisions, core_cpu = games(start + seconds, piped=True)
+    cpu = (time.process_time() - start) / decisions
+    hot_decisions, hot_cpu = games(time.process_time() + seconds / 3, piped=False)
+    for process in procs:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait()
+    return cpu, core_cpu / decisions, hot_cpu / hot_decisions
+
+
 async def recorded_act() -> dict[str, object]:
     """A typical act from the middle of a real 4-seat game."""
     results, _ = await run_match(
@@ -191,7 +255,7 @@ async def recorded_act() -> dict[str, object]:
 async def main(seconds: float) -> None:
     act = await recorded_act()
     size = len(protocol.encode_frame(act))
-    floors, floors4, referees, blocking, blocking4, twos = [], [], [], [], [], []
+    floors, floors4, referees, blocking, blocking4, twos, engines = [], [], [], [], [], [], []
     for _ in range(3):  # interleaved, so that a noisy neighbour hits both alike
         blocking.append(blocking_floor(seconds, act))
         blocking4.append(blocking_floor(seconds, act, processes=4))
@@ -199,6 +263,7 @@ async def main(seconds: float) -> None:
         floors4.append(await floor(seconds, act, processes=4))
         referees.append(await decisions_per_second(seconds))
         twos.append(await decisions_per_second(seconds, at_once=2))
+        engines.append(engine_in_place(seconds))
     rtt, rtt4 = max(floors), max(floors4)
     dps, cpu = max(referees)
     brtt, bcpu = min(blocking, key=lambda b: b[1])
@@ -206,6 +271,7 @@ async def main(seconds: float) -> None:
     cpu = min(cpu for _, cpu in referees)
     dps2 = max(dps for dps, _ in twos)
     cpu2 = min(cpu for _, cpu in twos)
+    bare, in_place, hot = min(engines)
     reuse = await games_per_second(40, fresh=False)
     fresh = await games_per_second(10, fresh=True)
     print(
@@ -234,6 +300,16 @@ async def main(seconds: float) -> None:
     print(
         f"referee CPU per decision, 2 games at once / blocking floor: {cpu2 / bcpu:.1f}x"
         "  (target: at most 2x)"
+    )
+    print(
+        f"engine in place: a bare blocking loop around the referee's core, 4 bot processes:"
+        f" {bare * 1e6:.0f} us CPU per decision ({bare / bcpu4:.1f}x the floor going round"
+        f" 4 processes; the referee {cpu / bcpu4:.1f}x)"
+    )
+    print(
+        f"engine in place: the core's calls take {in_place * 1e6:.0f} us CPU per decision"
+        f" there, {hot * 1e6:.0f} us in a loop with no pipes ({in_place / hot:.1f}x: cold"
+        f" caches after each wake-up); {in_place / bcpu:.1f}x the floor's whole round trip"
     )
     print(f"referee / floor (1 process): {dps / rtt:.0%}  (target: at least 60%)")
     print(f"referee / floor (4 processes): {dps / rtt4:.0%}")
