@@ -46,14 +46,13 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::time::Instant;
 
 use crate::determinize::{deal, Template};
 use crate::game::{Action, Hand, MAX_SEATS};
 use crate::policy;
 use crate::rng::Rng;
 use crate::search::{
-    done, final_choice, playout_rewards, playout_round, Outcome, Params, MAX_NODES,
+    done, final_choice, past_deadline, playout_rewards, playout_round, Outcome, Params, MAX_NODES,
 };
 
 /// A small multiplicative hasher for the edge map (its keys are already well spread
@@ -163,12 +162,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
     let mut paths: Vec<Vec<u32>> = vec![Vec::with_capacity(64); observers.len()];
     let mut scratch = Vec::with_capacity(112);
     let mut iterations = 0u64;
-    while iterations < p.max_iterations {
-        if let Some(d) = p.deadline {
-            if Instant::now() >= d {
-                break;
-            }
-        }
+    while iterations < p.max_iterations && !past_deadline(p) {
         iterations += 1;
         let mut s = deal(tp, &mut rng, &mut scratch);
         for k in 0..observers.len() {

@@ -159,12 +159,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
     let mut scratch = Vec::with_capacity(112);
     let mut path: Vec<u32> = Vec::with_capacity(64);
     let mut iterations = 0u64;
-    while iterations < p.max_iterations {
-        if let Some(d) = p.deadline {
-            if Instant::now() >= d {
-                break;
-            }
-        }
+    while iterations < p.max_iterations && !past_deadline(p) {
         iterations += 1;
         let mut s = deal(tp, &mut rng, &mut scratch);
         path.clear();
@@ -269,6 +264,11 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
         })
         .collect();
     final_choice(tp, stats, iterations)
+}
+
+/// Whether the search's deadline has passed: checked before every playout.
+pub(crate) fn past_deadline(p: &Params) -> bool {
+    p.deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// The round a playout ends with (tokens and points with `round_reward`), if any.
