@@ -52,7 +52,8 @@ use crate::game::{Action, Hand, MAX_SEATS};
 use crate::policy;
 use crate::rng::Rng;
 use crate::search::{
-    done, final_choice, past_deadline, playout_rewards, playout_round, Outcome, Params, MAX_NODES,
+    done, final_choice, past_deadline, playout_rewards, playout_round, ucb, Outcome, Params,
+    MAX_NODES,
 };
 
 /// A small multiplicative hasher for the edge map (its keys are already well spread
@@ -220,8 +221,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
                     let c = f.child(node, b as u32).expect("every legal action tried");
                     let ch = &mut f.nodes[c as usize];
                     ch.avail += 1;
-                    let v = ch.reward / ch.visits as f64
-                        + p.exploration * ((ch.avail as f64).ln() / ch.visits as f64).sqrt();
+                    let v = ucb(ch.reward, ch.visits, ch.avail, p.exploration);
                     if v > best_v {
                         best_v = v;
                         best = b;

@@ -227,8 +227,7 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
                     continue;
                 }
                 ch.avail += 1;
-                let v = ch.reward / ch.visits as f64
-                    + p.exploration * ((ch.avail as f64).ln() / ch.visits as f64).sqrt();
+                let v = ucb(ch.reward, ch.visits, ch.avail, p.exploration);
                 if v > best_v {
                     best_v = v;
                     best = c;
@@ -264,6 +263,13 @@ pub fn search(tp: &Template, p: &Params) -> Outcome {
         })
         .collect();
     final_choice(tp, stats, iterations)
+}
+
+/// The UCB1 value of a child, with availability counts: its mean reward plus the
+/// exploration term over the playouts in which it could have been chosen.
+#[inline]
+pub(crate) fn ucb(reward: f64, visits: u32, avail: u32, exploration: f64) -> f64 {
+    reward / visits as f64 + exploration * ((avail as f64).ln() / visits as f64).sqrt()
 }
 
 /// Whether the search's deadline has passed: checked before every playout.
