@@ -14,6 +14,7 @@
 use yardstick::determinize::{from_state, Template};
 use yardstick::game::{Config, Edition, Format, State, BUST, QUAD};
 use yardstick::infer::Beliefs;
+use yardstick::mo_search;
 use yardstick::policy::{self, Policy};
 use yardstick::rng::Rng;
 use yardstick::search::{search, Params};
@@ -103,10 +104,13 @@ fn main() {
                     opponent_nodes: std::env::var("NOOPP").is_err(),
                     max_depth: env("DEPTH").unwrap_or(defaults.max_depth),
                     policy: pol,
-                    multi_observer: mo,
                     ..defaults.clone()
                 };
-                search(&tp, &p).action
+                if mo {
+                    mo_search::search(&tp, &p).action
+                } else {
+                    search(&tp, &p).action
+                }
             } else {
                 policy::choose(opp, &s)
             };

@@ -1,6 +1,6 @@
 //! Multiple-observer ISMCTS (MO-ISMCTS; Cowling, Powley and Whitehouse 2012, the
 //! section on MO-ISMCTS): one tree per seat, each over that seat's information
-//! sets, descended in lockstep. `Params::multi_observer` selects it.
+//! sets, descended in lockstep. It takes the one-tree search's `Params` (search.rs).
 //!
 //! Every iteration deals a fresh determinization (as SO-ISMCTS does). At each
 //! decision the seat to move chooses in *its own* tree (UCB1 with availability
@@ -52,8 +52,8 @@ use crate::game::{Action, Hand, MAX_SEATS};
 use crate::policy;
 use crate::rng::Rng;
 use crate::search::{
-    done, final_choice, past_deadline, playout_rewards, playout_round, ucb, Outcome, Params,
-    MAX_NODES,
+    done, final_choice, forced, past_deadline, playout_rewards, playout_round, ucb, Outcome,
+    Params, MAX_NODES,
 };
 
 /// A small multiplicative hasher for the edge map (its keys are already well spread
@@ -137,7 +137,11 @@ impl Forest {
     }
 }
 
+/// MO-ISMCTS from `tp` with the parameters of the one-tree search (search.rs).
 pub fn search(tp: &Template, p: &Params) -> Outcome {
+    if let Some(out) = forced(tp) {
+        return out;
+    }
     let root_legal: Vec<Action> = tp.state.legal().to_vec();
     let me = tp.state.current;
     let alive = tp.state.alive;

@@ -9,7 +9,7 @@
 //! backs up the result: for each seat, 1 for first place down to 0 for last among
 //! the seats in the game at the root.
 //!
-//! `Params::multi_observer` searches with MO-ISMCTS instead (mo_search.rs): a tree
+//! mo_search.rs searches with MO-ISMCTS instead, from the same parameters: a tree
 //! per seat, each keyed by what that seat observes.
 
 use std::time::Instant;
@@ -40,10 +40,6 @@ pub struct Params {
     /// In the tokens and points formats, end each playout with the round and reward
     /// its result (round_rewards) instead of playing the game out.
     pub round_reward: bool,
-    /// Multiple-observer ISMCTS (mo_search.rs): a tree per seat over that seat's
-    /// information sets (the public actions and its own cards), instead of the one
-    /// tree of the searcher.
-    pub multi_observer: bool,
 }
 
 impl Default for Params {
@@ -58,7 +54,6 @@ impl Default for Params {
             opponent_nodes: true,
             policy: policy::Policy::Kit,
             round_reward: true,
-            multi_observer: false,
         }
     }
 }
@@ -132,17 +127,19 @@ fn rewards(s: &State, alive: usize) -> [f64; MAX_SEATS] {
     r
 }
 
+/// The answer without a search, when the root has at most one legal action.
+pub(crate) fn forced(tp: &Template) -> Option<Outcome> {
+    let legal = tp.state.legal();
+    (legal.len() <= 1).then(|| Outcome {
+        action: legal.first().copied().unwrap_or(0),
+        iterations: 0,
+        stats: vec![],
+    })
+}
+
 pub fn search(tp: &Template, p: &Params) -> Outcome {
-    let root_legal: Vec<Action> = tp.state.legal().to_vec();
-    if root_legal.len() <= 1 {
-        return Outcome {
-            action: root_legal.first().copied().unwrap_or(0),
-            iterations: 0,
-            stats: vec![],
-        };
-    }
-    if p.multi_observer {
-        return crate::mo_search::search(tp, p);
+    if let Some(out) = forced(tp) {
+        return out;
     }
     let alive = tp.state.alive;
     let round = playout_round(tp, p);

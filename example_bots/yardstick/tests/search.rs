@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use yardstick::determinize::from_state;
 use yardstick::game::{Config, Edition, Format, State};
+use yardstick::mo_search;
 use yardstick::policy;
 use yardstick::rng::Rng;
 use yardstick::search::{search, Outcome, Params};
@@ -54,10 +55,13 @@ fn play_game_with(
             let p = Params {
                 max_iterations: iterations,
                 seed: seed * 1000 + decision,
-                multi_observer,
                 ..Params::default()
             };
-            let out = search(&tp, &p);
+            let out = if multi_observer {
+                mo_search::search(&tp, &p)
+            } else {
+                search(&tp, &p)
+            };
             assert!(s.legal().contains(&out.action), "an illegal action");
             out.action
         } else {
@@ -107,10 +111,14 @@ fn searches_alike(multi_observer: bool) -> (State, Outcome) {
     let p = Params {
         max_iterations: 500,
         seed: 9,
-        multi_observer,
         ..Params::default()
     };
-    let (x, y) = (search(&tp, &p), search(&tp, &p));
+    let run = if multi_observer {
+        mo_search::search
+    } else {
+        search
+    };
+    let (x, y) = (run(&tp, &p), run(&tp, &p));
     assert_eq!((x.action, x.iterations), (y.action, y.iterations));
     assert_eq!(format!("{:?}", x.stats), format!("{:?}", y.stats));
     (s, x)
