@@ -1567,7 +1567,15 @@ def test_a_match_whose_bot_log_cannot_be_written_stops_in_one_line(
     *before, last = err.strip().splitlines()
     assert last.startswith(f"arena: error: cannot write the bot log {logs / 'ann.log'}: "), err
     assert last.endswith("nothing is charged to it")
-    assert before == (["building ann: echo built"] if build else []), err
+    # The log is written as the bot's stderr is read, by the trio thread, while the
+    # games are played in the referee's thread: on a busy machine a game of instant
+    # bots may end, and be told, before that read (2 runs in 3 of five test folders
+    # with -n 2 told m0001 first). Nothing else comes before the error.
+    told = [line for line in before if line.startswith(("m0001 ", "m0002 "))]
+    assert [line for line in before if line not in told] == (
+        ["building ann: echo built"] if build else []
+    ), err
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=needs_bwrap), "none"])
