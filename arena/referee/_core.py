@@ -36,24 +36,13 @@ _LEGAL_BYTES = {id(action): _encode(d) for action, d in _wire._ACTION_DICTS.item
 """The encoded wire form of each of the engine's shared actions, by identity."""
 
 
-def _event_dict(event: Event) -> dict[str, Any]:
-    """`_wire.event_to_dict`, with the events of nearly every decision inline."""
-    kind = type(event)
-    if kind is Play:
-        play = cast(Play, event)
-        return {"type": "play", "seat": play.seat, "card": _CODES[play.card], "total": play.total}
-    if kind is Draw:
-        draw = cast(Draw, event)
-        return {"type": "draw", "seat": draw.seat, "count": draw.count}
-    return _wire.event_to_dict(event)
-
-
-Form = tuple[dict[str, Any], bytes, dict[str, Any]]
-"""An event's wire form, its bytes and its record in a replay log."""
+Form = tuple[bytes, dict[str, Any]]
+"""An event's encoded wire form and its record in a replay log (which holds the wire
+form: `record["event"]`)."""
 
 _FORMS: dict[type, dict[Event, Form]] = {Play: {}, Draw: {}}
 """The wire forms of the events of nearly every decision (a play, a draw), made once
-for all games: the dict, its encoded bytes and its log record, by the event, a table a
+for all games: its encoded bytes and its log record, by the event, a table a
 kind (a Play and a Draw of equal fields are equal tuples). At most a few thousand of
 each kind exist (seat, card and total; seat and count). The dicts are shared by every
 log that holds the event: a log's records are read, never changed."""
@@ -62,14 +51,11 @@ _FORMS_LIMIT = 50_000
 """Past this many forms of a kind (which no game reaches), no more are kept."""
 
 
-def _event_form(event: Event) -> Form:
-    """The wire form of `event`, its bytes and its record, from `_FORMS` when it is
-    there."""
-    forms = _FORMS.get(type(event))
-    if forms is not None and (form := forms.get(event)) is not None:
-        return form
-    wire = _event_dict(event)
-    form = (wire, _encode(wire), {"type": "event", "event": wire})
+def _new_form(event: Event, forms: dict[Event, Form] | None) -> Form:
+    """The form of `event`, made now; kept in `forms` (its kind's table in `_FORMS`),
+    if any, while there is room."""
+    wire = _wire.event_to_dict(event)
+    form = (_encode(wire), {"type": "event", "event": wire})
     if forms is not None and len(forms) < _FORMS_LIMIT:
         forms[event] = form
     return form
@@ -144,7 +130,6 @@ class Core:
         "_discard_count",
         "_ends",
         "_event_records",
-        "_events",
         "_face_up",
         "_game",
         "_heard",
@@ -154,10 +139,9 @@ class Core:
 
     def __init__(self, config: GameConfig, seed: int) -> None:
         self._game = Game(config, seed)
-        self._events: list[dict[str, Any]] = []
-        """The wire forms of the engine's events so far (converted when first needed)."""
         self._event_records: list[dict[str, Any]] = []
-        """Their records in the log, the same dicts (`Form`)."""
+        """The log records of the engine's events so far (converted when first needed),
+        each holding the event's wire form."""
         self._packed = bytearray()
         """The same events encoded, one after another."""
         self._ends = {0: 0}
@@ -217,49 +201,48 @@ class Core:
     def outcome(self) -> Outcome:
         return self._game.outcome()
 
-    def _sync(self) -> list[dict[str, Any]]:
-        """The wire forms of every event so far: the new ones are converted, and
-        encoded together (one array, whose items are the events' own bytes)."""
-        events = self._events
+    def _sync(self) -> int:
+        """Convert and encode the engine's new events (their forms, `_FORMS`); the
+        number of events so far."""
+        records = self._event_records
         engine = self._game.events
-        known = len(events)
+        known = len(records)
         if known < len(engine):
             parts = []
-            records = self._event_records
             kinds = _FORMS.get
             for event in engine[known:]:
                 forms = kinds(type(event))
                 form = forms.get(event) if forms is not None else None
-                wire, packed, record = form if form is not None else _event_form(event)
-                events.append(wire)
+                packed, record = form if form is not None else _new_form(event, forms)
                 parts.append(packed)
                 records.append(record)
             self._packed += b"".join(parts)
-            self._ends[len(events)] = len(self._packed)
-        return events
+            self._ends[len(records)] = len(self._packed)
+        return len(records)
+
+    def _wire_forms(self, start: int) -> list[dict[str, Any]]:
+        """The wire forms of the events from number `start` on."""
+        return [record["event"] for record in self._event_records[start:]]
 
     def take_events(self) -> list[dict[str, Any]]:
         """The wire forms of the events since the last call."""
-        events = self._sync()
-        start, self._taken = self._taken, len(events)
-        return events[start:]
+        start, self._taken = self._taken, self._sync()
+        return self._wire_forms(start)
 
     def news(self, seat: int) -> list[dict[str, Any]]:
         """The wire forms of the events not sent to `seat` yet; they count as sent."""
-        events = self._sync()
-        start, self._heard[seat] = self._heard[seat], len(events)
-        return events[start:]
+        start, self._heard[seat] = self._heard[seat], self._sync()
+        return self._wire_forms(start)
 
     def _packed_news(self, seat: int) -> bytes:
         """`news(seat)` as one encoded array: its events' bytes, spliced."""
-        count = len(self._sync())
+        count = self._sync()
         start, self._heard[seat] = self._heard[seat], count
         return _array_header(count - start) + self._packed[self._ends[start] :]
 
     def log_events(self, log: list[Record]) -> None:
         """Append the records of the events since the last `take_events` (or call)."""
-        self._sync()
-        start, self._taken = self._taken, len(self._events)
+        start, self._taken = self._taken, self._sync()
         log.extend(self._event_records[start:])
 
     def play(self, index: int, log: list[Record], request_id: int, ms: float) -> None:
@@ -278,7 +261,7 @@ class Core:
         action = legal[index]
         seat = game._current
         game.apply_unchecked(action)
-        start, self._taken = self._taken, len(self._sync())
+        start, self._taken = self._taken, self._sync()
         log.append((seat, request_id, index, action, ms, start, self._taken))
 
     def records(self, log: list[Record]) -> list[dict[str, Any]]:
