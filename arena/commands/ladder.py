@@ -133,14 +133,21 @@ def settle(store: Path, top: int, budget: int, **opts: Any) -> None:
     neighbours among the top places is separated at 95% likelihood of superiority, or
     the budget of games is spent; then print the final standings with their
     intervals."""
-    from arena.ladder._settle import settle as run
+    import functools
+
+    from arena.commands._stopping import run_stoppable
+    from arena.ladder._settle import settle_ladder
 
     opts["top"] = top
     if opts.get("cluster"):
         from arena.cluster import parse_address
 
         opts["cluster"] = parse_address(opts["cluster"])
-    run(_settings(store, opts), top, budget)
+    text, _ = run_stoppable(
+        functools.partial(settle_ladder, _settings(store, opts), top, budget),
+        lambda: f": the games played are kept in {store}",
+    )
+    click.echo(text, nl=False)
 
 
 @ladder.group()
@@ -155,7 +162,9 @@ def author_add(name: str, store: Path) -> None:
     """Add author NAME to the ladder in STORE and print their token, once: only its hash
     is kept. A revoked author gets a new token."""
     from arena.ladder import LadderDB
+    from arena.ladder._db import check_author_name
 
+    check_author_name(name)  # before the store is made
     with LadderDB.open(store, create=True) as db:
         token = db.add_author(name)
     click.echo(token)

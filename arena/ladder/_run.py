@@ -372,7 +372,7 @@ class Ladder:
     def _next_table(self, k: int, names: set[str]) -> tuple[int, tuple[str, ...], int] | None:
         """A table begun and not finished (a killed ladder's), else a new one."""
         if self.budget is not None and self.games_played >= self.budget:
-            self.settled.set()
+            self._settle()
             return None
         for table in self._pending:
             number, seats, seed = table
@@ -442,7 +442,15 @@ class Ladder:
         if self.settling is None or self.rated is None:
             return
         if self.rated.separated(self.settling) and self.games_played > 0:
-            self.settled.set()
+            self._settle()
+
+    def _settle(self) -> None:
+        """Settled (the top separated, or the budget spent): `changed` is set with
+        `settled`, so that every table's driver and `play`, whichever waits for a change
+        now, wakes and ends (waiting for `changed` alone, settle never ended once its
+        budget was spent with the top unseparated)."""
+        self.settled.set()
+        self.changed.set()
 
 
 def _game_id(table: int, rotation: int) -> str:

@@ -5,18 +5,25 @@ of games is spent; then the final standings, with their intervals."""
 
 from __future__ import annotations
 
-import functools
-
-import click
-
+from arena.errors import InputError
 from arena.ladder._run import LadderSettings
 from arena.ladder._select import SEPARATED
-from arena.ladder._serve import _say, open_ladder, run_until_stopped
+from arena.ladder._serve import _runner, _say, open_ladder
+from arena.store import LADDER_KEY, Store
 
 
 async def settle_ladder(settings: LadderSettings, top: int, budget: int) -> tuple[str, bool]:
-    """Play until settled; (the standings as text, whether the top is separated)."""
-    async with open_ladder(settings) as ladder:
+    """Play until settled; (the standings as text and a last line that says whether the
+    top is separated, and whether it is). The store must be a ladder's already: settling
+    a mistyped path made a new one."""
+    if not settings.store.exists():
+        raise InputError(f"{settings.store}: no such ladder store")
+    with Store.open(settings.store, readonly=True) as store:
+        if store.get_meta(LADDER_KEY) is None:
+            raise InputError(f"{settings.store}: a league's store, not a ladder's")
+    async with open_ladder(settings) as ladder, _runner(settings) as runner:
+        if runner is not None:
+            ladder._runner = lambda: runner
         ladder.settling = top
         ladder.budget = ladder.games_played + budget
         ladder._check_settled()
@@ -33,24 +40,10 @@ async def settle_ladder(settings: LadderSettings, top: int, budget: int) -> tupl
 
         columns = ladder.store.result_columns().only(ladder.active())
         if not columns.game_ids:
-            return "no game between the active versions\n", False
+            return "not settled: no game between the active versions\n", False
         text = render(compute_standings(columns), "simple")
-        return text, separated
-
-
-def settle(settings: LadderSettings, top: int, budget: int) -> None:
-    out: list[tuple[str, bool]] = []
-
-    async def main() -> None:
-        out.append(await settle_ladder(settings, top, budget))
-
-    run_until_stopped(functools.partial(main))
-    if out:
-        text, separated = out[0]
-        click.echo(text, nl=False)
         if separated:
-            click.echo(
-                f"settled: every pair of neighbours in the top {top} is separated at 95% LOS"
-            )
+            verdict = f"settled: every pair of neighbours in the top {top} is separated at 95% LOS"
         else:
-            click.echo(f"not settled: the budget was spent before the top {top} were separated")
+            verdict = f"not settled: the budget was spent before the top {top} were separated"
+        return f"{text}{verdict}\n", separated
