@@ -66,6 +66,18 @@ def test_a_ladder_on_a_cluster_plays_its_games_there(tmp_path: Path) -> None:
             assert any(cluster.cache(0).iterdir())  # the bots' bundles, on the worker
         finally:
             server.stop()
+        # Settled on the cluster too (it played on this machine, the option ignored).
+        before = _tasks_done(cluster.address).get("arena-games", 0)
+        settled = arena(
+            "ladder", "settle", str(store), "--top", "2", "--budget", "4",
+            "--cluster", cluster.address,
+        )  # fmt: skip
+        assert settled.returncode == 0, settled.stderr
+        last = settled.stdout.splitlines()[-1]
+        assert last.startswith(("settled: every pair", "not settled: the budget")), settled.stdout
+        if "settling:" in settled.stderr:  # not separated yet: it played, there
+            assert f"cluster {cluster.address}: 1 worker(s)" in settled.stderr
+            assert _tasks_done(cluster.address).get("arena-games", 0) > before
     standings = arena("standings", str(store))
     assert standings.returncode == 0, standings.stderr
     assert "alicebot.v1" in standings.stdout
