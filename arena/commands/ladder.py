@@ -35,7 +35,16 @@ def _settings(store: Path, opts: dict[str, Any]) -> Any:
         submissions_per_hour=opts["submissions_per_hour"],
         top=opts.get("top") or 10,
         cluster=opts.get("cluster"),
+        duplicate=opts["duplicate"],
     )
+
+
+def _ladder_settings() -> Any:
+    """`arena.ladder.LadderSettings`, which declares the ladder's settings (imported when
+    their help is shown)."""
+    from arena.ladder import LadderSettings
+
+    return LadderSettings
 
 
 def _proxies(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
@@ -62,6 +71,7 @@ _RUN_OPTIONS = [
         "--cluster", default=None, metavar="tcp://HOST:PORT",
         help="Play the games on the workers of this Dask scheduler (docs/cluster.md).",
     ),
+    setting_option(_ladder_settings, "--duplicate/--no-duplicate", default=False),
     click.option(
         "--fault-limit", type=click.IntRange(0), default=5, show_default=True,
         help="Faults in a row after which a version stops playing (0: never).",

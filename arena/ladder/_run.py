@@ -23,6 +23,7 @@ from pathlib import Path
 
 import trio
 
+from arena._declared import about
 from arena.bots import BotSpec, BuildSettings, Limits, build, load_manifest, resolve_command
 from arena.checker import check_bot, conforms, report
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
@@ -61,6 +62,15 @@ class LadderSettings:
     """The places that matter most (the table choice weighs them up)."""
     cluster: str | None = None
     """A Dask scheduler's address: the games run there (`arena.cluster`)."""
+    duplicate: bool = dataclasses.field(
+        default=False,
+        metadata=about(
+            "Duplicate deals: each table one deal, replayed in every seat rotation (less"
+            " luck in the ratings). Off by default: a bot can carry an opponent's hand from"
+            " one game of a deal into the next through the kernel's page cache, so only"
+            " between bots you trust, which a ladder's authors seldom are."
+        ),
+    )
 
     @property
     def folder(self) -> Path:
@@ -406,18 +416,21 @@ class Ladder:
     async def _play_table(
         self, player: Player, number: int, seats: tuple[str, ...], seed: int
     ) -> None:
-        """Every rotation of the table's deal (one duplicate group), one after another."""
-        group = f"t{number:06d}"
+        """A game in every seat rotation, one after another: each of a deal of its own
+        (`deal_of`), or with `duplicate` all of the table's deal (one duplicate group)."""
+        duplicate = self.settings.duplicate
+        group = f"t{number:06d}" if duplicate else None
         k = len(seats)
         for r in range(k):
             game_id = _game_id(number, r)
             if game_id in self._done:
                 continue
             rotated = seats[r:] + seats[:r]
-            played = await player(Play(game_id, rotated, seed, group))
+            deal = seed if duplicate else deal_of(self.seed, number, r)
+            played = await player(Play(game_id, rotated, deal, group))
             self._record(number * 6 + r, group, played)
 
-    def _record(self, index: int, group: str, played: Played) -> None:
+    def _record(self, index: int, group: str | None, played: Played) -> None:
         result = played.result
         faulted = {result.names[f.seat] for f in result.faults}
         for name in result.names:
@@ -455,6 +468,13 @@ class Ladder:
 
 def _game_id(table: int, rotation: int) -> str:
     return f"t{table:06d}-r{rotation}"
+
+
+def deal_of(secret: str, table: int, rotation: int) -> int:
+    """The seed of the game of `table` in seat `rotation`, without duplicate deals: one
+    of its own, from the ladder's secret seed (a table begun before a kill is finished
+    with the same deals)."""
+    return keyed_seed(secret, "ladder-game", table, rotation)
 
 
 def _read(path: Path) -> str:

@@ -224,7 +224,7 @@ def _gains(
     for step in range(k - 1):
         p = strength[:, step:] / strength[:, step:].sum(axis=1, keepdims=True)
         info[:, step:, step:] += p[:, :, None] * (np.eye(k - step) - p[:, None, :])
-    info *= k  # a duplicate group: k games
+    info *= k  # a table: k games, one in each seat rotation
     block = cov[seats[:, :, None], seats[:, None, :]]
     eye = np.eye(k)
     m = np.linalg.solve(eye + info @ block, info)

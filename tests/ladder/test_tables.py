@@ -1,15 +1,20 @@
-"""`arena ladder settle` ends when its budget is spent, separated or not, and settles
-only a ladder's store.
+"""The ladder's tables: a deal of its own for every game unless duplicate deals are
+asked for, and `arena ladder settle`, which ends when its budget is spent, separated or
+not, and settles only a ladder's store.
 
-Its table drivers waited for a change of the active versions once no table was left to
-play, and settling changes none: with the top not separated when the budget ran out
-(two bots alike), settle never printed its standings and never ended.
+The ladder played every table as one deal in every seat rotation, between strangers'
+bots, where a bot can carry its hand from one game of a deal to its process in the
+next through the page cache (docs/fair-play.md), which is why leagues deal afresh by
+default. Settle's table drivers waited for a change of the active versions once no
+table was left to play, and settling changes none: with the top not separated when the
+budget ran out (two bots alike), settle never printed its standings and never ended.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -30,13 +35,18 @@ from .test_versions import make_ladder_store
 
 async def _play(play: Play) -> Played:
     """A game of `play` between in-memory bots that always take the first legal action,
-    under its seats' names: two rotations of a deal are one win each."""
+    under its seats' names (two rotations of a deal are one win each); its Play kept in
+    `PLAYED`."""
+    PLAYED.append(play)
     result = await play_policies([lambda act: 0] * len(play.seats), None, play.seed)
     head = {**result.log[0], "game_id": play.game_id, "names": list(play.seats)}
     result = dataclasses.replace(
         result, game_id=play.game_id, names=play.seats, log=[head, *result.log[1:]]
     )
     return Played(play.game_id, result, time.time(), time.time())
+
+
+PLAYED: list[Play] = []
 
 
 class _InMemory:
@@ -57,7 +67,7 @@ class _InMemory:
 @pytest.fixture
 def ladder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Callable[[int], contextlib.AbstractContextManager[Ladder]]:
+) -> Callable[..., contextlib.AbstractContextManager[Ladder]]:
     """The ladder of a store whose active versions (a.v2, b.v1, c.v1) have played one
     game, its games played in memory (`_InMemory`) at `concurrency` tables at once."""
     store = make_ladder_store(tmp_path / "ladder.sqlite")
@@ -73,8 +83,11 @@ def ladder(
     monkeypatch.setattr(_run, "spec_of", built)
 
     @contextlib.contextmanager
-    def opened(concurrency: int) -> Any:
-        settings = LadderSettings(store=store, table_size=2, concurrency=concurrency)
+    def opened(concurrency: int, duplicate: bool = False) -> Any:
+        PLAYED.clear()
+        settings = LadderSettings(
+            store=store, table_size=2, concurrency=concurrency, duplicate=duplicate
+        )
         with Store.open(store) as writing, LadderDB.open(store) as db:
             yield Ladder(settings, writing, db, runner=lambda: _InMemory(concurrency))
 
@@ -83,7 +96,7 @@ def ladder(
 
 @pytest.mark.parametrize("concurrency", [1, 2])
 async def test_settle_ends_when_the_budget_is_spent_with_the_top_not_separated(
-    ladder: Callable[[int], contextlib.AbstractContextManager[Ladder]], concurrency: int
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]], concurrency: int
 ) -> None:
     with ladder(concurrency) as settling:
         settling.settling = 2
@@ -122,3 +135,42 @@ def test_settle_and_author_add_make_no_store_of_a_mistyped_path(tmp_path: Path) 
     assert "author name 'bad name!' must be" in done.stderr
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("typo")] == []
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+async def test_a_table_deals_each_game_afresh_unless_duplicate_deals_are_asked_for(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]], duplicate: bool
+) -> None:
+    """By default each game of a table has a deal of its own, and no duplicate group
+    (a bot process may then play on); with `duplicate` the rotations share the table's
+    deal, as one group. Either way the deals are those a killed ladder plays again."""
+    with ladder(1, duplicate) as playing:
+        playing.settling = 2
+        playing.budget = playing.games_played + 6
+        with trio.fail_after(60):
+            await playing.play()
+        tables = {n: (seats, seed) for n, seats, seed in playing.db.tables_since(0)}
+    assert len(PLAYED) == 6
+    by_table: dict[str, list[Play]] = {}
+    for play in PLAYED:
+        by_table.setdefault(play.game_id.split("-")[0], []).append(play)
+    assert sorted(len(plays) for plays in by_table.values()) == [2, 2, 2]
+    for name, (r0, r1) in by_table.items():
+        number = int(name[1:])
+        seats, seed = tables[number]
+        assert (r0.seats, r1.seats) == (seats, seats[1:] + seats[:1])
+        if duplicate:
+            assert (r0.seed, r1.seed) == (seed, seed)
+            assert r0.group == r1.group == name
+        else:
+            assert len({r0.seed, r1.seed, seed}) == 3
+            assert (r0.seed, r1.seed) == tuple(
+                _run.deal_of(playing.seed, number, r) for r in range(2)
+            )
+            assert (r0.group, r1.group) == (None, None)
+    with contextlib.closing(sqlite3.connect(playing.settings.store)) as db:
+        groups = dict(db.execute("SELECT game_id, grp FROM games").fetchall())
+    assert all(
+        groups[play.game_id] == (play.game_id.split("-")[0] if duplicate else None)
+        for play in PLAYED
+    )
