@@ -153,6 +153,30 @@ class UploadCaps:
     """Folders deep."""
 
 
+HEADER_LIMIT = 1 << 20
+"""The most a long name's or a pax header's data may hold: tarfile reads it into memory
+whole, before the member it names is seen (a 0.5 MB upload whose long name declared
+512 MiB took 4 GB of memory and 23 s to refuse)."""
+
+_HEADERS = frozenset(
+    {tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE,
+     tarfile.SOLARIS_XHDTYPE}
+)  # fmt: skip
+
+
+class _BoundedInfo(tarfile.TarInfo):
+    """A member header whose long name or pax header is refused past `HEADER_LIMIT`
+    before tarfile reads it."""
+
+    def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _HEADERS and self.size > HEADER_LIMIT:
+            raise BundleError(
+                f"refused: a header of {self.size:,} bytes (a long name or pax header holds"
+                f" at most {HEADER_LIMIT // 2**20} MiB)"
+            )
+        return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+
+
 def unpack_upload(bundle: bytes, folder: Path, caps: UploadCaps = UploadCaps()) -> None:
     """Unpack a stranger's bundle into `folder`, which must not exist yet (it is made).
 
@@ -160,12 +184,13 @@ def unpack_upload(bundle: bytes, folder: Path, caps: UploadCaps = UploadCaps()) 
     bytes or deeper paths than `caps` allow (a tar bomb stops at the first member past
     the cap, never decompressed whole), an absolute path or one with "..", a link of
     any kind (a symbolic or hard link could point out, and no bot needs one to ship),
-    a device, FIFO or any other special file each raise BundleError, and `folder` is
-    then left out (removed). What passes is extracted with tarfile's data filter."""
+    a device, FIFO or any other special file, a long name or pax header past
+    `HEADER_LIMIT` each raise BundleError, and `folder` is then left out (removed).
+    What passes is extracted with tarfile's data filter."""
     if not hasattr(tarfile, "data_filter"):
         raise BundleError("unpacking submissions safely needs Python 3.11.4 or later")
     try:
-        with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz") as tar:
+        with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz", tarinfo=_BoundedInfo) as tar:
             members = _judged(tar, caps)
             folder.mkdir(mode=0o755, parents=False)
             try:

@@ -12,7 +12,7 @@ import pytest
 
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 
-from .helpers import member, tarball, with_manifest
+from .helpers import MANIFEST, member, tarball, with_manifest
 
 CAPS = UploadCaps(bytes=1 << 20, files=20, depth=4)
 
@@ -23,11 +23,13 @@ def test_a_good_upload_unpacks_whole(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "src" / "util.py").read_text() == "x = 1\n"
 
 
-def _zeros(size: int) -> bytes:
-    """A tar.gz of one file of `size` zero bytes, made without holding it in memory."""
+def _zeros(size: int, kind: bytes = tarfile.REGTYPE) -> bytes:
+    """A tar.gz of one member of `size` zero bytes (a file, or a header of that `kind`:
+    a long name's, a pax header's), made without holding it in memory."""
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb") as gz, tarfile.open(fileobj=gz, mode="w|") as tar:
-        info = tarfile.TarInfo("bomb")
+        info = tarfile.TarInfo("bomb" if kind == tarfile.REGTYPE else "././@LongLink")
+        info.type = kind
         info.size = size
 
         class Zeros(io.RawIOBase):
@@ -45,6 +47,13 @@ def _zeros(size: int) -> bytes:
 
 HOSTILE = {
     "tar bomb": (lambda: _zeros(1 << 26), "MiB of files once unpacked"),
+    # tarfile reads a long name or a pax header whole, before any cap on members: a
+    # 64 KB upload so declared 64 MiB, which took 561 MB of memory (512 MiB: 4 GB).
+    "long name bomb": (
+        lambda: _zeros(1 << 26, tarfile.GNUTYPE_LONGNAME),
+        "a header of 67,108,864 bytes",
+    ),
+    "pax header bomb": (lambda: _zeros(1 << 26, tarfile.XHDTYPE), "a header of 67,108,864"),
     "many files": (
         lambda: tarball([member(f"f{i}", b"x") for i in range(50)]),
         "more than 20 files",
@@ -78,3 +87,16 @@ def test_a_hostile_upload_is_refused_and_nothing_is_written(kind: str, tmp_path:
         unpack_upload(make(), out, CAPS)
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("form", [tarfile.PAX_FORMAT, tarfile.GNU_FORMAT])
+def test_a_long_name_within_the_limit_unpacks(form: int, tmp_path: Path) -> None:
+    """A long path (past a tar header's 100 bytes: a pax header or a GNU long name of
+    its own) is no bomb: it unpacks."""
+    name = "src/" + "a" * 120 + "/" + "b" * 120 + ".py"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=form) as tar:
+        for info, data in (member("bot.toml", MANIFEST), member(name, b"x = 1\n")):
+            tar.addfile(info, io.BytesIO(data))
+    unpack_upload(buffer.getvalue(), tmp_path / "out", CAPS)
+    assert (tmp_path / "out" / name).read_text() == "x = 1\n"
