@@ -51,6 +51,10 @@ PAGE_HEADERS = {
 }
 """The ladder's pages: no script at all; forms post to the ladder only."""
 
+UPLOAD_S = 300.0
+"""How long an upload may take to come in, whole (`arena submit` waits 120 s for the
+answer, at each read): a client that stalls is refused, and its author may send again."""
+
 SESSION_COOKIE = "arena_session"
 SESSION_S = 7 * 24 * 3600
 
@@ -113,7 +117,11 @@ class LadderSite:
         self.reads = Reads()
         self.accepting = trio.Lock()
         """One upload judged at a time: two of one author's at once cannot both pass
-        the hourly cap, and the disk is read for one at a time."""
+        the hourly cap, and the disk is read for one at a time. Taken once the body is
+        in: an upload that stalled in the middle held every other author's up for as
+        long as its client liked."""
+        self.uploading: set[str] = set()
+        """The authors whose upload is coming in: one at a time each."""
 
     def log(self, request: Request, line: str) -> None:
         client = request.client.host if request.client else "?"
@@ -157,18 +165,36 @@ class LadderSite:
             raise _Refused(400, "an empty upload (send the bot folder as a .tar.gz body)")
         return body
 
+    def check_rate(self, author: str) -> None:
+        """_Refused 429 if `author` has sent the most submissions an hour allows."""
+        since = time.time() - 3600
+        if self.db.submitted_since(author, since) >= self.settings.submissions_per_hour:
+            raise _Refused(
+                429,
+                f"author {author!r} has sent {self.settings.submissions_per_hour}"
+                " submissions in the last hour, the most allowed (--submissions-per-hour)",
+            )
+
+    async def receive_upload(self, request: Request, author: str) -> bytes:
+        """The upload's body, whole within `UPLOAD_S` (_Refused 408 past it), one at a
+        time of each author (_Refused 429 for a second at once)."""
+        if author in self.uploading:
+            raise _Refused(429, f"an upload of author {author!r} is coming in already")
+        self.uploading.add(author)
+        try:
+            with trio.move_on_after(UPLOAD_S):
+                return await self.read_capped(request)
+            raise _Refused(408, f"the upload did not come in whole within {UPLOAD_S:g} s")
+        finally:
+            self.uploading.discard(author)
+
     async def submit(self, request: Request) -> Response:
         try:
             author = self.author_of(request, self.bearer(request))
+            self.check_rate(author)  # before its body is read
+            body = await self.receive_upload(request, author)
             async with self.accepting:
-                since = time.time() - 3600
-                if self.db.submitted_since(author, since) >= self.settings.submissions_per_hour:
-                    raise _Refused(
-                        429,
-                        f"author {author!r} has sent {self.settings.submissions_per_hour}"
-                        " submissions in the last hour, the most allowed (--submissions-per-hour)",
-                    )
-                body = await self.read_capped(request)
+                self.check_rate(author)  # again, with the others judged meanwhile
                 try:
                     judged = await trio.to_thread.run_sync(judge_upload, self.settings, body)
                 except BotError as err:  # a bot.toml missing or wrong, a link out ...

@@ -7,6 +7,7 @@ every submission."""
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,7 +57,7 @@ def _rows(store: Path, sql: str) -> list[Any]:
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("hostile")
     store = tmp / "ladder.sqlite"
-    authors = ("alice", "bob", "carol", "dave", "erin")
+    authors = ("alice", "bob", "carol", "dave", "erin", "frank", "gina")
     tokens = {name: add_author(store, name) for name in authors}
     assert arena("ladder", "author", "revoke", "carol", str(store)).returncode == 0
     server = Server(
@@ -123,6 +124,28 @@ def test_hostile_requests_are_refused_clearly_and_change_nothing(hostile: dict[s
         assert f"{status} " in log, reason
         assert reason in log, reason
     assert "Traceback" not in log
+
+
+def test_an_upload_that_stalls_holds_up_no_other_author(hostile: dict[str, Any]) -> None:
+    """An upload whose body stops coming (2 bytes of a declared 1,000, the connection
+    held open) held the lock every upload is judged under: nobody could submit for as
+    long as its client liked. Now it holds up only its own author's next one (429)."""
+    server, tokens, tmp = (hostile[k] for k in ("server", "tokens", "tmp"))
+    with socket.create_connection(("127.0.0.1", server.port)) as stalled:
+        stalled.sendall(
+            b"POST /api/submit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            + tokens["frank"].encode()
+            + b"\r\nContent-Length: 1000\r\n\r\nab"
+        )
+        # Once the server reads it, frank's next upload is refused at once (until then a
+        # bad one is refused for what it is, and changes nothing).
+        _wait(lambda: _post(server, b"not a tar", tokens["frank"]).status_code == 429,
+              what="frank's upload coming in")  # fmt: skip
+        other = _post(server, _packed(bot_folder(tmp, "ginabot")), tokens["gina"])
+        assert other.status_code == 202, other.text
+    # The client gone, its author may send again.
+    _wait(lambda: _post(server, b"not a tar", tokens["frank"]).status_code == 400,
+          what="frank's stalled upload dropped")  # fmt: skip
 
 
 def test_a_request_for_another_host_name_is_refused(hostile: dict[str, Any]) -> None:

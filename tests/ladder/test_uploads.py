@@ -100,3 +100,41 @@ def test_a_long_name_within_the_limit_unpacks(form: int, tmp_path: Path) -> None
             tar.addfile(info, io.BytesIO(data))
     unpack_upload(buffer.getvalue(), tmp_path / "out", CAPS)
     assert (tmp_path / "out" / name).read_text() == "x = 1\n"
+
+
+async def test_an_upload_that_does_not_come_in_whole_in_time_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body's 2 bytes of a declared 1,000, then nothing: refused (408) once
+    `UPLOAD_S` has passed, and the author may send again."""
+    import types
+
+    import trio
+    from starlette.requests import Request
+
+    from arena.ladder import LadderDB, LadderSettings, _web
+
+    monkeypatch.setattr(_web, "UPLOAD_S", 0.2)
+    store = tmp_path / "ladder.sqlite"
+    with LadderDB.open(store, create=True) as db:
+        token = db.add_author("frank")
+        ladder = types.SimpleNamespace(settings=LadderSettings(store=store), db=db)
+        site = _web.LadderSite(ladder, None)  # type: ignore[arg-type]
+        parts = [{"type": "http.request", "body": b"ab", "more_body": True}]
+
+        async def receive() -> dict[str, object]:
+            if parts:
+                return parts.pop()
+            await trio.sleep_forever()  # the client stalls, its connection open
+            raise AssertionError
+
+        scope = {
+            "type": "http", "method": "POST", "path": "/api/submit", "query_string": b"",
+            "headers": [(b"authorization", f"Bearer {token}".encode()),
+                        (b"content-length", b"1000")],
+        }  # fmt: skip
+        with trio.fail_after(60):  # (it waited for ever)
+            answer = await site.submit(Request(scope, receive))
+        assert answer.status_code == 408
+        assert b"did not come in whole within 0.2 s" in answer.body
+        assert site.uploading == set()
