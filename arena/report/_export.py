@@ -239,7 +239,12 @@ class LeagueData:
         )
         self._faults: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self._messages: dict[str, dict[str, str]] = defaultdict(dict)
-        """The message of each bot's first fault in a game, by game id (of played games)."""
+        """The message of each bot's first fault in a game, by game id (of played games
+        not withheld)."""
+        self._held: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        """The fault messages of withheld games (bot, game id, message), by duplicate
+        group, shown once the group is complete: a message ends with the bot's last
+        stderr lines, which may tell the hand it held, now an opponent's."""
 
     def follow(self, only: frozenset[str] | None) -> None:
         """Report the bots `only` from now on (`arena serve` of a running ladder: its
@@ -291,6 +296,8 @@ class LeagueData:
                 for game_id in self._groups[group]:
                     if game_id in self._index:
                         self.games[self._index[game_id]].pop("withheld", None)
+                for name, held, said in self._held.pop(group, []):
+                    self._messages[name].setdefault(held, said)
         for game_id in new:
             if self.withheld(game_id):
                 self.games[self._index[game_id]]["withheld"] = True
@@ -307,9 +314,12 @@ class LeagueData:
                         seat = record_seat(record, len(names))
                         message = record.get("message")
                         if isinstance(message, str):
-                            self._messages[names[seat]].setdefault(
-                                game_id, clipped(message, FAULT_MESSAGE_CHARS)
-                            )
+                            message = clipped(message, FAULT_MESSAGE_CHARS)
+                            if self.withheld(game_id):
+                                group = self._group_of[game_id][0]
+                                self._held[group].append((names[seat], game_id, message))
+                            else:
+                                self._messages[names[seat]].setdefault(game_id, message)
                 if each is not None and not self.withheld(game_id):
                     each(game_id, log)
         return list(new)

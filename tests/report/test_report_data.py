@@ -505,6 +505,47 @@ async def test_a_report_of_a_running_league_shows_no_deal_still_to_play(
     assert all("withheld" not in g for g in payload(tmp_path / "whole" / "data" / "games.js"))
 
 
+def _with_a_fault_message(path: Path, group: str, message: str) -> None:
+    """Give the first game of `group` in the store at `path` a fault of seat 0 saying
+    `message` (its proofs dropped: an edited store)."""
+    with sqlite3.connect(path) as db:
+        without_proofs(db)
+        (game_id,) = db.execute(
+            "SELECT game_id FROM games WHERE grp = ? ORDER BY rowid", (group,)
+        ).fetchone()
+        (blob,) = db.execute("SELECT log FROM replays WHERE game_id = ?", (game_id,)).fetchone()
+        lines = zlib.decompress(blob).decode().splitlines()
+        fault = {"type": "fault", "seat": 0, "cause": "crash", "message": message, "bytes": None}
+        lines.insert(len(lines) - 1, json.dumps(fault))  # before its result
+        packed = zlib.compress("\n".join(lines).encode())
+        db.execute("UPDATE replays SET log = ? WHERE game_id = ?", (packed, game_id))
+
+
+def test_a_report_of_a_running_league_shows_no_fault_message_of_a_withheld_game(
+    store: Path, tmp_path: Path
+) -> None:
+    """Found in an audit: a withheld game's replay was held back, but its faults'
+    messages were in the league's data (a bot's page), and a message ends with the
+    bot's last stderr lines: a bot that prints its hand, as bots do while their author
+    debugs, and then crashes or times out, had the hand shown while the rest of its
+    deal, where that hand is an opponent's, was still to play. Shown once the group is
+    complete."""
+    said = "closed its output (its stderr ended: HAND 4 7 8 8)"
+    running, group = _running_copy(store, tmp_path / "running.sqlite")
+    whole = tmp_path / "whole.sqlite"
+    whole.write_bytes(store.read_bytes())
+    for path, shown in ((running, False), (whole, True)):
+        _with_a_fault_message(path, group, said)
+        with Store.open(path, readonly=True) as db:
+            data = LeagueData(db)
+            data.update()
+            league = json.dumps(data.league(live=True))
+            write_site(db, tmp_path / path.stem)
+        written = "".join(p.read_text() for p in (tmp_path / path.stem).rglob("*.js"))
+        assert ("HAND 4 7 8 8" in league) is shown, path
+        assert ("HAND 4 7 8 8" in written) is shown, path
+
+
 def test_a_report_shows_the_organisers_seed_once_every_game_is_played(
     store: Path, tmp_path: Path
 ) -> None:
