@@ -168,6 +168,10 @@ def userns_filter() -> Callable[[], None] | None:
 #   so it carries no signal (and a runtime that locks its own files runs on);
 # - fcntl's F_GETLK (and its forms) fail with ENOLCK: there is no lock to report;
 # - fcntl's F_NOTIFY (dnotify) and F_SETLEASE fail with EPERM;
+# - a signal of a process's choosing sent by the kernel later fails: timer_create and
+#   mq_notify with ENOSYS (the signal is behind a pointer), fcntl's F_SETSIG with EPERM:
+#   a timer that sent SIGCONT every millisecond ended the stop of a bot's processes
+#   while another bot decided (SPEC §8.5), which then computed on its time;
 # - inotify fails with ENOSYS, fanotify with EPERM;
 # - setsid and setpgid fail with EPERM: every process of a bot stays in its process
 #   group, which arena stops while the bot is not deciding (SPEC §8.5), so none can
@@ -225,7 +229,7 @@ _CLONE_NEW = 0x7E020000
 
 _F_GETLKS = (5, 12, 36)  # F_GETLK, F_GETLK64, F_OFD_GETLK
 _F_SETLKS = (6, 7, 13, 14, 37, 38)  # F_SETLK(W), F_SETLK(W)64, F_OFD_SETLK(W)
-_F_DENIED = (1024, 1026)  # F_SETLEASE, F_NOTIFY
+_F_DENIED = (1024, 1026, 10)  # F_SETLEASE, F_NOTIFY, F_SETSIG
 
 _Insn = tuple[int, int, int, int]
 _Labelled = list[tuple[int, str | None, str | None, int] | str]

@@ -18,7 +18,7 @@ Some calls are judged by their arguments (`arena._seccomp` compiles the judges):
 
 - lock: succeeds without locking anything (errno 0);
 - fcntl: allowed, but its locks succeed without locking, F_GETLK fails with ENOLCK,
-  F_NOTIFY and F_SETLEASE with EPERM;
+  F_NOTIFY, F_SETLEASE and F_SETSIG with EPERM;
 - madvise: allowed with advice that moves no page of a file into or out of the shared
   page cache (MADV_DONTNEED and MADV_FREE included, which allocators use: they drop a
   process's own mapping and leave the cache alone), EPERM for the rest;
@@ -147,9 +147,19 @@ POLICY: tuple[Rule, ...] = (
         """
         clock_gettime clock_gettime64 clock_getres clock_getres_time64
         clock_nanosleep clock_nanosleep_time64 nanosleep gettimeofday time getitimer
-        setitimer timer_create timer_settime timer_settime64 timer_gettime
-        timer_gettime64 timer_getoverrun timer_delete timerfd_create timerfd_settime
-        timerfd_settime64 timerfd_gettime timerfd_gettime64
+        setitimer timer_settime timer_settime64 timer_gettime timer_gettime64
+        timer_getoverrun timer_delete timerfd_create timerfd_settime timerfd_settime64
+        timerfd_gettime timerfd_gettime64
+        """,
+    ),
+    _rule(
+        ENOSYS,
+        "signals of a process's choosing from the kernel: a POSIX timer, or a message "
+        "queue's notice, told to send SIGCONT ended the stop arena puts a bot in while "
+        "another decides and between its games (SPEC §8.5), every millisecond (their "
+        "signal is behind a pointer; setitimer, alarm and timerfd remain)",
+        """
+        timer_create mq_notify
         """,
     ),
     _rule(
@@ -177,8 +187,7 @@ POLICY: tuple[Rule, ...] = (
         """
         shmget shmat shmdt shmctl semget semop semtimedop semtimedop_time64 semctl
         msgget msgsnd msgrcv msgctl mq_open mq_unlink mq_timedsend
-        mq_timedsend_time64 mq_timedreceive mq_timedreceive_time64 mq_notify
-        mq_getsetattr ipc
+        mq_timedsend_time64 mq_timedreceive mq_timedreceive_time64 mq_getsetattr ipc
         """,
     ),
     _rule(
@@ -191,8 +200,9 @@ POLICY: tuple[Rule, ...] = (
     ),
     _rule(
         "fcntl",
-        "fcntl: locks succeed without locking, F_GETLK fails with ENOLCK, F_NOTIFY and "
-        "F_SETLEASE with EPERM",
+        "fcntl: locks succeed without locking, F_GETLK fails with ENOLCK, F_NOTIFY, "
+        "F_SETLEASE and F_SETSIG (a signal of one's choosing, SIGCONT, when a descriptor "
+        "is ready) with EPERM",
         """
         fcntl fcntl64
         """,

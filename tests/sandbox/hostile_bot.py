@@ -406,26 +406,80 @@ STEAL: dict[str, Any] = {}
 bot's turns."""
 
 
-def steal() -> Report:
+def steal(how: str = "leave") -> Report:
     """Compute on the others' time: a child process that spins for ever (until the bot
-    is gone), after trying to leave the process group (setsid, else setpgid). At the
-    end (bye) a second report says how much CPU time the child got between the bot's
-    answer and its next act, against the wall time that passed."""
+    is gone), after trying to leave the process group (setsid, else setpgid), or with
+    `how` "timers", to have the kernel send it SIGCONT every millisecond, which ends a
+    stop (`sigcont_timers`). At the end (bye) a second report says how much CPU time
+    the child got between the bot's answer and its next act, against the wall time
+    that passed."""
     parent = os.getpid()
     child = os.fork()
     if child == 0:
-        for leave in (os.setsid, lambda: os.setpgid(0, 0)):
-            try:
-                leave()
-                print("left", file=sys.stderr, flush=True)
-                break
-            except OSError as err:
-                print(_error(err), file=sys.stderr, flush=True)
+        if how == "timers":
+            print(f"timers {json.dumps(sigcont_timers())}", file=sys.stderr, flush=True)
+        else:
+            for leave in (os.setsid, lambda: os.setpgid(0, 0)):
+                try:
+                    leave()
+                    print("left", file=sys.stderr, flush=True)
+                    break
+                except OSError as err:
+                    print(_error(err), file=sys.stderr, flush=True)
         while os.getppid() == parent:
             pass
         os._exit(0)
     STEAL.update(child=child, idle_cpu=0.0, idle_runnable=0.0, idle_wall=0.0)
     return {"pid": os.getpid()}
+
+
+def sigcont_timers(count: int = 12) -> dict[str, str]:
+    """Ask the kernel for SIGCONT, which ends a stop (SIGSTOP), from `count` POSIX
+    timers, the first due in 50 ms, each next one twice as late (to 100 s), then every
+    millisecond: a stop drops the SIGCONT pending, and a timer whose signal was dropped
+    is not armed again, so the timers not yet due when a stop comes end it (a process
+    that waited for a CPU had every timer due at once pending). Also F_SETSIG on a
+    pipe. SIGCONT is handled (ignored, its signal may never be queued). What each call
+    answered ("ok" or its errno)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class SigEvent(ctypes.Structure):  # sigval, signo, notify, then padding to 64 bytes
+        _fields_ = [
+            ("value", ctypes.c_void_p),
+            ("signo", ctypes.c_int),
+            ("notify", ctypes.c_int),
+            ("pad", ctypes.c_byte * 48),
+        ]
+
+    class Spec(ctypes.Structure):  # itimerspec: interval, then value (seconds, ns each)
+        _fields_ = [
+            ("interval_s", ctypes.c_long),
+            ("interval_ns", ctypes.c_long),
+            ("value_s", ctypes.c_long),
+            ("value_ns", ctypes.c_long),
+        ]
+
+    signal.signal(signal.SIGCONT, lambda *_: None)
+    out: dict[str, str] = {}
+    for i in range(count):
+        timer = ctypes.c_void_p()
+        event = SigEvent(None, int(signal.SIGCONT), 0)  # SIGEV_SIGNAL
+        if libc.timer_create(1, ctypes.byref(event), ctypes.byref(timer)) != 0:  # MONOTONIC
+            out["timer_create"] = errno.errorcode.get(ctypes.get_errno(), "?")
+            break
+        due_ms = 50 << i
+        spec = Spec(0, 1_000_000, due_ms // 1000, due_ms % 1000 * 1_000_000)
+        libc.timer_settime(timer, 0, ctypes.byref(spec), None)
+        out["timer_create"] = "ok"
+    read, _ = os.pipe()
+    try:
+        fcntl.fcntl(read, 10, int(signal.SIGCONT))  # F_SETSIG
+        out["F_SETSIG"] = "ok"
+    except OSError as err:
+        out["F_SETSIG"] = _error(err)
+    return out
 
 
 def _child_cpu() -> float:

@@ -20,7 +20,7 @@ from arena.match import run_match
 from arena.referee import Clocks, RunSettings, open_pools
 from arena.rules import Format, GameConfig
 
-from .helpers import BOTH, gone, make_bot, needs_bwrap, reports
+from .helpers import BOTH, HOSTILE, gone, make_bot, needs_bwrap, reports
 
 pytestmark = pytest.mark.subprocess
 
@@ -130,4 +130,69 @@ async def test_a_stopped_bot_runs_again_to_read_its_game_over(tmp_path: Path) ->
     ]
     assert [fault for result in results for fault in result.faults] == []
     assert max(largest) > 2 * 4096, largest  # more than a pipe holds, or this tests nothing
+    assert await gone(token)
+
+
+async def test_a_stop_is_ended_by_sigcont_timers_without_the_allow_list() -> None:
+    """The attack of the test below, without the sandbox: a process that has the kernel
+    send it SIGCONT every millisecond (POSIX timers) runs on though it is stopped."""
+    import json
+    import os
+    import signal
+    import sys
+
+    script = (
+        f"import sys; sys.path.insert(0, {str(HOSTILE.parent)!r})\n"
+        "from hostile_bot import sigcont_timers\n"
+        "print(__import__('json').dumps(sigcont_timers()), flush=True)\n"
+        "while True: pass\n"
+    )
+    process = await trio.lowlevel.open_process([sys.executable, "-c", script], stdout=-1)
+    try:
+        assert process.stdout is not None
+        line = b""
+        while not line.endswith(b"\n"):
+            line += await process.stdout.receive_some(4096)
+        assert json.loads(line) == {"timer_create": "ok", "F_SETSIG": "ok"}
+        os.kill(process.pid, signal.SIGSTOP)
+        stopped = _cpu(process.pid)
+        for _ in range(6000):  # it runs on (the CPU it gets depends on the machine)
+            if _cpu(process.pid) >= stopped + 0.05:
+                break
+            await trio.sleep(0.01)
+        else:
+            raise AssertionError("stopped for a minute: the timers did not end the stop")
+    finally:
+        process.kill()
+        await process.wait()
+
+
+def _cpu(pid: int) -> float:
+    """The CPU time of process `pid` so far, in seconds."""
+    with open(f"/proc/{pid}/schedstat") as stat:
+        return int(stat.read().split()[0]) / 1e9
+
+
+@needs_bwrap
+async def test_a_bot_cannot_have_the_kernel_end_its_stop(tmp_path: Path) -> None:
+    """Found in an audit: a bot's child asked for SIGCONT every millisecond from POSIX
+    timers, and computed at 99% while the other bot decided, unstopped (the stop is a
+    SIGSTOP, which any SIGCONT ends). Under the sandbox the calls that have the kernel
+    send a signal of one's choosing later fail, and the child is stopped as any."""
+    token = f"arena-timers-{uuid.uuid4().hex}"
+    specs = [
+        make_bot(tmp_path / "bots", "stealer", "steal", "timers", token=token),
+        make_bot(tmp_path / "bots", "thinker", "slow", 100, token=token),
+    ]
+    settings = RunSettings(
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
+    )
+    results, _ = await run_match(specs, GameConfig(players=2), games=2, seed=1, settings=settings)
+    assert all(not result.faults for result in results)
+    log = tmp_path / "logs" / "stealer.log"
+    lines = log.read_text().splitlines()
+    assert 'timers {"timer_create": "ENOSYS", "F_SETSIG": "EPERM"}' in lines, lines
+    _, end = reports(log)
+    assert end["idle_wall"] > 1.0, end
+    assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
     assert await gone(token)

@@ -111,7 +111,7 @@ def expected(arch: int, nr: int, args: tuple[int, ...]) -> int:
             return ERRNO | 0
         if command in (5, 12, 36):  # F_GETLK, 64, OFD
             return ERRNO | errno.ENOLCK
-        return ERRNO | errno.EPERM if command in (1024, 1026) else ALLOW
+        return ERRNO | errno.EPERM if command in (1024, 1026, 10) else ALLOW  # +F_SETSIG
     if verdict == "madvise":
         return ALLOW if low[2] in MADV_ALLOWED.values() else ERRNO | errno.EPERM
     if verdict == "socket":
@@ -250,7 +250,7 @@ CALLS = st.one_of(
     st.integers(0, 1023),  # the numbers in use, the judged ones among them
     st.integers(0x40000000, 0x40000200),  # x32
 )
-FLAGS = st.sampled_from([0, 0x08, 0x10000000, 0x10000011, 5, 6, 7, 12, 13, 36, 1024, 1026])
+FLAGS = st.sampled_from([0, 0x08, 0x10000000, 0x10000011, 5, 6, 7, 10, 12, 13, 36, 1024, 1026])
 
 
 @pytest.mark.parametrize("machine", MACHINES)
