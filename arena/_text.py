@@ -31,14 +31,18 @@ _FORMAT = (
 """Unicode's format characters (category Cf, as of Unicode 15), spelled out: finding
 them with `unicodedata` would mean a look-up per character shown."""
 
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_FORMAT}]")
-"""Unicode's control characters (category Cc) but tab and newline, and its format
-characters (category Cf)."""
+_SURROGATES = "\ud800-\udfff"
+"""Halves of a character (category Cs) that JSON's \\u escapes can spell alone: no
+encoding writes one alone, and printing one raised UnicodeEncodeError."""
 
-_CONTROL_IN_NAME = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
-"""Every control character (tab and newline too) and every format character."""
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_FORMAT}{_SURROGATES}]")
+"""Unicode's control characters (category Cc) but tab and newline, its format
+characters (category Cf) and the halves of characters (Cs)."""
 
-_UNESCAPED_BY_JSON = re.compile(f"[\x7f-\x9f{_FORMAT}]")
+_CONTROL_IN_NAME = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}{_SURROGATES}]")
+"""Every control character (tab and newline too), format character and half."""
+
+_UNESCAPED_BY_JSON = re.compile(f"[\x7f-\x9f{_FORMAT}{_SURROGATES}]")
 """What a terminal acts on (or hides) that `json.dumps(..., ensure_ascii=False)` writes
 as it is: DEL, the C1 controls (U+009B is the CSI of ESC [, U+009D the OSC of ESC ])
 and the format characters. JSON escapes the C0 controls itself."""

@@ -216,9 +216,10 @@ def rebuild(log: Sequence[Record]) -> Game:
         config = GameConfig.from_dict(head["config"])
         check_names(names, config)
         for record in log:
-            if record["type"] in ("decision", "fault"):
+            if record["type"] == "decision":
                 record_seat(record, config.players)
-        game = Game(config, int(head["seed"]))
+        check_faults(log, config.players)
+        game = Game(config, replay_seed(head))
         for record in log:
             if record["type"] == "decision":
                 game.apply(action_from_dict(record["action"]))
@@ -251,13 +252,45 @@ def _cards(codes: Sequence[str]) -> str:
     return " ".join(codes) if codes else "-"
 
 
+NAME_CHARS = 200
+"""The longest bot name a replay may give (arena's are at most 64 characters, a ladder
+version's a few more): every frame of a replay's viewer, and every line `arena replay`
+prints of a fault, repeats a name, so a replay of 1 MB that named a bot with a million
+characters took 4 GB to show."""
+
+
 def check_names(names: Sequence[str], config: GameConfig) -> None:
-    """`DamagedReplay` unless a replay names one bot for each of its game's seats."""
+    """`DamagedReplay` unless a replay names one bot for each of its game's seats, each
+    in at most `NAME_CHARS` characters."""
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         # (a text of 2 letters passed as the names of a game of 2: "r" and "1")
         raise DamagedReplay(f"the bots' names are no list of names ({clipped(repr(names))})")
     if len(names) != config.players:
         raise DamagedReplay(f"{len(names)} bots named for a game of {config.players} seats")
+    if longest := max((len(name) for name in names if len(name) > NAME_CHARS), default=0):
+        raise DamagedReplay(f"a bot named in {longest:,} characters (at most {NAME_CHARS})")
+
+
+def check_faults(log: Sequence[Record], players: int) -> None:
+    """`DamagedReplay` unless every fault of a replay is of a seat its game has, and no
+    seat faults twice (a fault ends a bot's part in the game: arena writes one at most;
+    a replay of 16 MB of faults took 1.5 GB to show, a frame each)."""
+    faulted: set[int] = set()
+    for record in log:
+        if record["type"] == "fault":
+            seat = record_seat(record, players)
+            if seat in faulted:
+                raise DamagedReplay(f"a second fault of seat {seat} (a seat faults once)")
+            faulted.add(seat)
+
+
+def replay_seed(head: Record) -> int:
+    """The seed of a replay's game; `DamagedReplay` unless it is a whole number (a
+    seed of 1e999 raised OverflowError from int())."""
+    seed = head["seed"]
+    if type(seed) is not int:
+        raise DamagedReplay(f"its seed is no whole number ({clipped(repr(seed))})")
+    return seed
 
 
 def describe(event: Record, names: Sequence[str]) -> str:
@@ -341,7 +374,7 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
     yield "   seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names))
     replayed: Game | None = None
     if seat is not None:
-        replayed = Game(config, int(head["seed"]))
+        replayed = Game(config, replay_seed(head))
         hand = _cards([c.code for c in replayed.hand(seat)])
         yield f"   you are seat {seat} ({names[seat]}); your hand: {hand}"
     for record in log:

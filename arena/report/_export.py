@@ -28,7 +28,16 @@ import msgspec
 from arena import REPORT_FORMAT, __version__
 from arena.errors import InputError, StoreError, clipped, shown
 from arena.referee._wire import action_from_dict
-from arena.replay import check_format, check_names, describe, readable, record_seat
+from arena.replay import (
+    check_faults,
+    check_format,
+    check_names,
+    describe,
+    fault_applies,
+    readable,
+    record_seat,
+    replay_seed,
+)
 from arena.rules import CODES, Cause, Game, GameConfig, event_to_dict
 from arena.store import Store
 
@@ -63,8 +72,9 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     check_format(head)
     config = GameConfig.from_dict(head["config"])
     check_names(head["names"], config)
+    check_faults(log, config.players)
     names: list[str] = list(head["names"])
-    game = Game(config, int(head["seed"]))
+    game = Game(config, replay_seed(head))
     seen = 0
     out: list[dict[str, Any]] = []  # eliminations so far
     frames = [_frame(game, 0, None, "start", _game_text(head, config), None, None, out)]
@@ -78,7 +88,7 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             step, ms = action.kind.value, record["ms"]
         elif kind == "fault":
             seat, step, card, ms = record_seat(record, len(names)), "fault", None, None
-            if not game.is_over and game.observation(seat).in_game[seat]:
+            if fault_applies(game, seat):
                 game.eliminate(seat, Cause(record["cause"]))
         else:
             continue
@@ -657,9 +667,13 @@ def write_replay_site(log: Sequence[Record], out: Path) -> None:
         "standings": None, "matrix": None, "bots": {}, "start": start,
         "format": REPORT_FORMAT, "arena": __version__,
     }  # fmt: skip
+    # Encoded before anything is written too: a replay's text may not encode (a lone
+    # surrogate in a name), and a folder of an earlier site was then left half replaced.
+    scripts = [script(kind, data).encode() for kind, data in
+               (("game", payload), ("league", league), ("games", [game]))]  # fmt: skip
     with _writing(out):
         games = _start_site(out)
         # Named by arena, not by the game id: a replay file's text is no path.
-        _write(games / "game.js", script("game", payload).encode())
-        _write(out / "data" / "league.js", script("league", league).encode())
-        _write(out / "data" / "games.js", script("games", [game]).encode())
+        _write(games / "game.js", scripts[0])
+        _write(out / "data" / "league.js", scripts[1])
+        _write(out / "data" / "games.js", scripts[2])

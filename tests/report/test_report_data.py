@@ -322,6 +322,70 @@ def test_a_replay_file_with_a_seat_its_game_does_not_have_is_damaged(
     assert not site.exists()
 
 
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("long name", "a bot named in 1,000,000 characters (at most 200)"),
+        ("infinite seed", "its seed is no whole number (inf)"),
+        ("faults", "a second fault of seat 0 (a seat faults once)"),
+    ],
+)
+def test_a_replay_file_with_a_huge_name_an_infinite_seed_or_faults_galore_is_damaged(
+    tmp_path: Path, replay_lines: list[str], kind: str, message: str
+) -> None:
+    """Found in an audit: a replay of 1 MB naming a bot in a million characters, with
+    a thousand faults, took 4 GB (every frame and fault line repeats a name) and ended
+    in a MemoryError's traceback; a seed of 1e999 was an OverflowError's traceback. A
+    seat faults once in a game (it is then out): a second fault of it is damage too.
+    Both commands say so, in one line, and write no site."""
+    lines = list(replay_lines)
+    head = json.loads(lines[0])
+    if kind == "long name":
+        head["names"][0] = "n" * 1_000_000
+        lines[0] = json.dumps(head)
+    elif kind == "infinite seed":
+        lines[0] = json.dumps(head).replace(f'"seed": {head["seed"]}', '"seed": 1e999')
+    else:  # (300,000 of them, 16.5 MB, took 1.55 GB: a frame each)
+        fault = json.dumps({"type": "fault", "seat": 0, "cause": "crash", "message": ""})
+        lines[-1:-1] = [fault] * 1000
+    replay = tmp_path / "damaged.jsonl"
+    replay.write_text("\n".join(lines) + "\n")
+    site = tmp_path / "site"
+    for args in (["report", "--replay", replay, "-o", site], ["replay", replay]):
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr == f"arena: error: {replay}: the replay is damaged: {message}\n"
+    assert not site.exists()
+
+
+def test_a_lone_surrogate_in_a_replay_is_printed_as_an_escape_and_keeps_a_site_whole(
+    tmp_path: Path, replay_lines: list[str]
+) -> None:
+    """Found in an audit: a bot named "a\\ud800" (JSON can spell half a character)
+    ended `arena replay` in a UnicodeEncodeError's traceback, and `arena report
+    --replay` refused it only after it had begun to replace the folder's earlier site,
+    whose replay links then led nowhere."""
+    head = json.loads(replay_lines[0])
+    head["names"][0] = "a\ud800"
+    replay = tmp_path / "half.jsonl"
+    replay.write_text("\n".join([json.dumps(head), *replay_lines[1:]]) + "\n")
+    shown = subprocess.run(
+        [sys.executable, "-m", "arena", "replay", str(replay)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert "a\\ud800" in shown.stdout
+    site = tmp_path / "site"
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(replay_lines) + "\n")
+    cli("report", "--replay", good, "-o", site)
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    result = CliRunner().invoke(main, ["report", "--replay", str(replay), "-o", str(site)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+
+
 def test_a_replay_files_game_id_names_no_file_outside_the_site(tmp_path: Path) -> None:
     """A replay file need not come from arena: its game id is text, not a path. The
     viewer's data file of `arena report --replay` has a name of arena's, inside the
