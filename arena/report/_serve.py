@@ -18,6 +18,7 @@ held up every other request by 2.5 s).
 
 from __future__ import annotations
 
+import collections
 import functools
 import ipaddress
 import signal
@@ -96,6 +97,36 @@ def own_hosts(extra: Iterable[str] = ()) -> frozenset[str]:
     return LOOPBACK_HOSTS | {name.lower() for name in names if name}
 
 
+class Replays:
+    """The data scripts of the games asked for lately (a replay's frames, every hand in
+    each: a game capped at 100,000 plays took 4 s to make and 38 MB), kept up to
+    `KEPT_BYTES` in all; one made at a time, outside the store's reads (`Reads`), so
+    that a client that asks for replays in a loop holds up no other request."""
+
+    KEPT_BYTES = 64 << 20
+
+    def __init__(self) -> None:
+        self._kept: collections.OrderedDict[str, bytes] = collections.OrderedDict()
+        self._making = trio.Lock()
+
+    def kept(self, game_id: str) -> bytes | None:
+        found = self._kept.get(game_id)
+        if found is not None:
+            self._kept.move_to_end(game_id)
+        return found
+
+    async def make(self, game_id: str, work: Callable[[], bytes]) -> bytes:
+        """The script of `game_id`: kept, or made by `work` in a worker thread."""
+        async with self._making:  # a request that waited finds what the one before made
+            if (found := self.kept(game_id)) is not None:
+                return found
+            made = await trio.to_thread.run_sync(work)
+            self._kept[game_id] = made
+            while sum(map(len, self._kept.values())) > self.KEPT_BYTES and len(self._kept) > 1:
+                self._kept.popitem(last=False)
+            return made
+
+
 class Reads:
     """The reads of a store open read-only: one at a time (its connection is not for two
     threads at once), each in a worker thread (a read of a large store would hold up
@@ -162,6 +193,7 @@ def make_app(
 
     files = {name: entry.read_bytes() for name, entry in _walk(STATIC)}
     reads = Reads()
+    replays = Replays()
 
     def respond(body: str | bytes, suffix: str, status: int = 200) -> Response:
         media = _TYPES.get(suffix, "application/octet-stream") + "; charset=utf-8"
@@ -190,18 +222,35 @@ def make_app(
     async def game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
 
-        def make_game() -> tuple[int, str]:
+        what = f"{store.path}, game {game_id}"
+
+        def replay() -> list[dict[str, Any]]:
+            with readable(what):
+                return store.replay(game_id)
+
+        def look(read: bool) -> tuple[int, str] | list[dict[str, Any]] | None:
+            """The refusal of the game, or (if `read`) its replay."""
             update()
             if data.status(game_id) != "done":  # (of every version: a bot's page links them)
                 return 404, "not found"
             if data.withheld(game_id):  # its deal is still to be played (LeagueData)
                 return 404, "withheld: a game of its duplicate deal is still to play"
-            with readable(f"{store.path}, game {game_id}"):
-                payload = game_payload(store.replay(game_id))
-            return 200, script("game", payload)
+            return replay() if read else None
 
-        status, body = await reads.read(make_game)
-        return respond(body, ".js", status)
+        def make(log: list[dict[str, Any]]) -> bytes:
+            with readable(what):
+                return script("game", game_payload(log)).encode()
+
+        # Looked at every time, a kept script too: a game may be withheld now (a ladder's
+        # active versions change).
+        kept = replays.kept(game_id)
+        found = await reads.read(functools.partial(look, kept is None))
+        if isinstance(found, tuple):
+            return respond(found[1], ".js", found[0])
+        if kept is not None:
+            return respond(kept, ".js")
+        assert found is not None
+        return respond(await replays.make(game_id, functools.partial(make, found)), ".js")
 
     async def refused(request: Request, exc: Exception) -> Response:
         """A store that cannot be read (a damaged one, or anyone's): the reason, as

@@ -129,3 +129,46 @@ async def test_the_pages_are_served_while_the_standings_are_made(
     assert page.status_code == 200
     assert style.status_code == 200
     assert [a.status_code for a in answers] == [200]
+
+
+async def test_a_replay_being_made_holds_up_no_other_request_and_is_made_once(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in an audit: a replay's script was made under the lock of the store's
+    reads (a game of 100,000 plays: 4 s, 38 MB), so that a client fetching replays in a
+    loop held the game list up by 13 s. It is made outside it now, one at a time, and
+    kept for the next request."""
+    from arena.report import _serve
+
+    going = threading.Event()
+    release = threading.Event()
+    made: list[str] = []
+    real = _serve.game_payload
+
+    def slow(log: Any) -> dict[str, Any]:
+        made.append(log[0]["game_id"])
+        going.set()
+        assert release.wait(30)
+        return real(log)
+
+    monkeypatch.setattr(_serve, "game_payload", slow)
+    with Store.open(store, readonly=True) as db:
+        game_id = sorted(db.done_game_ids())[0]
+        async with client(make_app(db)) as viewer:
+            answers: list[httpx.Response] = []
+
+            async def replay() -> None:
+                answers.append(await viewer.get(f"/data/games/{game_id}.js"))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(replay)
+                await trio.to_thread.run_sync(going.wait, 30)
+                listed = await viewer.get("/data/games.js")
+                standings = await viewer.get("/data/league.js")
+                assert answers == []  # the replay is still being made
+                release.set()
+            again = await viewer.get(f"/data/games/{game_id}.js")
+    assert (listed.status_code, standings.status_code) == (200, 200)
+    assert [a.status_code for a in answers] == [200]
+    assert again.content == answers[0].content
+    assert made == [game_id]
