@@ -22,7 +22,7 @@ from arena.ladder._web import make_ladder_app
 from arena.ratings import FinishingOrders
 from arena.store import Store
 
-from .test_versions import GAMES, in_process, make_ladder_store
+from .test_versions import GAMES, in_process, submitted_ladder_store
 
 READS = ("games_by_bot", "latest_games_of", "result_columns", "seat_rows_of")
 """The store's reads the pages make."""
@@ -48,13 +48,7 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
 def store(tmp_path: Path) -> Path:
     """A ladder's store of GAMES whose submissions are a.v1 (then retired), a.v2, b.v1
     and c.v1, by alice, bob and carol."""
-    path = make_ladder_store(tmp_path / "ladder.sqlite")
-    with LadderDB.open(path, create=True) as db:
-        for author, name, versions in (("alice", "a", 2), ("bob", "b", 1), ("carol", "c", 1)):
-            db.add_author(author)
-            for _ in range(versions):
-                db.activate(db.add_submission(author, name, "digest").id, "")
-    return path
+    return submitted_ladder_store(tmp_path / "ladder.sqlite")
 
 
 async def test_the_pages_read_the_games_off_the_event_loop(

@@ -30,7 +30,7 @@ from arena.store import Store
 from arena.testing import play_policies
 
 from .helpers import arena
-from .test_versions import make_ladder_store
+from .test_versions import submitted_ladder_store
 
 
 async def _play(play: Play) -> Played:
@@ -70,12 +70,7 @@ def ladder(
 ) -> Callable[..., contextlib.AbstractContextManager[Ladder]]:
     """The ladder of a store whose active versions (a.v2, b.v1, c.v1) have played one
     game, its games played in memory (`_InMemory`) at `concurrency` tables at once."""
-    store = make_ladder_store(tmp_path / "ladder.sqlite")
-    with LadderDB.open(store, create=True) as db:
-        for author, name, versions in (("alice", "a", 2), ("bob", "b", 1), ("carol", "c", 1)):
-            db.add_author(author)
-            for _ in range(versions):
-                db.activate(db.add_submission(author, name, "digest").id, "")
+    store = submitted_ladder_store(tmp_path / "ladder.sqlite")
 
     def built(settings: LadderSettings, submission: Any) -> BotSpec:
         return BotSpec(name=submission.bot, command=("true",), folder=None)

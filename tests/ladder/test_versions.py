@@ -73,6 +73,20 @@ def make_ladder_store(path: Path) -> Path:
     return path
 
 
+def submitted_ladder_store(path: Path) -> Path:
+    """`make_ladder_store`, its submissions a.v1 (then retired), a.v2, b.v1 and c.v1, by
+    alice, bob and carol."""
+    from arena.ladder import LadderDB
+
+    make_ladder_store(path)
+    with LadderDB.open(path, create=True) as db:
+        for author, name, versions in (("alice", "a", 2), ("bob", "b", 1), ("carol", "c", 1)):
+            db.add_author(author)
+            for _ in range(versions):
+                db.activate(db.add_submission(author, name, "digest").id, "")
+    return path
+
+
 def _calls(path: Path) -> Any:
     """The payload of a report's data file (one `ARENA.receive(kind, payload);`)."""
     return _payload(path.read_text())
