@@ -81,7 +81,21 @@ GAMES: list[Setting] = [
 ]  # fmt: skip
 """What `arena check-bot` plays, in order: both editions, every format and ending, tables
 of 2 to 6 with the bot in every seat from the first to the sixth, with and without a
-time bank, and an act of every kind of action (play, quad, bust)."""
+time bank, and an act of every kind of action (play, quad, bust). Then `WIDE` games
+until its request ids are past `WIDE_ID`."""
+
+WIDE = Setting("2022 single, 2 seats, request ids past 255", GameConfig(players=2), 0)
+
+
+WIDE_ID = 300
+"""Past 255 a request id takes msgpack's 16-bit form (3 bytes): games are added to the
+plan, 2 seats each, until the bot has answered an id past this (a bot that kept ids in
+8 bits, or read only the shorter forms, passed the plan's games alone: about 230 ids,
+and then sent a wrong request_id in the 12th game of a match)."""
+
+EXITED_S = 0.05
+"""How long check-bot looks, after each game, for the bot's exit: a bot that crashed on
+its game_over was blamed on the next game."""
 
 
 def quad_seed(config: GameConfig, round_: int) -> int:
@@ -213,7 +227,14 @@ class _Checker:
         async with trio.open_nursery() as nursery:
             session = await self.start(nursery)
             plan = [(setting, r) for setting in GAMES for r in range(self.rounds)]
-            for number, (setting, r) in enumerate(plan, 1):
+            games = itertools.chain(plan, itertools.repeat((WIDE, 0)))
+            for number, (setting, r) in enumerate(games, 1):
+                if number > len(plan) and session is not None:  # see WIDE_ID
+                    if session.request_id > WIDE_ID:
+                        break
+                    r = number % 2
+                if session is not None and number > 1:
+                    session = await self.still_running(session, number - 1)
                 if session is None:
                     break  # the report stops at the first failure
                 session = await self.game(nursery, session, number, setting, r)
@@ -293,14 +314,30 @@ class _Checker:
         self.slowest = max(self.slowest, slowest)
         if mine:
             fault = mine[0]
-            self.add(Check(name, False,
-                           f"{fault.cause} after {len(decisions)} good decisions: {fault.message}",
-                           SECTIONS[fault.cause], fault.detail))  # fmt: skip
+            detail = f"{fault.cause} after {len(decisions)} good decisions: {fault.message}"
+            if fault.cause == "crash" and not decisions and number > 1:
+                detail += (
+                    f" (it made no decision in this game: the messages it was last sent were"
+                    f" the game_over of game {number - 1} and this game's game_start)"
+                )
+            self.add(Check(name, False, detail, SECTIONS[fault.cause], fault.detail))
             return None
         place = result.outcome.places[seat]
         self.add(Check(name, True, f"{len(decisions)} decisions, slowest {slowest:.1f} ms,"
                        f" finished {place} of {config.players}"))  # fmt: skip
         return session
+
+    async def still_running(self, session: BotSession, number: int) -> BotSession | None:
+        """`session`, unless its process exited after the game_over of game `number`
+        (the next game would have failed for it, naming itself)."""
+        process = session.process
+        if process is None or not await process.wait_exit(EXITED_S):
+            return session
+        self.add(Check(f"after game {number}", False, f"{process.exit_status()} after the"
+                       " game_over of that game: a bot reads every message and exits only"
+                       " after bye or at the end of its stdin", SECTIONS["crash"]))  # fmt: skip
+        await session.close(self.clocks)
+        return None
 
     async def bye(self, session: BotSession) -> None:
         limit = self.clocks.decision_ms

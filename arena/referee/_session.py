@@ -48,6 +48,11 @@ class BotSession:
         """True once the session has faulted or been closed: it plays no more."""
         return self.fault is not None or self._closed
 
+    @property
+    def request_id(self) -> int:
+        """The latest request id given (0 before the first)."""
+        return self._request_id
+
     def next_request_id(self) -> int:
         """A fresh request id: 1, 2, 3 ... over the whole session."""
         self._request_id += 1

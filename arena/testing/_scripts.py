@@ -125,7 +125,15 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
     # Bots that go wrong after their last action (arena check-bot).
     "says_goodbye": {"on_bye": 'sys.stdout.write("goodbye\\n"); sys.stdout.flush(); sys.exit(0)'},
     "prints_after_each_game": {"on_game_over": 'w.write(b"game over\\n"); w.flush()'},
-    "leaves_after_ten_games": {"on_game_over": "if games == 10: sys.exit(0)"},
+    "request_id_in_8_bits": {
+        "on_act": 'send({"type": "action", "request_id": m["request_id"] & 0xFF, "choice": 0})'
+    },
+    "dies_on_third_game_over": {"on_game_over": "if games == 3: sys.exit(3)"},
+    # (check-bot's last game is the first its request ids pass 300 in: WIDE_ID)
+    "leaves_after_its_last_game": {
+        "on_act": f"last = m['request_id']\n        {ANSWER}",
+        "on_game_over": "if last > 300: sys.exit(0)",
+    },
     "killed_on_bye": {"on_bye": "os.kill(os.getpid(), signal.SIGKILL)"},
     # Misbehaviours at the level of bytes, for the two drivers of the referee to judge
     # alike (tests/referee/test_subprocess.py).

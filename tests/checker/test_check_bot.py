@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.checker import GAMES, SECTIONS
+from arena.checker import GAMES, SECTIONS, WIDE_ID
 from arena.cli import main
 from arena.commands.check_bot import BARE_COMMAND_NOTE
 from arena.testing import script
@@ -46,7 +46,10 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
     code, out = check(tmp_path, "good", "--hello-wait-ms", "1000")
     assert code == 0, out
     assert "FAIL" not in out
-    assert out.count("  PASS  game ") == len(GAMES) == 10
+    games = out.count("  PASS  game ")
+    # The plan, then games of 2 until the bot has answered a request id past 300.
+    assert games > len(GAMES) == 10
+    assert f"PASS  game {games}: 2022 single, 2 seats, request ids past 255, seat" in out
     # The bot's start-up time is told apart from check-bot's wait before its own hello
     # (which is there to see that the bot writes nothing first).
     assert re.search(
@@ -56,7 +59,7 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
     )  # at most a quarter of --startup-ms 2000
     assert "PASS  bye: exited with status 0" in out
     assert "PASS  end of stdin: exited " in out
-    assert f"result: all {len(GAMES) + 4} checks passed" in out
+    assert f"result: all {games + 4} checks passed" in out
 
 
 def test_a_bot_that_does_not_exit_at_the_end_of_its_stdin_fails(tmp_path: Path) -> None:
@@ -221,17 +224,49 @@ def test_a_bot_that_leaves_after_its_last_game_without_bye_fails(tmp_path: Path)
     """SPEC §4.4: a bot exits only after bye (or at the end of its stdin). One that
     exits with status 0 once its last game is over passed: the bye it never read, or
     could not be sent, went unnoticed."""
-    assert len(GAMES) == 10  # the bot leaves after its tenth game_over
+    assert WIDE_ID == 300  # the bot leaves at the game_over after its id passed 300
     # The bot's exit is waited for, up to the exit grace: on a busy machine a Python
     # process took more than the 500 ms the other checks give it.
-    code, out = check(tmp_path, "leaves_after_ten_games", "--exit-grace-ms", "20000")
+    code, out = check(tmp_path, "leaves_after_its_last_game", "--exit-grace-ms", "20000")
     assert code == 1, out
-    assert out.count("  PASS  game ") == len(GAMES)
+    assert out.count("  PASS  game ") > len(GAMES)
     fail = next(line for line in out.splitlines() if "FAIL" in line)
     assert fail.startswith("  FAIL  bye: exited with status 0 "), out
     assert "before bye" in fail or "without reading bye" in fail
     assert "a bot exits only after bye or at the end of its stdin" in fail
     assert "see protocol/SPEC.md §4.4, §5.5" in out
+
+
+def test_a_bot_that_keeps_request_ids_in_8_bits_fails(tmp_path: Path) -> None:
+    """Found in an audit: check-bot's games stopped at about 230 request ids, so a bot
+    that kept them in 8 bits (or read only msgpack's shorter forms of an int) passed,
+    and then answered 256 with 0 in a match's 12th game. Games of 2 now follow the plan
+    until the ids pass 300 (SPEC §5.3: keep it in a 64-bit integer)."""
+    code, out = check(tmp_path, "request_id_in_8_bits")
+    assert code == 1, out
+    assert out.count("  PASS  game ") >= len(GAMES)
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert ", 2 seats, request ids past 255, seat " in fail, out
+    assert "malformed after " in fail
+    assert "action.request_id: expected 256, got int 0" in fail
+
+
+def test_a_bot_that_dies_on_a_game_over_is_told_so(tmp_path: Path) -> None:
+    """Found in an audit: a bot that exited on its third game_over passed game 3 and
+    failed game 4 ("crash after 0 good decisions ... 1980 single, ONO on tens"), which
+    sent its author to the wrong code. check-bot now looks for an exit after each game
+    (briefly: an exit it does not see in time is told at the next game, which then
+    names the game_over before it)."""
+    code, out = check(tmp_path, "dies_on_third_game_over")
+    assert code == 1, out
+    assert out.count("  PASS  game ") == 3
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.startswith(
+        "  FAIL  after game 3: exited with status 3 after the game_over of that game"
+    ) or (
+        fail.startswith("  FAIL  game 4: crash after 0 good decisions: ")
+        and "the messages it was last sent were the game_over of game 3" in fail
+    ), out
 
 
 def test_text_on_stdout_after_the_last_action_fails(tmp_path: Path) -> None:
@@ -264,7 +299,7 @@ def test_text_printed_to_stdout_that_comes_out_only_at_exit_fails(tmp_path: Path
     between two frames. The bytes after the last frame now fail the stdout check."""
     code, out = check(tmp_path, "prints_to_stdout")
     assert code == 1, out
-    assert out.count("  PASS  game ") == len(GAMES)
+    assert out.count("  PASS  game ") > len(GAMES)
     assert "PASS  bye: exited with status 0" in out
     fail = next(line for line in out.splitlines() if "FAIL" in line)
     assert fail.startswith("  FAIL  stdout: wrote "), out

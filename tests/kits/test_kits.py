@@ -162,7 +162,7 @@ def test_the_check_bot_commands_of_a_kits_readme_work_as_written(kit: str) -> No
             command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, check=False
         )
         assert done.returncode == 0, f"{command} in {cwd}:\n{done.stdout[-2000:]}{done.stderr}"
-        assert "result: all 14 checks passed" in done.stdout, done.stdout
+        assert re.search(r"\nresult: all \d+ checks passed\n", done.stdout), done.stdout
 
 
 @needs_toolchains

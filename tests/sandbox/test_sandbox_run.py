@@ -166,7 +166,7 @@ def test_check_bot_under_the_sandbox(tmp_path: Path) -> None:
     (folder,) = _bots(tmp_path)[:1]
     result = CliRunner().invoke(main, ["check-bot", "--sandbox", "bwrap", "--", folder])
     assert result.exit_code == 0, result.output
-    assert "result: all 14 checks passed" in result.output
+    assert re.search(r"\nresult: all \d+ checks passed\n", result.output), result.output
     # A bot that writes into its own folder fails under the sandbox.
     writer = tmp_path / "writer"
     writer.mkdir()
