@@ -24,8 +24,8 @@ def load_game(file: Path, game_id: str | None) -> list[dict[str, Any]]:
     except OSError as err:
         raise InputError(f"{file}: cannot read: {err.strerror or err}") from None
     if not is_store:
-        if game_id is not None:
-            raise InputError(f"{file} is a replay file of one game: leave out {game_id}")
+        if game_id is not None:  # (a replay file of one game is read without one)
+            raise InputError(f"{file} is not a league store: GAME_ID names a game of one")
         return read_replay(file)
     if game_id is None:
         raise InputError(f"{file} is a league store: name the game (arena replay STORE GAME_ID)")

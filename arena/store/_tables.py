@@ -83,6 +83,10 @@ def check_identity(conn: StoreConnection, tables: set[str]) -> None:
     """Raise `StoreError` unless the file holds a league store of this schema with all
     its tables (an SPRT's store is named as such)."""
     path = conn.path
+    if "meta" in tables:  # (another program's table of that name: not a store of ours)
+        columns = {row[1] for row in conn.db.execute("PRAGMA table_info(meta)")}
+        if not {"key", "value"} <= columns:
+            tables = tables - {"meta"}
     if "meta" in tables and conn.get("format") == SPRT_FORMAT:
         raise StoreError(
             f"{path} is the store of an SPRT test (arena sprt), not of a league:"

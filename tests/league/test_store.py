@@ -313,10 +313,18 @@ def test_a_fifo_a_device_or_a_link_to_nothing_is_refused_as_what_it_is(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.sqlite"]
 
 
-def test_another_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "meta",
+    [
+        "CREATE TABLE meta (key TEXT, value TEXT)",
+        # Found in an audit: "cannot open: no such column: value".
+        "CREATE TABLE meta (k, v)",
+    ],
+)
+def test_another_sqlite_database_is_refused_and_left_alone(tmp_path: Path, meta: str) -> None:
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+        db.execute(meta)
         db.execute("INSERT INTO meta VALUES ('format', '\"something else\"')")
     before = path.read_bytes()
     with pytest.raises(StoreError, match="an SQLite file, but not an arena league store"):

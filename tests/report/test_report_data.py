@@ -138,6 +138,18 @@ def test_replay_reads_a_game_from_a_league_store(store: Path) -> None:
     assert "no played game 'nope'" in result.output
 
 
+def test_replay_of_a_game_id_in_a_file_that_is_no_store_says_so(tmp_path: Path) -> None:
+    """Found in an audit: any file that is not SQLite (an export's lines, a text) was
+    called "a replay file of one game", and its advice led to another error."""
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    result = CliRunner().invoke(main, ["replay", str(text), "g000001"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"arena: error: {text} is not a league store: GAME_ID names a game of one\n"
+    )
+
+
 def test_a_replay_that_unpacks_to_gigabytes_is_refused(store: Path, tmp_path: Path) -> None:
     """A store can be anyone's (a league's published results): a replay whose zlib
     stream of 100 KiB unpacks to 100 MiB is refused in one line by what reads replays
