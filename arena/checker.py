@@ -19,6 +19,7 @@ import termios
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -26,6 +27,7 @@ import protocol
 from arena.bots import BotProcess, BotSpec, Limits, start_process
 from arena.errors import BotCrashed, BotFault, BotMalformed
 from arena.referee import BotSession, Clocks, Connection, PipePort, Wrap, memory_pair, play_game
+from arena.referee._connection import Steps
 from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
 
 SECTIONS = {
@@ -92,6 +94,27 @@ WIDE_ID = 300
 plan, 2 seats each, until the bot has answered an id past this (a bot that kept ids in
 8 bits, or read only the shorter forms, passed the plan's games alone: about 230 ids,
 and then sent a wrong request_id in the 12th game of a match)."""
+
+PADDED = 256 << 10
+"""The size of the first game_over check-bot sends, padded with a key no bot knows
+(SPEC §3.5: ignored): a game_over after a long game carries every event a seat missed,
+a few hundred KiB (§3.3). The games check-bot plays send 2 KiB at most, and a bot that
+read frames into 4 KiB passed, then crashed in 6-seat games of a match."""
+
+PAD_KEY = "check_bot_padding"
+
+
+class _PaddedConnection(Connection):
+    """The bot's connection, its first game_over padded to about `PADDED` bytes."""
+
+    padded = False
+
+    def send_steps(self, message: dict[str, Any], deadline: float, **options: Any) -> Steps[None]:
+        if not self.padded and message.get("type") == "game_over":
+            self.padded = True
+            message = {**message, PAD_KEY: "." * PADDED}
+        return super().send_steps(message, deadline, **options)
+
 
 EXITED_S = 0.05
 """How long check-bot looks, after each game, for the bot's exit: a bot that crashed on
@@ -191,7 +214,8 @@ class _Checker:
         except OSError as err:
             self.add(Check("start-up", False, f"cannot start the bot: {err}", SECTIONS["start"]))
             return None
-        session = BotSession(self.spec.name, Connection(PipePort(process.stream)), process=process)
+        connection = _PaddedConnection(PipePort(process.stream))
+        session = BotSession(self.spec.name, connection, process=process)
         begin = trio.current_time()
         clocks = self.clocks
         if self.hello_wait > 0:
@@ -315,10 +339,13 @@ class _Checker:
         if mine:
             fault = mine[0]
             detail = f"{fault.cause} after {len(decisions)} good decisions: {fault.message}"
-            if fault.cause == "crash" and not decisions and number > 1:
+            if number == 1 and "sending game_over" in fault.message:
+                detail += f"; that game_over was {PADDING_NOTE}"
+            elif fault.cause in ("crash", "timeout") and not decisions and number > 1:
                 detail += (
                     f" (it made no decision in this game: the messages it was last sent were"
-                    f" the game_over of game {number - 1} and this game's game_start)"
+                    f" the game_over of game {number - 1}{_padded(number - 1)} and this game's"
+                    " game_start)"
                 )
             self.add(Check(name, False, detail, SECTIONS[fault.cause], fault.detail))
             return None
@@ -334,8 +361,9 @@ class _Checker:
         if process is None or not await process.wait_exit(EXITED_S):
             return session
         self.add(Check(f"after game {number}", False, f"{process.exit_status()} after the"
-                       " game_over of that game: a bot reads every message and exits only"
-                       " after bye or at the end of its stdin", SECTIONS["crash"]))  # fmt: skip
+                       f" game_over of that game{_padded(number)}: a bot reads every message"
+                       " and exits only after bye or at the end of its stdin",
+                       SECTIONS["crash"]))  # fmt: skip
         await session.close(self.clocks)
         return None
 
@@ -413,6 +441,19 @@ async def _written_first(connection: Connection, seconds: float) -> bytes:
         except (BlockingIOError, OSError):
             return b""
     return b""
+
+
+PADDING_NOTE = (
+    f"padded to {PADDED // 1024} KiB with {PAD_KEY!r}, a key to ignore, SPEC §3.5: a bot"
+    " reads frames of any size up to 16 MiB, and a game_over after a long game carries"
+    " every event a seat missed, a few hundred KiB, §3.3"
+)
+"""What check-bot says of its first game_over (`PADDED`) when the bot fails on it."""
+
+
+def _padded(number: int) -> str:
+    """`PADDING_NOTE` in parentheses for game 1's game_over; nothing for another's."""
+    return f" ({PADDING_NOTE})" if number == 1 else ""
 
 
 def _returncode(process: BotProcess) -> int | None:

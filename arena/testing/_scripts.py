@@ -129,6 +129,19 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "on_act": 'send({"type": "action", "request_id": m["request_id"] & 0xFF, "choice": 0})'
     },
     "dies_on_third_game_over": {"on_game_over": "if games == 3: sys.exit(3)"},
+    "reads_frames_of_4_kib": {  # a buffer of 4 KiB for a frame, as in C: char buf[4096]
+        "prelude": (
+            "def read():\n"
+            "    h = r.read(4)\n"
+            "    if len(h) < 4:\n"
+            "        sys.exit(0)\n"
+            "    n = int.from_bytes(h, 'big')\n"
+            "    if n > 4096:\n"
+            "        print(f'a frame of {n} bytes: my buffer holds 4096', file=sys.stderr)\n"
+            "        sys.exit(5)\n"
+            "    return msgpack.unpackb(r.read(n))"
+        )
+    },
     # (check-bot's last game is the first its request ids pass 300 in: WIDE_ID)
     "leaves_after_its_last_game": {
         "on_act": f"last = m['request_id']\n        {ANSWER}",

@@ -269,6 +269,23 @@ def test_a_bot_that_dies_on_a_game_over_is_told_so(tmp_path: Path) -> None:
     ), out
 
 
+def test_a_bot_that_reads_frames_into_4_kib_fails(tmp_path: Path) -> None:
+    """Found in an audit: check-bot's games sent frames of 2 KiB at most, so a bot with
+    a 4 KiB buffer for a frame passed, then crashed on a 13 KiB game_over in a 6-seat
+    match. Its first game_over is now padded to 256 KiB (SPEC §3.3, §3.5)."""
+    code, out = check(tmp_path, "reads_frames_of_4_kib")
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    # Where its exit is seen: as the game_over is written (most often), just after, or
+    # at the next game, which names the game_over before it.
+    assert fail.startswith(
+        ("  FAIL  game 1: ", "  FAIL  after game 1: ", "  FAIL  game 2: crash after 0 good")
+    ), out
+    assert "padded to 256 KiB with 'check_bot_padding', a key to ignore, SPEC §3.5" in fail
+    assert "a bot reads frames of any size up to 16 MiB" in fail
+    assert "a frame of 262" in out  # its stderr, quoted
+
+
 def test_text_on_stdout_after_the_last_action_fails(tmp_path: Path) -> None:
     """SPEC §1.1, §4.1: stdout carries frames in answer, nothing else. Text written on
     bye (or after the last game) was never read: the bot passed."""
