@@ -417,10 +417,15 @@ class Ladder:
         self, player: Player, number: int, seats: tuple[str, ...], seed: int
     ) -> None:
         """A game in every seat rotation, one after another: each of a deal of its own
-        (`deal_of`), or with `duplicate` all of the table's deal (one duplicate group)."""
-        duplicate = self.settings.duplicate
-        group = f"t{number:06d}" if duplicate else None
+        (`deal_of`), or with `duplicate` all of the table's deal (one duplicate group).
+        A table begun before a restart is finished as it was begun, whatever the
+        setting now (a duplicate group left short would keep its replays withheld)."""
         k = len(seats)
+        duplicate = self.settings.duplicate
+        begun = [_game_id(number, r) for r in range(k) if _game_id(number, r) in self._done]
+        if begun:
+            duplicate = self.store.group_of(begun[0]) is not None
+        group = f"t{number:06d}" if duplicate else None
         for r in range(k):
             game_id = _game_id(number, r)
             if game_id in self._done:

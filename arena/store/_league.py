@@ -317,6 +317,14 @@ class Store(OpenStore):
         with self._conn.guard("cannot read the games"):
             return {_typed(r, str)[0] for r in self._conn.db.execute("SELECT game_id FROM games")}
 
+    def group_of(self, game_id: str) -> str | None:
+        """The duplicate group a stored game was played in (None: none, or no game)."""
+        with self._conn.guard("cannot read the games"):
+            row = self._conn.db.execute(
+                "SELECT grp FROM games WHERE game_id = ?", (game_id,)
+            ).fetchone()
+        return None if row is None or not isinstance(row[0], str) else row[0]
+
     def games_count(self) -> int:
         """How many games are stored, played or forfeited."""
         with self._conn.guard("cannot read the games"):

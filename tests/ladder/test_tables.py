@@ -169,3 +169,28 @@ async def test_a_table_deals_each_game_afresh_unless_duplicate_deals_are_asked_f
         groups[play.game_id] == (play.game_id.split("-")[0] if duplicate else None)
         for play in PLAYED
     )
+
+
+async def test_a_table_begun_before_a_restart_is_finished_as_it_was_begun(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]],
+) -> None:
+    """A table begun with duplicate deals by a ladder that was then stopped, and started
+    again without them, is finished with its deal and its group (a group left short
+    kept its replays withheld for ever); and the other way round."""
+    for before, after in ((True, False), (False, True)):
+        with ladder(1, before) as first:
+            seats = tuple(sorted(first.active())[:2])
+            number = first.db.add_table(seats, 4242, "a test")
+            group = f"t{number:06d}" if before else None
+            deal = 4242 if before else _run.deal_of(first.seed, number, 0)
+            played = await _play(Play(f"t{number:06d}-r0", seats, deal, group))
+            first._record(number * 6, group, played)
+        with ladder(1, after) as second:
+            second.settling = 2
+            second.budget = second.games_played + 1
+            with trio.fail_after(60):
+                await second.play()
+        (rest,) = [play for play in PLAYED if play.game_id == f"t{number:06d}-r1"]
+        assert rest.seats == (seats[1], seats[0])
+        assert rest.group == group
+        assert rest.seed == (4242 if before else _run.deal_of(second.seed, number, 1))
