@@ -6,6 +6,7 @@ import contextlib
 import functools
 import signal
 from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
 
 import click
 import trio
@@ -27,19 +28,22 @@ def _say(text: str) -> None:
 
 @contextlib.asynccontextmanager
 async def open_ladder(
-    settings: LadderSettings, say: Callable[[str], None] = _say
+    settings: LadderSettings, say: Callable[[str], None] = _say, *, existing: bool = False
 ) -> AsyncIterator[Ladder]:
-    """The ladder of `settings.store` (made if there is none), open to run."""
+    """The ladder of `settings.store` (made if there is none, unless `existing`: then
+    InputError, as for a league's store, games or none), open to run."""
     from arena.sandbox import resolve_sandbox
 
+    if existing:  # a league's store, even without games, is left as it is
+        if not settings.store.exists():
+            raise InputError(f"{settings.store}: no such ladder store")
+        with Store.open(settings.store, readonly=True) as store:
+            _check_ladder(store, settings.store, "")
     resolve_sandbox("bwrap")  # the ladder never builds or runs a bot outside it
     settings.make_folders()
     with Store.open(settings.store) as store:
         if store.games_count():
-            if store.get_meta(LADDER_KEY) is None:
-                raise InputError(
-                    f"{settings.store}: a league's store, not a ladder's (give a new file)"
-                )
+            _check_ladder(store, settings.store, " (give a new file)")
             store.verify()
         mark_ladder(store, settings.table_size)
         with (
@@ -47,6 +51,12 @@ async def open_ladder(
             Store.open(settings.store, readonly=True) as reader,
         ):
             yield Ladder(settings, store, db, say, reader=reader)
+
+
+def _check_ladder(store: Store, path: Path, hint: str) -> None:
+    """InputError unless `store` (at `path`) is a ladder's; its message ends with `hint`."""
+    if store.get_meta(LADDER_KEY) is None:
+        raise InputError(f"{path}: a league's store, not a ladder's{hint}")
 
 
 async def serve_ladder(

@@ -5,23 +5,16 @@ of games is spent; then the final standings, with their intervals."""
 
 from __future__ import annotations
 
-from arena.errors import InputError
 from arena.ladder._run import LadderSettings
 from arena.ladder._select import SEPARATED
 from arena.ladder._serve import _runner, _say, open_ladder
-from arena.store import LADDER_KEY, Store
 
 
 async def settle_ladder(settings: LadderSettings, top: int, budget: int) -> tuple[str, bool]:
     """Play until settled; (the standings as text and a last line that says whether the
     top is separated, and whether it is). The store must be a ladder's already: settling
     a mistyped path made a new one."""
-    if not settings.store.exists():
-        raise InputError(f"{settings.store}: no such ladder store")
-    with Store.open(settings.store, readonly=True) as store:
-        if store.get_meta(LADDER_KEY) is None:
-            raise InputError(f"{settings.store}: a league's store, not a ladder's")
-    async with open_ladder(settings) as ladder, _runner(settings) as runner:
+    async with open_ladder(settings, existing=True) as ladder, _runner(settings) as runner:
         if runner is not None:
             ladder._runner = lambda: runner
         ladder.settling = top
