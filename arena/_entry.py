@@ -39,6 +39,12 @@ def run() -> None:
 
     one_blas_thread()
     previous = signal.signal(signal.SIGINT, later)
+    if not callable(previous):
+        # Ignored (a script's background job starts so) or left to the system: a
+        # SIGINT stops arena all the same (as `arena.commands._stopping` takes it once
+        # a run begins). Put back as it was, it was ignored until then: in a league's
+        # start-up, and the league played to its end.
+        previous = signal.default_int_handler
     try:
         from arena.cli import main
     finally:

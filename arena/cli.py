@@ -12,6 +12,7 @@ import importlib
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -70,7 +71,7 @@ class _Group(click.Group):
                 sys.stdout.flush()  # a full disk says so here, not at exit
             return result
         except ArenaError as err:
-            _fail(err, err.exit_status)
+            _fail(err, err.exit_status, _notes(err))
         except KeyboardInterrupt:  # a command with nothing to keep or say (`arena rate`)
             stop(signal.SIGINT)
         except OSError as err:
@@ -85,7 +86,7 @@ class _Group(click.Group):
             ours, rest = group.split(ArenaError)
             if ours is None or rest is not None:
                 raise
-            _fail(_first(ours), _first(ours).exit_status)
+            _fail(_first(ours), _first(ours).exit_status, _notes(group, _first(ours)))
 
 
 def _os_failure(err: OSError) -> NoReturn:
@@ -95,7 +96,7 @@ def _os_failure(err: OSError) -> NoReturn:
     if (signum := output_lost(err)) is not None:
         stop(signum)  # the rest can reach nobody
     why = err.strerror or str(err)
-    _fail(ArenaError(f"{why}: {err.filename}" if err.filename else why), status=1)
+    _fail(ArenaError(f"{why}: {err.filename}" if err.filename else why), 1, _notes(err))
 
 
 def _first(group: BaseExceptionGroup[E]) -> E:
@@ -103,10 +104,19 @@ def _first(group: BaseExceptionGroup[E]) -> E:
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def _fail(err: ArenaError, status: int = 2) -> NoReturn:
+def _fail(err: ArenaError, status: int = 2, notes: Sequence[str] = ()) -> NoReturn:
+    """Say `err` in one line, then each of `notes` (what was done about it on the way
+    out: a store's games saved elsewhere, `arena.store.OpenStore`), and exit."""
     with contextlib.suppress(OSError):
         click.echo(f"arena: error: {printable(str(err))}", err=True)
+        for note in notes:
+            click.echo(f"arena: {printable(note)}", err=True)
     sys.exit(status)
+
+
+def _notes(*errors: BaseException) -> list[str]:
+    """The notes added to `errors` on their way up (`BaseException.add_note`)."""
+    return [note for err in errors for note in getattr(err, "__notes__", ())]
 
 
 def _standard_streams() -> None:

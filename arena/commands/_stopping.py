@@ -81,11 +81,19 @@ def _stop_of(err: BaseException) -> int | None:
 
 
 def run_stoppable(
-    run: Callable[[], Awaitable[T]], stored: Callable[[], str], *, resumable: bool = True
+    run: Callable[[], Awaitable[T]],
+    stored: Callable[[], str],
+    *,
+    resumable: bool = True,
+    moved: Callable[[], str | None] | None = None,
 ) -> T:
     """`trio.run(run)`; stopped (see the module docstring), print what stopped it, then
     `stored()` (what is kept, where; it may print more first), and that the same
-    command resumes (if `resumable`), and exit with the signal's status."""
+    command resumes (if `resumable`), and exit with the signal's status.
+
+    `moved` (a store's `OpenStore.moved`) is asked first: a store removed or replaced
+    while the run wrote it has its games saved elsewhere, and its words say where,
+    in place of `stored()`'s (which would count games in a file nobody can open)."""
     try:
         return trio.run(_until_signalled, run)
     except BaseException as err:
@@ -94,6 +102,8 @@ def run_stoppable(
             raise
         kept = ""
         with contextlib.suppress(OSError):
+            if moved is not None and (said := moved()) is not None:
+                stop(signum, f": {said}")
             kept = stored()
         resume = "; run the same command to resume" if resumable else ""
         stop(signum, kept + resume)

@@ -24,8 +24,9 @@ the last games committed, never half of one, and a resumed league plays them aga
 A new store is made whole in a file of its own, which then takes its name
 (`make_whole`): killed while it is made, a league leaves no store or a whole one,
 never the empty file that would be refused. A store removed or replaced while it is
-open to write is found at the next game recorded (`check_in_place`), its games copied
-beside it.
+open to write, or its write-ahead log, is found at the next game recorded, when its
+writer stops or fails (`OpenStore.check_in_place`, `OpenStore.moved`), its games
+copied beside it.
 
 Errors. Every SQLite, zlib or JSON failure leaves this module as a `StoreError` that
 names the file and says what is wrong (not a store, damaged, locked, read-only,
@@ -50,7 +51,6 @@ from arena.store._files import (
     FORMAT,
     SPRT_FORMAT,
     OpenStore,
-    check_in_place,
     format_of,
     hold_store,
     make_whole,
@@ -85,7 +85,6 @@ __all__ = [
     "SeatRow",
     "Store",
     "StoreConnection",
-    "check_in_place",
     "format_of",
     "hold_store",
     "inflate",

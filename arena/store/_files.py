@@ -30,47 +30,78 @@ SPRT_FORMAT = "arena-sprt-store"
 """The same in every SPRT store (`arena.sprt`), here for `hold_store` to name a holder."""
 
 
-def check_in_place(
-    db: sqlite3.Connection, path: Path, hold: int, close: Callable[[], None], writer: str
-) -> None:
-    """Raise `StoreError` if `path` no longer leads to the file `hold` holds, the
-    store open to write through `db`: the file was removed, or another moved in its
-    place, while the `writer` ("league", "SPRT") ran. SQLite would go on writing the
-    file it has open, which nobody can open once this process ends: every game would
-    be lost, and the run would end as if all were well.
+Identity = tuple[int, int]
+"""A file's device and inode: the file a name led to when it was looked at."""
 
-    The games so far are first copied into a file beside it, and the error says
-    where. The store's write-ahead log stays behind under the store's name (SQLite
-    keeps it when its store is gone), and would be applied to the file put there, or
-    to the next store made there, and damage it: once the copy is made, the store is
-    closed (`close`) and its log removed (its games are in the copy)."""
+
+def identity(path: Path) -> Identity | None:
+    """What `path` leads to now (None if nothing)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def rescue_if_moved(
+    db: sqlite3.Connection,
+    path: Path,
+    hold: int,
+    close: Callable[[], None],
+    writer: str,
+    log: Identity | None = None,
+) -> str | None:
+    """If `path` no longer leads to the file `hold` holds, the store open to write
+    through `db`, or its write-ahead log's name no longer leads to the log SQLite
+    writes (`log`, as it was when the store was opened): save its games elsewhere,
+    close it, and return the sentence that says what happened and where they are.
+    None while all is in place.
+
+    The file was removed, or another moved in its place, while the `writer`
+    ("league", "SPRT") ran: SQLite would go on writing the file it has open, which
+    nobody can open once this process ends, and every game would be lost. Its log
+    removed (a careless clean-up of a "temporary" file): SQLite goes on writing the
+    log it has open, and every game since it last copied the log into the store would
+    be lost with this process (a kill), while every reader fails meanwhile.
+
+    The games so far are first copied into a file beside it (`_rescue`). The store's
+    side files that this process has open are removed once it is closed (`close`):
+    its log, left under the store's name, would be applied to the file put there, or
+    to the next store made there, and damage it (its games are in the copy)."""
     held = os.fstat(hold)
     try:
         now: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         now = None
     except OSError:  # cannot tell (a folder that became unreadable): go on
-        return
-    if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
-        return
-    what = "was removed" if now is None else "was replaced by another file (left as it is)"
+        return None
+    wal = path.with_name(path.name + "-wal")
+    if now is None:
+        what, back = "the store was removed", True
+    elif (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+        what, back = "the store was replaced by another file (left as it is)", False
+    elif log is None or (found := identity(wal)) == log:
+        return None
+    else:  # the store is in place, without the games of the log: the copy replaces it
+        gone = "removed" if found is None else "replaced by another file"
+        what, back = f"its write-ahead log {wal.name} was {gone}", True
     what += f" while this {writer} wrote it"
     try:
         count = db.execute("SELECT count(*) FROM games").fetchone()[0]
         rescue = _rescue(db, path)
     except sqlite3.Error as err:
-        raise StoreError(
-            f"{path}: the store {what}; its games could not be saved elsewhere ({err})"
-        ) from None
-    saved = f"its {count} games are saved in {rescue}"
-    side = _open_here([path.with_name(path.name + end) for end in ("-wal", "-shm")])
+        close()
+        return f"{path}: {what}; its games could not be saved elsewhere ({err})"
+    games = "1 game is" if count == 1 else f"{count} games are"
+    saved = f"its {games} saved in {rescue}"
+    side = _open_here([wal, path.with_name(path.name + "-shm")])
     close()
     for file in side:  # this store's own, not another's of the name
         with contextlib.suppress(FileNotFoundError):
             file.unlink()
-    if now is None:
+    if back:
         saved += f": move that to {path} to resume"
-    raise StoreError(f"{path}: the store {what}; {saved}")
+    return f"{path}: {what}; {saved}"
 
 
 def _rescue(db: sqlite3.Connection, path: Path) -> Path:
@@ -315,13 +346,15 @@ class OpenStore:
     checked in its place after each game (`check_in_place`)."""
 
     writer: ClassVar[str] = "league"
-    """Who writes the store, for `check_in_place`'s words ("league", "SPRT")."""
+    """Who writes the store, for `rescue_if_moved`'s words ("league", "SPRT")."""
 
     def __init__(self, conn: StoreConnection, hold: int | None) -> None:
         self._conn = conn
         self._hold = hold
         self.path = conn.path
         """The store's file."""
+        self._log = None if hold is None else identity(self.path.with_name(self.path.name + "-wal"))
+        """The write-ahead log SQLite writes (it is open from the first read on)."""
 
     def close(self) -> None:
         """Close the store; it cannot be used afterwards (closing twice is fine)."""
@@ -339,10 +372,31 @@ class OpenStore:
         value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        """Close the store; if it was moved meanwhile (`moved`), its games are saved
+        first. That is raised as `StoreError`, or noted on the exception that ends the
+        block (an error, a stop), which the command line prints after it."""
+        try:
+            said = self.moved()
+        finally:
+            self.close()
+        if said is None:
+            return
+        if value is None:
+            raise StoreError(said)
+        value.add_note(said)
+
+    def moved(self) -> str | None:
+        """If this store, open to write, was removed or replaced, or its write-ahead
+        log was, since it was opened: its games are saved elsewhere and it is closed
+        (`rescue_if_moved`); the sentence that says where, once. Otherwise None."""
+        if self._hold is None:
+            return None
+        return rescue_if_moved(
+            self._conn.db, self.path, self._hold, self.close, self.writer, self._log
+        )
 
     def check_in_place(self) -> None:
-        """`check_in_place` of this store, if it is open to write: a store removed or
+        """Raise `StoreError` if the store was moved (`moved`): a store removed or
         replaced while it is written stops its writer, its games saved."""
-        if self._hold is not None:
-            check_in_place(self._conn.db, self.path, self._hold, self.close, self.writer)
+        if (said := self.moved()) is not None:
+            raise StoreError(said)

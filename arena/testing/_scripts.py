@@ -148,6 +148,11 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "on_game_over": "if last > 300: sys.exit(0)",
     },
     "killed_on_bye": {"on_bye": "os.kill(os.getpid(), signal.SIGKILL)"},
+    # Plays its first game, then thinks for ever: a league at one game at a time holds
+    # still with exactly one game stored, for a test to act on it.
+    "hangs_after_first_game": {
+        "on_act": f"if games:\n            time.sleep(1000)\n        {ANSWER}"
+    },
     # Misbehaviours at the level of bytes, for the two drivers of the referee to judge
     # alike (tests/referee/test_subprocess.py).
     "partial_then_silence": {

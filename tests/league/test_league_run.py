@@ -522,6 +522,66 @@ def test_ctrl_c_stops_cleanly_kills_bots_and_loses_nothing(
     assert 1 <= len(stored) < 30
 
 
+@pytest.mark.parametrize("removed", ["league.sqlite", "league.sqlite-wal"])
+def test_a_store_removed_before_the_league_is_stopped_has_its_games_saved(
+    tmp_path: Path, removed: str
+) -> None:
+    """The store (or its write-ahead log) removed after a game, then Ctrl-C before the
+    next game is stored: the league said "1 games are stored in league.sqlite; run the
+    same command to resume", of a file that was gone with its games (or, its log gone,
+    lacked them). Its games are saved on the way out, and the last words say where."""
+    for name in ("ann", "bob", "cat"):
+        make_bot(tmp_path, name, "hangs_after_first_game")
+    path = league_file(tmp_path, concurrency=1)
+    # A clock no bot reaches: the league holds still with one game stored.
+    path.write_text(path.read_text().replace("decision_ms = 2000", "decision_ms = 600000"))
+    store = tmp_path / "league.sqlite"
+    proc = _start(path, "--sandbox", "none")
+    _wait_for_games(store, 1, proc)
+    (tmp_path / removed).unlink()
+    _stop(proc, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    rescue = tmp_path / f"league.sqlite.rescued-{proc.pid}"
+    what = "the store" if removed == "league.sqlite" else "its write-ahead log league.sqlite-wal"
+    assert err.decode().splitlines()[-1] == (
+        f"interrupted: {store}: {what} was removed while this league wrote it; its 1 game"
+        f" is saved in {rescue}: move that to {store} to resume"
+    )
+    rescue.replace(store)
+    assert len(results(store)) == 1
+    code, _, err = run_cli("standings", str(store))
+    assert code == 0, err
+
+
+def test_a_store_removed_before_the_league_fails_has_its_games_saved(tmp_path: Path) -> None:
+    """The same, ended by an error (a worker process killed): the error is said, then
+    where the games are."""
+    for name in ("ann", "bob", "cat"):
+        make_bot(tmp_path, name, "hangs_after_first_game")
+    path = league_file(tmp_path, concurrency=2)  # two worker processes, a game each
+    path.write_text(path.read_text().replace("decision_ms = 2000", "decision_ms = 600000"))
+    store = tmp_path / "league.sqlite"
+    proc = _start(path, "--sandbox", "none")
+    _wait_for_games(store, 2, proc)
+    store.unlink()
+    bots = [p for p in pids(tmp_path / "pids") if alive(p)]
+    workers = {int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1]) for p in bots}
+    assert len(workers) == 2
+    assert proc.pid not in workers
+    os.kill(min(workers), signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    rescue = tmp_path / f"league.sqlite.rescued-{proc.pid}"
+    error, saved = err.decode().splitlines()[-2:]
+    assert error.startswith("arena: error: a worker process died"), err
+    assert saved == (
+        f"arena: {store}: the store was removed while this league wrote it; its 2 games are"
+        f" saved in {rescue}: move that to {store} to resume"
+    )
+    assert len(results(rescue)) == 2
+
+
 @pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=needs_bwrap), "none"])
 @pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_league_stopped_during_a_build_kills_it_and_stops_at_once(

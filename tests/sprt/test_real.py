@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.sprt._plan import Plan
-from arena.testing import alive
+from arena.testing import alive, script
 
 from ..sandbox.helpers import arena_on_read_only, cannot_write_store, gone_sync, needs_bwrap
 from .helpers import ROOT, example_bot
@@ -215,6 +215,40 @@ def test_ctrl_c_stops_kills_the_bots_and_the_same_command_resumes(tmp_path: Path
     assert (result["games"], result["games_stored"]) == (12, 12)
     assert result["games_played_now"] == 12 - len(before)
     assert set(before) <= set(_stored(store))  # nothing lost, nothing played again
+
+
+def test_a_store_removed_before_the_test_is_stopped_has_its_games_saved(tmp_path: Path) -> None:
+    """The store removed after a pair, then Ctrl-C before the next game is stored: the test
+    said its games were stored there, in a file that was gone with them. They are saved
+    on the way out, and the last words say where (as a league's: tests/league)."""
+    for name in ("new", "old"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(script("hangs_after_first_game"))
+        (folder / "bot.toml").write_text(
+            f'name = "{name}"\nrun = "python3 bot.py {tmp_path}/pids"\n'
+        )
+    store = tmp_path / "t.sqlite"
+    command = [
+        sys.executable, "-m", "arena.cli", "sprt", str(tmp_path / "new"), str(tmp_path / "old"),
+        "--store", str(store), "--sandbox", "none", "-j", "1", "--decision-ms", "600000",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(_stored(store)) < 2:  # a pair (processes of their own), then all think for ever
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the test did not get going"
+        time.sleep(0.05)
+    store.unlink()
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    rescue = tmp_path / f"t.sqlite.rescued-{proc.pid}"
+    assert err.decode().splitlines()[-1] == (
+        f"interrupted: {store}: the store was removed while this SPRT wrote it; its 2 games"
+        f" are saved in {rescue}: move that to {store} to resume"
+    )
+    assert len(_stored(rescue)) == 2
 
 
 def test_sigterm_during_a_build_kills_it_and_stops_the_test_at_once(tmp_path: Path) -> None:
