@@ -21,7 +21,8 @@ from __future__ import annotations
 import contextlib
 import signal
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from types import FrameType
+from typing import Any, TypeVar
 
 import trio
 
@@ -52,8 +53,24 @@ def _signals() -> list[int]:
     return [signal.SIGTERM, signal.SIGINT, *hangup]
 
 
-async def _until_signalled(run: Callable[[], Awaitable[T]]) -> T:
-    with trio.open_signal_receiver(*_signals()) as signals:
+_late: list[int] = []
+"""Signals held by `_hold`."""
+
+
+def _hold(signum: int, frame: FrameType | None) -> None:
+    _late.append(signum)
+
+
+async def _until_signalled(run: Callable[[], Awaitable[T]], taken: list[int]) -> T:
+    # Once the receiver below closes, it puts back the handlers it found: these hold
+    # the signals until arena has said its last words and exits. A second SIGTERM
+    # while a stopped run said them killed arena before them (20-80 ms after the
+    # first). One that came before the receiver opened stops the run at once.
+    for signum in taken:
+        signal.signal(signum, _hold)
+    with trio.open_signal_receiver(*taken) as signals:
+        if _late:
+            raise _Signalled(_late[0])
         async with trio.open_nursery() as nursery:
 
             async def watch() -> None:
@@ -94,16 +111,32 @@ def run_stoppable(
     `moved` (a store's `OpenStore.moved`) is asked first: a store removed or replaced
     while the run wrote it has its games saved elsewhere, and its words say where,
     in place of `stored()`'s (which would count games in a file nobody can open)."""
+    taken = _signals()
+    before = {signum: signal.getsignal(signum) for signum in taken}
+    _late.clear()
     try:
-        return trio.run(_until_signalled, run)
+        result = trio.run(_until_signalled, run, taken)
     except BaseException as err:
         signum = _stop_of(err)
         if signum is None:
+            _put_back(before)
             raise
-        kept = ""
-        with contextlib.suppress(OSError):
-            if moved is not None and (said := moved()) is not None:
-                stop(signum, f": {said}")
-            kept = stored()
-        resume = "; run the same command to resume" if resumable else ""
-        stop(signum, kept + resume)
+        try:  # the signals held until the last words are said
+            kept = ""
+            with contextlib.suppress(OSError):
+                if moved is not None and (said := moved()) is not None:
+                    stop(signum, f": {said}")
+                kept = stored()
+            resume = "; run the same command to resume" if resumable else ""
+            stop(signum, kept + resume)
+        finally:
+            _put_back(before)
+    _put_back(before)
+    if _late:  # came as the run ended: taken as it would have been then
+        signal.raise_signal(_late[0])
+    return result
+
+
+def _put_back(handlers: dict[int, Any]) -> None:
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler if handler is not None else signal.SIG_DFL)

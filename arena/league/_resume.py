@@ -160,8 +160,8 @@ def _other_settings(
         differ[differ.index("game")] = f"game: {'; '.join(rules)}"
     if "duplicate" in differ:  # its default changed (a store made before has them)
         flag = "--duplicate" if stored.get("duplicate") else "--no-duplicate"
-        had = "has duplicate deals" if stored.get("duplicate") else "has none"
-        differ[differ.index("duplicate")] = f"duplicate: the store's league {had}, {flag}"
+        had = "has duplicate deals" if stored.get("duplicate") else "deals every game afresh"
+        differ[differ.index("duplicate")] = f"duplicate: the store's league {had}: give {flag}"
     return ConfigError(
         f"{path} holds a league with other settings ({', '.join(differ)});"
         " resume it with the same settings, or give another --store"

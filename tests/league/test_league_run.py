@@ -928,9 +928,14 @@ def test_a_resume_that_differs_in_duplicate_deals_says_which_flag_to_give(
     assert run_cli("league", str(path), "-q")[0] == 0
     code, _, err = run_cli("league", str(path), "--no-duplicate")
     assert code == 2
-    assert "(duplicate: the store's league has duplicate deals, --duplicate)" in err
+    assert "(duplicate: the store's league has duplicate deals: give --duplicate)" in err
     assert run_cli("league", str(path), "--duplicate", "-q")[0] == 0
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
+    fresh = tmp_path / "fresh.sqlite"
+    assert run_cli("league", str(path), "--no-duplicate", "--store", str(fresh), "-q")[0] == 0
+    code, _, err = run_cli("league", str(path), "--duplicate", "--store", str(fresh))
+    assert code == 2
+    assert "(duplicate: the store's league deals every game afresh: give --no-duplicate)" in err
 
 
 @pytest.mark.parametrize("command", ["league", "match", "sprt"])
