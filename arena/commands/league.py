@@ -86,7 +86,7 @@ def _league_config(file: Path | None, opts: dict[str, Any]) -> LeagueConfig:
             game=build_config(table_size, data.get("game", {}), opts),
             clocks=build_clocks(data.get("clocks", {}), opts),
             limits=build_limits(data.get("limits", {}), opts),
-            sandbox=_sandbox(opts),
+            sandbox=_sandbox(opts, cluster=league.get("cluster") is not None),
             source=file,
         )
     except TypeError as err:
@@ -109,9 +109,16 @@ def _check_concurrency(file: Path | None, league: dict[str, Any], opts: dict[str
     raise click.BadParameter(problem, param_hint="'-j' / '--concurrency'")
 
 
-def _sandbox(opts: dict[str, Any]) -> str:
+def _sandbox(opts: dict[str, Any], *, cluster: bool) -> str:
+    """The sandbox asked for, or by default bwrap where it works here, else none with
+    a warning. On a cluster the bots run on the workers, each of which checks that it
+    can sandbox them: bwrap unless `--sandbox none` is given. (Resolved here, a
+    coordinator without bwrap ran strangers' bots unconfined on workers that had it,
+    where they reached the scheduler's port, which runs any code it is sent.)"""
     from arena.sandbox import resolve_sandbox
 
+    if cluster and opts.get("sandbox") is None:
+        return "bwrap"
     mode, warning = resolve_sandbox(opts.get("sandbox"))
     if warning is not None:
         click.echo(f"arena: {warning}", err=True)

@@ -42,7 +42,7 @@ class RunSettings:
         default="none",
         metadata=about(
             "Run every bot under bubblewrap, or unconfined.",
-            shown="bwrap where it works, else none with a warning",
+            shown="bwrap where it works, else none with a warning; on a cluster, bwrap",
         ),
     )
     """The sandbox every bot runs in, by name ("bwrap" or "none"): settings are data,

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import arena.sandbox
 from arena.cli import main
 from arena.commands.league import MAX_CONCURRENCY
 
+from ..sandbox.helpers import needs_bwrap
 from .conftest import Cluster, free_port
-from .helpers import league_file, stored, witness_bot, witness_lines
+from .helpers import ROOT, league_file, stored, witness_bot, witness_lines
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 
@@ -176,3 +178,40 @@ def test_concurrency_past_four_per_core_needs_a_cluster(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["league", str(path), "-j", "100001"])
     assert result.exit_code == 2
     assert "100001 is not in the range 1<=x<=100000" in result.stderr
+
+
+SPY = """
+try:  # a stranger's bot that writes where only the organiser's files should be
+    with open({escape!r}, "a") as f:
+        f.write("out\\n")
+except OSError:
+    pass
+"""
+
+
+@needs_bwrap
+def test_a_cluster_league_sandboxes_its_bots_on_the_workers_by_default(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default sandbox was resolved on the coordinator: one without a working bwrap
+    ran strangers' bots unconfined on workers that had it (the audit's spy bot reached
+    the scheduler's port there, which runs any code it is sent). On a cluster bwrap is
+    the default, whatever the coordinator has: the workers run the bots."""
+    monkeypatch.setattr(arena.sandbox, "bwrap_problem", lambda: "bwrap failed: no namespaces")
+    escape = tmp_path / "escaped"
+    source = (ROOT / "example_bots" / "python" / "random" / "bot.py").read_text()
+    fallback = "os.path.join(here, os.pardir, os.pardir, os.pardir)"  # this repository
+    assert fallback in source
+    source = source.replace(fallback, repr(str(ROOT)))
+    for name in ("ann", "bob", "cat"):
+        folder = tmp_path / "bots" / name
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(SPY.format(escape=str(escape)) + source)
+        (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    path = league_file(tmp_path, games_per_table=1, duplicate=False)
+    done = CliRunner().invoke(main, ["league", str(path), "-q", "--cluster", cluster.address])
+    assert done.exit_code == 0, done.stderr
+    assert "WITHOUT a sandbox" not in done.stderr
+    games = stored(tmp_path / "league.sqlite")
+    assert len(games) == 1
+    assert not escape.exists()
