@@ -15,6 +15,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -554,32 +555,33 @@ def test_a_store_removed_before_the_league_is_stopped_has_its_games_saved(
     assert code == 0, err
 
 
-def test_a_store_removed_before_the_league_fails_has_its_games_saved(tmp_path: Path) -> None:
-    """The same, ended by an error (a worker process killed): the error is said, then
+def test_a_store_removed_before_the_league_fails_has_its_games_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same, ended by an error (a worker process died): the error is said, then
     where the games are."""
-    for name in ("ann", "bob", "cat"):
-        make_bot(tmp_path, name, "hangs_after_first_game")
-    path = league_file(tmp_path, concurrency=2)  # two worker processes, a game each
-    path.write_text(path.read_text().replace("decision_ms = 2000", "decision_ms = 600000"))
+    import arena.league
+    from arena.runners import WorkerLost
+
+    league = arena.league.run_league
+
+    async def removed_then_failing(config: Any, store: Store, *args: Any) -> Any:
+        await league(config, store, *args)
+        config.store.unlink()
+        raise WorkerLost("a worker process died while playing g000012")
+
+    monkeypatch.setattr(arena.league, "run_league", removed_then_failing)
+    four_bots(tmp_path)
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "-q", "--sandbox", "none")
+    assert code == 2, err
     store = tmp_path / "league.sqlite"
-    proc = _start(path, "--sandbox", "none")
-    _wait_for_games(store, 2, proc)
-    store.unlink()
-    bots = [p for p in pids(tmp_path / "pids") if alive(p)]
-    workers = {int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1]) for p in bots}
-    assert len(workers) == 2
-    assert proc.pid not in workers
-    os.kill(min(workers), signal.SIGKILL)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2, err
-    rescue = tmp_path / f"league.sqlite.rescued-{proc.pid}"
-    error, saved = err.decode().splitlines()[-2:]
-    assert error.startswith("arena: error: a worker process died"), err
-    assert saved == (
-        f"arena: {store}: the store was removed while this league wrote it; its 2 games are"
-        f" saved in {rescue}: move that to {store} to resume"
-    )
-    assert len(results(rescue)) == 2
+    rescue = tmp_path / f"league.sqlite.rescued-{os.getpid()}"
+    assert err.splitlines()[-2:] == [
+        "arena: error: a worker process died while playing g000012",
+        f"arena: {store}: the store was removed while this league wrote it; its 12 games are"
+        f" saved in {rescue}: move that to {store} to resume",
+    ]
+    assert len(results(rescue)) == 12
 
 
 @pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=needs_bwrap), "none"])
