@@ -427,8 +427,23 @@ def _played(data: bytes, game_id: str) -> Played:
 
 
 def _connect(address: str) -> Client:
+    check_scheduler(address)
+    from distributed import Client
+
     try:
-        from distributed import Client
+        return Client(address, set_as_default=False)
+    except Exception as err:  # Dask raises OSError, TimeoutError, ValueError, TypeError...
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address}: {_one_line(err)}"
+        ) from None
+
+
+def check_scheduler(address: str) -> None:
+    """Raise ClusterError, saying why, unless a Dask scheduler answers at `address`.
+    `arena league` asks before it makes the store, so that an address of something
+    else (a worker's, a tls:// one without Dask's TLS settings) leaves no empty store."""
+    try:
+        import distributed  # noqa: F401
     except ImportError:
         raise ClusterError(
             "--cluster needs Dask distributed: pip install 'arena[cluster]'"
@@ -442,7 +457,8 @@ def _connect(address: str) -> Client:
     )
     try:
         _handshake(address)
-        return Client(address, set_as_default=False)
+    except _NotScheduler as err:
+        raise ClusterError(str(err)) from None
     except _NoHandshake as err:
         raise ClusterError(
             f"nothing at {address} answered as a Dask scheduler within {err.seconds:g} s (is"
@@ -476,6 +492,10 @@ _DASK_LOGGERS = frozenset({"distributed", "tornado", "bokeh"})
 """The loggers Dask gives handlers of its own, by their first name."""
 
 
+class _NotScheduler(Exception):
+    """Something that speaks Dask's protocol answered, but not as a scheduler."""
+
+
 class _NoHandshake(Exception):
     def __init__(self, seconds: float) -> None:
         super().__init__(seconds)
@@ -498,15 +518,27 @@ def _handshake(address: str) -> None:
 
     seconds = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
 
-    async def shake() -> None:
+    async def shake() -> Any:
         args = Security().get_connection_args("client")
         comm = await asyncio.wait_for(connect(address, timeout=seconds, **args), 2 * seconds)
-        await comm.close()
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await asyncio.wait_for(comm.read(), 2 * seconds)
+        finally:
+            await comm.close()
 
     try:
-        asyncio.run(shake())
+        identity = asyncio.run(shake())
     except TimeoutError:
         raise _NoHandshake(2 * seconds) from None
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if kind != "Scheduler":
+        raise _NotScheduler(
+            f"the Dask {kind.lower()} at {address} is not a scheduler: give the address"
+            f' `dask scheduler` prints ("Scheduler at:"), not a worker\'s'
+            if isinstance(kind, str) and kind in ("Worker", "Nanny")
+            else f"what answered at {address} is not a Dask scheduler"
+        )
 
 
 def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> dict[str, int]:

@@ -192,8 +192,10 @@ def league(
     check_before_store(config)
     if config.cluster is not None:  # nothing there: said before any store is made
         from arena.cluster._address import probe
+        from arena.cluster._runner import check_scheduler
 
         probe(config.cluster)
+        check_scheduler(config.cluster)  # a worker's address, tls:// without TLS settings
     log_dir = config.run.log_dir
     beside = log_dir is not None and log_dir == log_folder({}, config.store)
     if not beside:  # (the default, beside the store, is checked once the store opens)

@@ -113,6 +113,32 @@ def test_an_unreachable_scheduler_is_a_clear_error_at_once_and_makes_no_store(
     assert not (tmp_path / "league.sqlite").exists()
 
 
+@pytest.mark.parametrize("kind", ["worker", "tls"])
+def test_an_address_of_no_scheduler_is_one_line_and_makes_no_store(
+    tmp_path: Path, cluster: Cluster, kind: str
+) -> None:
+    """Found in an audit: --cluster given a worker's address (the "Start worker at:" one
+    `dask worker` prints), or tls:// without Dask's TLS settings, made the store, then
+    failed in Dask's Client, whose finaliser waited a minute and printed a traceback;
+    the store was left empty."""
+    four_bots(tmp_path)
+    if kind == "worker":
+        address = cluster.worker_address(0)
+        message = (
+            f"arena: error: the Dask worker at {address} is not a scheduler: give the address"
+            ' `dask scheduler` prints ("Scheduler at:"), not a worker\'s\n'
+        )
+    else:
+        address = cluster.address.replace("tcp://", "tls://")
+        message = "(tls:// needs Dask's TLS settings: distributed.comm.tls.*)\n"
+    result = CliRunner().invoke(main, ["league", str(league_file(tmp_path)), "--cluster", address])
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("arena: error: ")
+    assert result.stderr.endswith(message)
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert not (tmp_path / "league.sqlite").exists()
+
+
 @pytest.mark.parametrize(
     ("peer", "message"),
     [
