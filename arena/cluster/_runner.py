@@ -87,6 +87,7 @@ class DaskRunner:
         say: Callable[[str], None],
         task: GameTask = play_games,
         tasks: int | None = None,
+        answer: float = 60.0,
     ) -> None:
         self.client = client
         self.address = address
@@ -100,6 +101,10 @@ class DaskRunner:
         self._packed: dict[str, BotSpec] = {}
         self._digests: dict[str, str] = {}
         self._settings = WorkerBuild(BuildSettings(), "none")
+        self.answer = answer
+        """Seconds the scheduler, or a worker running a game, may take to answer before
+        it is taken as frozen (twice Dask's connection timeout, as for the handshake)."""
+        self._removed: set[str] = set()
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -132,7 +137,8 @@ class DaskRunner:
                 f"cluster {address}: {len(threads)} worker(s), {total} thread(s);"
                 f" {min(count, total)} game(s) at once, up to {count} in flight"
             )
-            yield cls(client, address, count, say, task, tasks)
+            answer = await trio.to_thread.run_sync(_answer_seconds)
+            yield cls(client, address, count, say, task, tasks, answer)
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(15):
                 await trio.to_thread.run_sync(_close, client, abandon_on_cancel=True)
@@ -219,7 +225,7 @@ class DaskRunner:
         )
         most = max(1, min(MAX_BATCH, self.concurrency // self.tasks))
         slots, waiting = trio.Semaphore(self.tasks), trio.CapacityLimiter(self.tasks)
-        run = _Run(token, info, info_future, slots, waiting, most)
+        run = _Run(token, info, info_future, slots, waiting, most, _game_seconds(setup))
 
         async def play(game: Play) -> Played:
             return await self._play(run, game)
@@ -300,9 +306,16 @@ class DaskRunner:
             )
             run.outstanding[key] = future
             try:
-                data = await trio.to_thread.run_sync(  # a thread per task: few hops
-                    _result, future, abandon_on_cancel=True, limiter=run.waiting
-                )
+                data = await self._wait(run, future, key, first, len(games))
+            except _Overdue as err:
+                with contextlib.suppress(Exception):
+                    await trio.to_thread.run_sync(
+                        _release, self.client, [future], abandon_on_cancel=True
+                    )
+                if attempt >= LOST_RETRIES:
+                    raise ClusterError(f"{err}; run the same command to resume") from None
+                self._say(f"cluster: {err}: given up, played again")
+                continue
             except KilledWorker as err:
                 raise ClusterError(
                     f"game {first} was lost with every worker that ran it"
@@ -318,7 +331,17 @@ class DaskRunner:
                     raise ClusterError(
                         f"game {first}: its task was cancelled on the cluster ({err.reason})"
                     ) from None
-                lost = await trio.to_thread.run_sync(self._reship, run, bundles)
+                try:
+                    lost = await trio.to_thread.run_sync(
+                        self._reship, run, bundles, abandon_on_cancel=True
+                    )
+                except TimeoutError as err:  # scatter: "No valid workers found"
+                    raise self._lost_workers(err) from None
+                except Exception as err:
+                    raise ClusterError(
+                        f"game {first}: shipping its data again failed ({_one_line(err)});"
+                        " run the same command to resume"
+                    ) from None
                 if lost:
                     self._say(f"cluster: data lost with its workers, shipped again: {lost}")
                 continue
@@ -343,6 +366,92 @@ class DaskRunner:
                 raise ClusterError(f"a task of {len(games)} games answered {len(data)}")
             return [_played(frame, game.game_id) for frame, game in zip(data, games, strict=True)]
         raise AssertionError("unreachable")
+
+    async def _wait(
+        self, run: _Run, future: Future[list[bytes]], key: str, first: str, size: int
+    ) -> list[bytes]:
+        """The task's result. Each `answer` seconds without it, the scheduler and the
+        worker running the task are asked to answer (`_check`): a frozen machine, or one
+        whose connections stay open with nobody behind them, is not noticed by Dask for
+        minutes, and a league waited for its games for ever, with no word."""
+        on_worker: float | None = None
+        while True:
+            data = await trio.to_thread.run_sync(  # a thread per task: few hops
+                _result, future, self.answer, abandon_on_cancel=True, limiter=run.waiting
+            )
+            if data is not None:
+                return data
+            worker, said = await trio.to_thread.run_sync(self._check, key, abandon_on_cancel=True)
+            if said:
+                self._say(said)
+            if worker is None:
+                on_worker = None  # queued, or sent again elsewhere
+                continue
+            now = trio.current_time()
+            on_worker = now if on_worker is None else on_worker
+            # its own games and a batch before them on that worker, and time to answer
+            allowed = (size + run.most) * run.game_seconds + self.answer
+            if now - on_worker > allowed:
+                raise _Overdue(
+                    f"game {first}: its task has been on worker {worker} for"
+                    f" {now - on_worker:.0f} s, far past what the clocks allow"
+                )
+
+    def _check(self, key: str) -> tuple[str | None, str]:
+        """Ask the scheduler where task `key` runs and that worker who it is, each with
+        `answer` seconds to answer. Returns the worker running the task, if it answered
+        (None if the task waits for a thread), and what to say. A worker that does not
+        answer is taken out of the cluster, so that Dask plays its tasks again on the
+        others, as for a worker that died. Raises ClusterError if the scheduler does not
+        answer or has no worker left."""
+        client, seconds = self.client, self.answer
+        scheduler = client.scheduler
+        assert scheduler is not None
+        try:
+            processing: dict[str, list[str]] = client.sync(
+                scheduler.processing, callback_timeout=seconds
+            )
+        except Exception as err:
+            raise self._silent_scheduler(err) from None
+        if not processing:
+            raise self._lost_workers(None)
+        worker = next((w for w, keys in processing.items() if key in keys), None)
+        if worker is None:
+            return None, ""
+        try:
+            client.sync(_identity, client, worker, callback_timeout=seconds)
+        except Exception:
+            if worker in self._removed:
+                return None, ""
+            self._removed.add(worker)
+            try:
+                client.sync(
+                    scheduler.unregister,
+                    address=worker,
+                    stimulus_id=f"arena-silent-worker-{secrets.token_hex(4)}",
+                    callback_timeout=seconds,
+                )
+            except Exception as err:
+                raise self._silent_scheduler(err) from None
+            return None, (
+                f"cluster: worker {worker} has not answered for {seconds:g} s: taken out of"
+                " the cluster; its games are played again on the other workers"
+            )
+        return worker, ""
+
+    def _silent_scheduler(self, err: Exception) -> ClusterError:
+        why = f"no answer in {self.answer:g} s" if isinstance(err, TimeoutError) else _one_line(err)
+        return ClusterError(
+            f"the Dask scheduler at {self.address} does not answer ({why});"
+            " run the same command to resume"
+        )
+
+    def _lost_workers(self, err: Exception | None) -> ClusterError:
+        why = f" ({_one_line(err)})" if err is not None else ""
+        return ClusterError(
+            f"no Dask worker left at {self.address}{why}: start `dask worker"
+            f" {self.address}` on each machine, then run the same command to resume"
+        )
 
     def _reship(self, run: _Run, bundles: dict[str, Future[bytes]]) -> str:
         """Scatter again the run's data whose every copy is lost; say what (or "")."""
@@ -396,6 +505,8 @@ class _Run:
     """A thread per task in flight, to wait for its result."""
     most: int
     """The most games per task."""
+    game_seconds: float
+    """The longest a game may take by its clocks (`_game_seconds`)."""
     batch: int = 1
     """Games per task now (from 1 up to `most`, by the games' durations)."""
     seconds: float | None = None
@@ -490,6 +601,10 @@ def _no_tracebacks() -> None:
 
 _DASK_LOGGERS = frozenset({"distributed", "tornado", "bokeh"})
 """The loggers Dask gives handlers of its own, by their first name."""
+
+
+class _Overdue(Exception):
+    """A task ran far longer than its games' clocks allow, on a worker that answers."""
 
 
 class _NotScheduler(Exception):
@@ -629,9 +744,38 @@ def _release(client: Client, futures: list[Future[Any]]) -> None:
         future.release()
 
 
-def _result(future: Future[list[bytes]]) -> list[bytes]:
-    data: list[bytes] = future.result()
+def _result(future: Future[list[bytes]], timeout: float) -> list[bytes] | None:
+    """The task's result, or None if it is not there within `timeout` seconds."""
+    try:
+        data: list[bytes] = future.result(timeout=timeout)
+    except TimeoutError:
+        if future.status == "pending":
+            return None
+        data = future.result()  # (the task's own TimeoutError, or done meanwhile)
     return data
+
+
+async def _identity(client: Client, worker: str) -> None:
+    await client.rpc(worker).identity()
+
+
+def _answer_seconds() -> float:
+    """How long the scheduler or a worker may take to answer: twice Dask's connection
+    timeout (`distributed.comm.timeouts.connect`, 30 s), as for the handshake."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    return 2 * float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s"))
+
+
+def _game_seconds(setup: Setup) -> float:
+    """The longest a game of `setup` may take by its clocks: every seat's start-up and
+    exit, and `play_cap` decisions."""
+    clocks = setup.settings.clocks
+    seats = setup.config.players
+    per_seat = clocks.startup_ms + clocks.exit_grace_ms + 2 * clocks.kill_grace_ms
+    plays = setup.config.play_cap * (clocks.decision_ms + clocks.grace_ms)
+    return (seats * per_seat + plays) / 1000
 
 
 def _close(client: Client) -> None:

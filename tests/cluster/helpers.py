@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -134,12 +135,18 @@ def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def start_arena(*args: str) -> subprocess.Popen[str]:
+def start_arena(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """`arena ARGS` in the background; `env`: more environment variables."""
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=dies_with_us(),
+        preexec_fn=dies_with_us(), env=dict(os.environ, **(env or {})),
     )  # fmt: skip
+
+
+QUICK_ANSWER = {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"}
+"""Dask's connection timeout for a coordinator that must notice a frozen scheduler or
+worker: it waits twice that for an answer (60 s by default)."""
 
 
 def wait_until(what: str, test: object, proc: subprocess.Popen[str], timeout: float = 60) -> None:

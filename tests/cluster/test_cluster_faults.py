@@ -4,6 +4,8 @@ left running."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import time
 from pathlib import Path
@@ -16,6 +18,7 @@ from arena.testing import alive
 
 from .conftest import Cluster, private_cluster
 from .helpers import (
+    QUICK_ANSWER,
     count_games,
     league_file,
     start_arena,
@@ -95,7 +98,6 @@ def test_an_arena_worker_process_killed_mid_game_costs_nothing(
     worker lived on (the machine's OOM killer, an operator) stopped the whole league
     with 'its arena worker process ended during g000001 (exit status -9)', where a
     dead Dask worker costs only its games in flight. Its games are now played again."""
-    import os
 
     slow = tmp_path
     path = slow_bots(slow)
@@ -187,3 +189,113 @@ def test_ctrl_c_stops_the_cluster_league_and_its_bots(tmp_path: Path, cluster: C
     results = stored(store)
     assert all(len(game[-1]) == 3 for game in results.values())
     assert 1 <= len(results) < GAMES
+
+
+def test_a_frozen_worker_is_taken_out_and_its_games_played_elsewhere(
+    tmp_path: Path, uninterrupted: dict[str, tuple[object, ...]]
+) -> None:
+    """Found in an audit: a worker frozen (SIGSTOP: a hung machine, its connections
+    open) held the league for ever, with no word, while another worker sat idle."""
+    path = slow_bots(tmp_path)
+    with private_cluster(tmp_path / "cluster", workers=2) as own:
+        frozen = own.workers[1]
+        args = ["league", str(path), "--progress", "jsonl", "--sandbox", "none"]
+        proc = start_arena(*args, "--cluster", own.address, env=QUICK_ANSWER)
+
+        def started_on_frozen() -> bool:
+            return any(grand == frozen.pid for _, _, grand, *_ in witness_lines(tmp_path))
+
+        wait_until("a game on the second worker", started_on_frozen, proc)
+        frozen.send_signal(signal.SIGSTOP)
+        try:
+            out, err = proc.communicate(timeout=300)
+        finally:
+            frozen.send_signal(signal.SIGCONT)
+    assert proc.returncode == 0, err
+    assert f"worker {own.worker_address(1)} has not answered for 10 s: taken out" in out
+    assert "Traceback" not in err
+    assert stored(tmp_path / "league.sqlite") == uninterrupted  # each game once
+
+
+def test_a_frozen_scheduler_is_one_line_and_the_league_resumes(
+    tmp_path: Path, uninterrupted: dict[str, tuple[object, ...]]
+) -> None:
+    """Found in an audit: a scheduler frozen (SIGSTOP) held the league for ever, with no
+    word."""
+    path = slow_bots(tmp_path)
+    store = tmp_path / "league.sqlite"
+    with private_cluster(tmp_path / "cluster") as own:
+        args = ["league", str(path), "-q", "--sandbox", "none", "--cluster", own.address]
+        proc = start_arena(*args, env=QUICK_ANSWER)
+        wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+        own.scheduler.send_signal(signal.SIGSTOP)
+        try:
+            _, err = proc.communicate(timeout=300)
+        finally:
+            own.scheduler.send_signal(signal.SIGCONT)
+        assert proc.returncode == 2, err
+        assert err == (
+            f"arena: error: the Dask scheduler at {own.address} does not answer (no answer"
+            " in 10 s); run the same command to resume\n"
+        )
+        partial = stored(store)
+        assert 1 <= len(partial) < GAMES
+        again = start_arena(*args)
+        _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    resumed = stored(store)
+    assert {k: resumed[k] for k in partial} == partial
+    assert resumed == uninterrupted
+
+
+def test_every_worker_gone_is_one_line_and_loses_nothing(tmp_path: Path) -> None:
+    """Found in an audit: every worker killed mid-league gave a 428-line ExceptionGroup
+    traceback (shipping the lost data again found no worker) and exit status 1."""
+    path = slow_bots(tmp_path)
+    store = tmp_path / "league.sqlite"
+    with private_cluster(tmp_path / "cluster") as own:
+        args = ["league", str(path), "-q", "--sandbox", "none", "--cluster", own.address]
+        proc = start_arena(*args, env=QUICK_ANSWER)
+        wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+        own.workers[0].send_signal(signal.SIGKILL)
+        own.workers[0].wait()
+        _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2, err
+    assert err.startswith(f"arena: error: no Dask worker left at {own.address}")
+    assert err.endswith(
+        f": start `dask worker {own.address}` on each machine, then run the same command to"
+        " resume\n"
+    )
+    assert len(err.splitlines()) == 1, err
+    assert 1 <= count_games(store) < GAMES
+
+
+def test_a_game_stuck_on_a_worker_that_answers_is_given_up_and_played_again(
+    tmp_path: Path,
+) -> None:
+    """A task far past what its games' clocks allow, on a worker that still answers
+    (here its arena worker process is frozen), is given up and sent again, not waited
+    for for ever."""
+    for name in NAMES:
+        witness_bot(tmp_path, name, delay=0.01)
+    path = league_file(tmp_path, concurrency=2)
+    text = path.read_text().replace("decision_ms = 3000", "decision_ms = 100")
+    path.write_text(text + "startup_ms = 1000\n[game]\nplay_cap = 20\n")
+    with private_cluster(tmp_path / "cluster") as own:
+        args = ["league", str(path), "--progress", "jsonl", "--sandbox", "none"]
+        proc = start_arena(*args, "--cluster", own.address, env=QUICK_ANSWER)
+
+        def started() -> list[int]:
+            return [parent for _, parent, _, _, e, _ in witness_lines(tmp_path) if e == "start"]
+
+        wait_until("a game started", started, proc)
+        frozen = started()[0]
+        os.kill(frozen, signal.SIGSTOP)
+        try:
+            out, err = proc.communicate(timeout=300)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(frozen, signal.SIGCONT)
+    assert proc.returncode == 0, err
+    assert "far past what the clocks allow: given up, played again" in out
+    assert len(stored(tmp_path / "league.sqlite")) == GAMES
