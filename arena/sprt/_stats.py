@@ -283,9 +283,18 @@ def _profile(counts: FloatArray, values: FloatArray, mu: Any) -> FloatArray:
 
     It is ``-max_λ Σ c_i log(1 + λ x_i)`` with ``x_i = a_i - μ`` (Owen's empirical
     likelihood), the maximum over the λ that keep every ``1 + λ x_i`` positive: the
-    function is concave, so Newton's method from λ = 0, each step at most halfway to
-    the edge of that interval, converges (quadratically near the end); it stops when no
-    step moves any λ, or after `_NEWTON_STEPS`."""
+    function is concave, so Newton's method from λ = 0 converges (quadratically near
+    the end); it stops when no step moves any λ, or after `_NEWTON_STEPS`.
+
+    No step goes more than halfway from λ to an edge of that interval, so the weight
+    ``1 + λ x_i`` of an end value at most halves in a step and never reaches 0 by
+    rounding. (A step was once only kept inside the interval: when the Newton step from
+    λ = 0, ``Σ c_i x_i / Σ c_i x_i²``, is the edge ``1 / (1 + μ)`` in exact arithmetic,
+    as it is for μ = 0 and counts of quarters and halves (tables of 3 and 5, the
+    pseudo-pair's halves), a μ a rounding error from 0 (μ0 = 0 against a field is
+    ±3e-17) put it one unit in the last place inside; there the weight of D = -1 was
+    1e-16, Newton could no longer move λ, and the "maximum" came out at +15 instead of
+    -0.9: the LLR fell by as much, and such a test accepted H0 at once.)"""
     m = np.asarray(mu, dtype=np.float64)[..., None]
     x = values - m  # x[..., 0] < 0 < x[..., -1]: the pseudo-pair is at both ends
     low = -1.0 / x[..., -1:]
@@ -295,10 +304,7 @@ def _profile(counts: FloatArray, values: FloatArray, mu: Any) -> FloatArray:
         q = 1.0 + lam * x
         g = np.sum(counts * x / q, axis=-1, keepdims=True)
         h = np.sum(counts * (x / q) ** 2, axis=-1, keepdims=True)
-        step = lam + g / h
-        step = np.where(
-            step >= high, 0.5 * (lam + high), np.where(step <= low, 0.5 * (lam + low), step)
-        )
+        step = np.clip(lam + g / h, 0.5 * (lam + low), 0.5 * (lam + high))
         done = bool(np.all(np.abs(step - lam) <= 1e-12 * (high - low)))  # no step moves λ
         lam = step
         if done:
@@ -306,7 +312,7 @@ def _profile(counts: FloatArray, values: FloatArray, mu: Any) -> FloatArray:
     return np.asarray(-np.sum(counts * np.log1p(lam * x), axis=-1))
 
 
-_NEWTON_STEPS = 40
+_NEWTON_STEPS = 60
 
 
 def _bounds(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from arena.sprt import (
     pair_difference,
     seat_scores,
 )
+from arena.sprt._stats import field_levels
 
 
 def logistic_score(elo: float) -> float:
@@ -209,6 +211,78 @@ def test_the_llr_of_pairs_at_the_ends_has_a_closed_form() -> None:
     up, down = wins + 0.5, losses + 0.5
     closed = up * math.log((1 + mu1) / (1 + mu0)) + down * math.log((1 - mu1) / (1 - mu0))
     np.testing.assert_allclose(ours, closed, rtol=1e-9)
+
+
+def independent_llr(counts: list[float], values: list[float], mu0: float, mu1: float) -> float:
+    """The same GLR on any values, independently: ``Σ c_i log(p1_i / p0_i)`` with each
+    constrained MLE ``p_i ∝ c_i / (1 + λ (a_i - μ))`` found by plain bisection on λ (the
+    pseudo-pair is in `counts`)."""
+
+    def fitted(mu: float) -> list[float]:
+        x = [a - mu for a in values]
+        low, high = -1.0 / max(x), -1.0 / min(x)
+        for _ in range(400):
+            lam = (low + high) / 2
+            if sum(c * xi / (1 + lam * xi) for c, xi in zip(counts, x, strict=True)) > 0:
+                low = lam
+            else:
+                high = lam
+        return [1 / (1 + lam * xi) for xi in x]  # p_i / p̂_i
+
+    p0, p1 = fitted(mu0), fitted(mu1)
+    terms = zip(counts, p0, p1, strict=True)
+    return sum(c * (math.log(b) - math.log(a)) for c, a, b in terms if c > 0)
+
+
+TABLE_OF_3 = [-1.0, -0.5, 0.0, 0.5, 1.0]
+"""D at a table of 3 (without ties): two opponents, so halves."""
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [0, 0, 50, 4, 0],  # Σ c D = Σ c D² (pseudo-pair in), so the first Newton step
+        [0, 1, 50, 7, 0],  # from λ = 0 lands on the edge 1/(1 + μ0) in exact arithmetic
+        [1, 0, 50, 12, 0],
+        [0, 2, 34, 10, 0],
+        [0, 0, 50, 5, 0],  # a control off that lattice
+    ],
+)
+def test_the_llr_at_a_table_of_3_is_the_exact_glr_when_mu0_is_a_rounding_error_from_0(
+    pairs: list[int],
+) -> None:
+    """Against a field, μ0 of elo0 = 0 is σ(logit p) - p averaged over the field, a
+    rounding error from 0 (here +1.4e-17). The Newton search for H0's best distribution
+    used to stop one unit in the last place short of the edge of λ's interval for these
+    pairs, where D = -1 has weight 1e-16, and report a log-likelihood of +15 above the
+    maximum: the LLR fell by 16 and the test accepted H0 on the spot (β 0.14 instead of
+    0.05 at 3 seats, 0 and 50 Elo, when the deal decides 95% of a game)."""
+    h = Hypotheses(0.0, 50.0)
+    old_wins, old_games = np.array([7.0, 2.0]), np.array([10.0, 10.0])
+    levels = field_levels(old_wins, old_games)
+    mu0, mu1 = (float(expected_difference(e, False, levels, old_games)) for e in (0, 50))
+    assert 0.0 < mu0 < 1e-15  # the case: a rounding error above 0
+    ours = float(log_likelihood_ratio(h, False, pairs, TABLE_OF_3, old_wins, old_games))
+    with_pseudo = [pairs[0] + 0.5, *pairs[1:4], pairs[4] + 0.5]
+    reference = independent_llr(with_pseudo, TABLE_OF_3, mu0, mu1)
+    assert ours == pytest.approx(reference, rel=1e-9, abs=1e-9)
+    assert reference > 0.0  # NEW ahead in these pairs: the LLR leans to H1
+
+
+def test_a_tally_at_a_table_of_3_does_not_accept_h0_on_a_rounding_error() -> None:
+    """The same through a running test: 49 even deals and four in which NEW gained half
+    a point, never one it lost; the old search took the LLR to -15.8 there, and the test
+    accepted H0 (NEW not 50 Elo better) on such pairs."""
+    tally = Tally(Hypotheses(0.0, 50.0), direct=False, field=2)
+    for pair in range(53):
+        tally.add(0.5 if pair % 13 == 12 else 0.0, {0: float(pair % 7 == 0), 1: float(pair % 2)})
+    assert tally.outcomes == {0: 49, Fraction(1, 2): 4}
+    mu0, mu1 = tally.bounds_in_score()
+    assert 0.0 < mu0 < 1e-15
+    reference = independent_llr([0.5, 0, 49, 4, 0.5], TABLE_OF_3, mu0, mu1)
+    assert tally.llr == pytest.approx(reference, rel=1e-9)
+    assert tally.llr > 0.0
+    assert tally.decision == GOING
 
 
 def test_the_values_must_span_minus_one_to_one() -> None:
