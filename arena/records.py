@@ -26,6 +26,22 @@ FAULT_CAUSES = (*(cause.value for cause in FAULT_ORDER), FORFEIT)
 """Elimination causes that are the bot's fault, in the order the tables show them."""
 
 
+def forfeited(causes: Iterable[str | None]) -> bool:
+    """Whether a game whose seats have these elimination causes is a forfeit: a game
+    at which a disqualified bot sat, stored with cause "forfeit" for its seat and a
+    shared first place for the others (`Store.record_forfeit`), never played.
+
+    The one rule every reader of results follows (the standings and their fit, the
+    head-to-head table, the report's pages, a ladder's ratings): a forfeit is no
+    finishing order. It is left out of every rating and of the games, wins and places
+    of every bot at its table, the forfeiting bot's included; only its count in the
+    "forfeit" column remains, for the forfeiting bot. A shared first place that was
+    never played says nothing of the bots that shared it, and a loss the forfeiting
+    bot never played says nothing of its play (its faults in the games it did play,
+    which got it disqualified, are rated as they happened)."""
+    return FORFEIT in causes
+
+
 @dataclass(frozen=True)
 class SeatRecord:
     """How one player finished one game."""
@@ -83,6 +99,11 @@ class GameRecord:
         record = _new(cls)
         record.__dict__.update(game_id=game_id, group=group, seats=seats)
         return record
+
+    @property
+    def forfeited(self) -> bool:
+        """Whether the game is a forfeit, which no table rates or counts (`forfeited`)."""
+        return forfeited(seat.cause for seat in self.seats)
 
     def ranking(self) -> list[list[str]]:
         """The finishing order: groups of tied players, best place first."""
@@ -151,12 +172,73 @@ class ResultColumns:
             seat_cause=[cause_index[seat.cause] for _, seat in seats],
         )
 
+    def forfeit_games(self) -> list[bool]:
+        """For each game, whether it is a forfeit (`forfeited`: a seat's cause is
+        "forfeit")."""
+        out = [False] * len(self.game_ids)
+        if FORFEIT in self.causes:
+            code = self.causes.index(FORFEIT)
+            for g, cause in zip(_plain(self.seat_game), _plain(self.seat_cause), strict=True):
+                if cause == code:
+                    out[g] = True
+        return out
+
+    def forfeits(self) -> dict[str, int]:
+        """Each player's forfeits: its seats with cause "forfeit" (none: not named)."""
+        if FORFEIT not in self.causes:
+            return {}
+        code = self.causes.index(FORFEIT)
+        counts: Counter[str] = Counter()
+        for p, cause in zip(_plain(self.seat_player), _plain(self.seat_cause), strict=True):
+            if cause == code:
+                counts[self.players[p]] += 1
+        return dict(counts)
+
+    def played(self) -> ResultColumns:
+        """The same results without the forfeits (`forfeited`): the games to rate and
+        count. The players of no game left are left out. These columns themselves if
+        there is no forfeit (the usual case: no copy)."""
+        if FORFEIT not in self.causes:
+            return self
+        import numpy as np
+
+        forfeit = np.asarray(self.forfeit_games(), dtype=bool)
+        seat_game = np.asarray(self.seat_game, dtype=np.int64)
+        seat = ~forfeit[seat_game]
+        new_game = np.cumsum(~forfeit) - 1
+        player = np.asarray(self.seat_player, dtype=np.int64)[seat]
+        cause = np.asarray(self.seat_cause, dtype=np.int64)[seat]
+        used_players = np.unique(player)
+        used_causes = np.unique(cause[cause >= 0])
+        player_index = np.full(len(self.players), -1, dtype=np.int64)
+        player_index[used_players] = np.arange(len(used_players))
+        cause_index = np.full(len(self.causes) + 1, -1, dtype=np.int64)  # [-1]: none
+        cause_index[used_causes] = np.arange(len(used_causes))
+        kept = np.flatnonzero(~forfeit).tolist()
+        return ResultColumns(
+            game_ids=[self.game_ids[g] for g in kept],
+            groups=[self.groups[g] for g in kept],
+            players=tuple(self.players[p] for p in used_players.tolist()),
+            causes=tuple(self.causes[c] for c in used_causes.tolist()),
+            seat_game=new_game[seat_game[seat]],
+            seat_player=player_index[player],
+            place=np.asarray(self.place, dtype=np.int64)[seat],
+            points=[p for p, k in zip(self.points, seat.tolist(), strict=True) if k],
+            seat_cause=cause_index[cause],
+        )
+
     def only(self, keep: Iterable[str]) -> ResultColumns:
         """The same games between the players of `keep` only: every other player's seat
         is left out and the places of the rest close up (1, 2, 3, 4 without the second
         is 1, 2, 3); a game left with fewer than two players is left out. Under
         Plackett–Luce the order of a subset of a game's players is itself such an
         order, with the same strengths (a ladder rates its active versions so).
+
+        A forfeit (`forfeited`) is no finishing order: it is kept (the kept players'
+        seats) only if one of the kept players forfeited it, whatever their number,
+        so that its forfeit is still counted; else it is left out, as a game the kept
+        players never played (without its forfeiting seat it would read as a played
+        game whose players all tied).
 
         Column by column, with no object per game or seat: a ladder refits its ratings
         so every few seconds (20,000 games: 0.05 s, against 1 s by way of `records`)."""
@@ -171,14 +253,19 @@ class ResultColumns:
         place: list[int] = []
         seat_points: list[int | None] = []
         seat_cause: list[int] = []
+        forfeit = self.causes.index(FORFEIT) if FORFEIT in self.causes else -2
         count, first = len(games), 0
         while first < count:  # the seats of a game are consecutive
             g, end = games[first], first + 1
             while end < count and games[end] == g:
                 end += 1
             seats = [k for k in range(first, end) if wanted[players[k]]]
+            lost = any(causes[k] == forfeit for k in range(first, end))
             first = end
-            if len(seats) < 2:
+            if lost:  # a forfeit: kept for a kept player's forfeit only
+                if not any(causes[k] == forfeit for k in seats):
+                    continue
+            elif len(seats) < 2:
                 continue
             mine = [places[k] for k in seats]
             new = len(game_ids)

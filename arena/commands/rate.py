@@ -224,7 +224,9 @@ def rate(ctx: click.Context, /, file: str, **options: Any) -> None:
     skipped (1, 1, 3), none past the game's number of players; a file with other
     places is refused, naming the line. Optional columns: points, cause
     (the elimination cause; timeout, crash, malformed, illegal and forfeit count as
-    faults) and group (duplicate-deal group, resampled as a whole by --bootstrap).
+    faults, and a game with a forfeit is no finishing order: it is left out of the
+    ratings and counts but the forfeit column, as in arena's own standings) and group
+    (duplicate-deal group, resampled as a whole by --bootstrap).
 
     Elo comes from a Plackett–Luce maximum-likelihood fit of all finishing orders at
     once (Bradley–Terry for two-player games), which does not depend on the order of

@@ -276,9 +276,10 @@ def rate_active(
     columns: ResultColumns, names: Collection[str], start: Mapping[str, float] | None = None
 ) -> tuple[Rated, int]:
     """`rate` the versions `names` on their seats of every game of `columns` (games of
-    two of them at least, places closed up: `ResultColumns.only`); and how many games
-    that is. Column by column: no object per game."""
-    kept = columns.only(names)
+    two of them at least, places closed up: `ResultColumns.only`; forfeits left out, as
+    in the standings: `ResultColumns.played`); and how many games that is. Column by
+    column: no object per game."""
+    kept = columns.only(names).played()
     orders = FinishingOrders(
         players=tuple(kept.players),
         game=np.asarray(kept.seat_game, dtype=np.intp),

@@ -27,6 +27,7 @@ import msgspec
 
 from arena import REPORT_FORMAT, __version__
 from arena.errors import InputError, StoreError, clipped, shown
+from arena.records import forfeited
 from arena.referee._wire import action_from_dict
 from arena.replay import (
     check_faults,
@@ -361,20 +362,26 @@ class LeagueData:
         names = [r.bot for r in rows]
         places = [r.place for r in rows]
         faults = [[r.bot, r.cause] for r in rows if r.cause in _FAULTS]
+        # A forfeit is listed, and its forfeits are faults, but it was never played: no
+        # bot's games, places or results against the others count it (as the standings).
+        lost = status == "forfeit" or forfeited(r.cause for r in rows)
         self._index[game_id] = len(self.games)
         self.games.append(
             {"id": game_id, "seats": names, "places": places, "reason": reason,
-             "forfeit": status == "forfeit", "faults": faults, "plays": plays}
+             "forfeit": lost, "faults": faults, "plays": plays}
         )  # fmt: skip
         for row in rows:
+            if row.cause in _FAULTS:
+                self._faults[row.bot][row.cause].append(game_id)
+            if lost:
+                self._seats.setdefault(row.bot, [])
+                continue
             counts = self._seats.setdefault(row.bot, [])
             while len(counts) <= row.seat:
                 counts.append([0] * len(rows))
             if len(counts[row.seat]) < len(rows):
                 counts[row.seat] += [0] * (len(rows) - len(counts[row.seat]))
             counts[row.seat][min(row.place, len(rows)) - 1] += 1
-            if row.cause in _FAULTS:
-                self._faults[row.bot][row.cause].append(game_id)
             for other in rows:
                 if other.bot != row.bot:
                     versus = self._versus[row.bot][other.bot]

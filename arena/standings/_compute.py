@@ -28,6 +28,7 @@ from arena.ratings import (
     sequential_elo,
 )
 from arena.records import FAULT_CAUSES as FAULT_CAUSES  # re-exported: the tables' order
+from arena.records import FORFEIT
 from arena.records import GameRecord as GameRecord
 from arena.records import ResultColumns as ResultColumns
 from arena.records import SeatRecord as SeatRecord
@@ -72,9 +73,9 @@ class StandingsRow:
     superiority: float | None
     """Likelihood of superiority: P(this bot is stronger than the next one down)."""
     games: int
-    """Games played."""
+    """Games played (forfeits are not, which the "forfeit" fault counts)."""
     wins: int
-    """Games finished in first place (shared first places count)."""
+    """Games played and finished in first place (shared first places count)."""
     average_place: float
     """Mean finishing place."""
     points: float | None
@@ -95,7 +96,7 @@ class Standings:
     rows: tuple[StandingsRow, ...]
     """Best bot first."""
     games: int
-    """Games in the result set."""
+    """Games in the result set that were played (forfeits are not: `forfeits`)."""
     method: Method
     """"mle" (Plackett–Luce fit) or "sequential" (classic, order-dependent Elo)."""
     mean: float
@@ -121,6 +122,12 @@ class Standings:
     two or more (empty when every pair of bots is linked)."""
     anchor: tuple[str, float] | None = None
     """The bot whose Elo was fixed, and at what, if the scale was anchored."""
+    forfeits: int = 0
+    """Forfeits (games a disqualified bot sat at, never played) left out of the ratings
+    and of every count but the "forfeit" column (`arena.records.forfeited`); `games`
+    does not count them."""
+    unplayed: tuple[str, ...] = ()
+    """Bots with forfeits and no game played: not rated, so not in `rows`."""
 
     @property
     def no_error_bars(self) -> str | None:
@@ -187,9 +194,24 @@ class Standings:
                 )
             if self.intervals is not None:
                 lines.append("LOS: likelihood that the bot is stronger than the next one down.")
+        if self.forfeits:
+            lines.append(forfeits_message(self.forfeits, self.unplayed))
         if self.apart:
             lines.append(apart_message(self.apart))
         return "\n".join(lines)
+
+
+def forfeits_message(forfeits: int, unplayed: Sequence[str] = ()) -> str:
+    """The note for standings whose results hold forfeits."""
+    games = "game" if forfeits == 1 else "games"
+    text = (
+        f"Forfeits: {forfeits:,} {games} at which a disqualified bot sat, never played, are"
+        " left out of Elo, games, wins and places (of every bot at the table, the"
+        " disqualified one's too); the forfeit column counts each bot's."
+    )
+    if unplayed:
+        text += f" Not rated, with no game played: {_group_names(unplayed)[1:-1]}."
+    return text
 
 
 def apart_message(groups: Sequence[Sequence[str]]) -> str:
@@ -279,13 +301,21 @@ def compute_standings(
     """
     _check_options(prior=prior, mean=mean, method=method, bootstrap=bootstrap)
     if isinstance(records, ResultColumns):
-        results = _Columns(records)
-        results.check()
+        every = records
     else:
         games = list(records)
         _check_games(games)
-        results = _Columns(ResultColumns.from_records(games))
+        every = ResultColumns.from_records(games)
         del games
+    # Forfeits are no finishing orders: left out of the fit and the counts, counted
+    # apart (`arena.records.forfeited`).
+    forfeits = every.forfeits()
+    results = _Columns(every.played())
+    if isinstance(records, ResultColumns):
+        results.check()
+    forfeit_games = len(every.game_ids) - len(results.source.game_ids)
+    unplayed = tuple(sorted(set(forfeits) - set(results.source.players)))
+    del every
 
     elo: dict[str, float]
     plus_minus: dict[str, float] = {}
@@ -360,7 +390,7 @@ def compute_standings(
                 low[p] = elo[p] - plus_minus[p]
                 high[p] = elo[p] + plus_minus[p]
     order = sorted(elo, key=lambda p: (-elo[p], p))
-    counts = results.counts()
+    counts = results.counts(forfeits)
     apart = unlinked_groups(results.source)
     # No LOS between bots of groups no game links: it would weigh only the prior.
     group_of = {name: i for i, group in enumerate(apart) for name in group}
@@ -409,6 +439,8 @@ def compute_standings(
         has_points=results.has_points,
         apart=apart,
         anchor=anchor,
+        forfeits=forfeit_games,
+        unplayed=unplayed,
     )
 
 
@@ -516,8 +548,9 @@ class _Columns:
         """Every game's finishing order, in the order of the games."""
         return [game.ranking() for game in self.source.records()]
 
-    def counts(self) -> dict[str, _Counts]:
-        """Each player's games, wins, places, points and faults."""
+    def counts(self, forfeits: dict[str, int]) -> dict[str, _Counts]:
+        """Each player's games, wins, places, points and faults, its `forfeits` (games
+        left out of these columns) counted as faults of their cause."""
         n = len(self.source.players)
         player = self.player
         games = np.bincount(player, minlength=n)
@@ -535,6 +568,9 @@ class _Columns:
         faults = np.bincount(
             self.fault[faulty] * n + player[faulty], minlength=len(FAULT_CAUSES) * n
         ).reshape(len(FAULT_CAUSES), n)
+        lost = FAULT_CAUSES.index(FORFEIT)
+        for i, name in enumerate(self.source.players):
+            faults[lost, i] += forfeits.get(name, 0)
         return {
             name: _Counts(
                 games=int(games[i]),

@@ -217,6 +217,8 @@ def _as_json(standings: Standings) -> dict[str, Any]:
         else None,
         "rows": [_row_values(row) | {"faults": dict(row.faults)} for row in standings.rows],
         "apart": [list(group) for group in standings.apart] or None,
+        "forfeits": standings.forfeits,
+        "unplayed": list(standings.unplayed) or None,
     }
 
 
@@ -244,11 +246,14 @@ def head_to_head(records: Iterable[GameRecord], order: Sequence[str] | None = No
     """Count, for every pair of bots, their shared games and who finished above.
 
     Rows follow ``order`` (for example the standings), then any other bot by name.
+    Forfeits are not counted: nobody played them (`arena.records.forfeited`).
     """
     above: dict[tuple[str, str], float] = defaultdict(float)
     shared: dict[tuple[str, str], int] = defaultdict(int)
     players: set[str] = set()
     for game in records:
+        if game.forfeited:
+            continue
         for a in game.seats:
             players.add(a.player)
             for b in game.seats:

@@ -15,8 +15,10 @@ from arena.ladder._select import (
     _pairs_table,
     choose_table,
     rate,
+    rate_active,
 )
 from arena.ratings import FinishingOrders
+from arena.records import GameRecord, ResultColumns, SeatRecord
 
 
 def _rated(los: list[float]) -> Rated:
@@ -91,3 +93,36 @@ def test_with_a_fit_the_table_is_one_that_adds_the_most() -> None:
     # a bot without a game: no covariance for it, the heaviest pairs are played
     unrated = rate(orders, (*orders.players, "b9"))
     assert len(choose_table(unrated, 4, {**done, "b9": 9}, random.Random(0))[0]) == 4
+
+
+def test_the_ladder_rates_no_forfeit_as_a_game() -> None:
+    """Defect 1 of the statistics audit, in a ladder's ratings (`rate_active`, which
+    rates the active versions' seats of every game): a forfeit, in which every seat but
+    the forfeiting one shared first place, is no finishing order, whether the forfeiting
+    version is one of those rated or not (without its seat the others would read as a
+    played game in which they all tied)."""
+    rng = random.Random(4)
+    names = ["a", "b", "c", "d"]
+    played = []
+    for k in range(30):
+        table = rng.sample(names, 3)
+        played.append(
+            GameRecord(f"g{k}", None, tuple(SeatRecord(n, i + 1) for i, n in enumerate(table)))
+        )
+    lost = [
+        GameRecord(
+            f"f{k}",
+            None,
+            (SeatRecord("a", 1), SeatRecord("b", 1), SeatRecord("d", 3, cause="forfeit")),
+        )
+        for k in range(20)
+    ]
+    for active in (names, ["a", "b", "c"]):
+        alone, count = rate_active(ResultColumns.from_records(played), active)
+        mixed = ResultColumns.from_records(played[:15] + lost + played[15:])
+        with_forfeits, mixed_count = rate_active(mixed, active)
+        assert mixed_count == count
+        assert with_forfeits.ranking == alone.ranking
+        for name in active:
+            assert abs(with_forfeits.elo[name] - alone.elo[name]) < 1e-6
+            assert abs(with_forfeits.se[name] - alone.se[name]) < 1e-6

@@ -3,6 +3,7 @@ standings the progress prints, under the top 5 when it is not among them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,17 +12,26 @@ import pytest
 from arena.commands._progress import TerminalProgress
 from arena.store import Store
 
+from .test_store_basics import finished
+
 BOTS = [f"bot{k}" for k in range(8)]
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
-    """8 bots, bot0 strongest and bot7 weakest: in each game of four the forfeiting
-    bot is the weakest at the table."""
+    """8 bots, bot0 strongest and bot7 weakest: in each game of four the bots at the
+    table finish in the order of their numbers (a played game's places given to them
+    so; a forfeit would not be rated)."""
     db = Store.open(tmp_path / "league.sqlite")
     for k in range(40):
-        seats = [BOTS[(k + j * 3) % 8] for j in range(4)]
-        db.record_forfeit(f"g{k:03d}", k, None, seats, [max(seats)], seed=k)
+        table = sorted(BOTS[(k + j * 3) % 8] for j in range(4))
+        result = finished(f"g{k:03d}", k, ("s0", "s1", "s2", "s3"))
+        by_place = sorted(range(4), key=lambda seat: result.outcome.places[seat])
+        names = [""] * 4
+        for bot, seat in zip(table, by_place, strict=True):
+            names[seat] = bot
+        result = dataclasses.replace(result, names=tuple(names))
+        db.record_game(result, index=k, group=None, started_at=0.0, finished_at=1.0)
     with db:
         yield db
 

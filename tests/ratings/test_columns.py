@@ -9,6 +9,7 @@ the line-by-line reader (which also words every error).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
 import sqlite3
@@ -27,7 +28,9 @@ from arena.ratings._plackett_luce import _Design
 from arena.records import FAULT_CAUSES, GameRecord, ResultColumns, SeatRecord
 from arena.standings import (
     Method,
+    Standings,
     compute_standings,
+    head_to_head,
     load_places_columns,
     read_places_columns,
     read_places_csv,
@@ -67,15 +70,21 @@ def leagues(draw: st.DrawFn, max_games: int = 14) -> list[GameRecord]:
 
 def count(records: list[GameRecord]) -> dict[str, tuple[object, ...]]:
     """Each player's games, wins, average place, average points and faults, the slow
-    way."""
+    way: a game with a seat whose cause is "forfeit" was never played, and counts only
+    as that seat's forfeit."""
     seats: dict[str, list[SeatRecord]] = {}
+    lost: Counter[str] = Counter()
     for game in records:
+        forfeit = any(seat.cause == "forfeit" for seat in game.seats)
         for seat in game.seats:
-            seats.setdefault(seat.player, []).append(seat)
+            if forfeit:
+                lost[seat.player] += seat.cause == "forfeit"
+            else:
+                seats.setdefault(seat.player, []).append(seat)
     out: dict[str, tuple[object, ...]] = {}
     for player, played in seats.items():
         points = [s.points for s in played if s.points is not None]
-        faults = Counter(s.cause for s in played)
+        faults = Counter(s.cause for s in played) + Counter({"forfeit": lost[player]})
         out[player] = (
             len(played),
             sum(s.place == 1 for s in played),
@@ -158,11 +167,14 @@ def test_the_fit_maximises_the_documented_objective(records: list[GameRecord]) -
 
 def only_the_slow_way(records: list[GameRecord], keep: set[str]) -> list[GameRecord]:
     """`ResultColumns.only` record by record: the kept players' seats, their places
-    closed up, the games left with two players or more."""
+    closed up, the games left with two players or more; a forfeit kept only where a
+    kept player forfeited it, however few its kept players."""
     out = []
     for game in records:
         seats = [seat for seat in game.seats if seat.player in keep]
-        if len(seats) >= 2:
+        forfeit = any(seat.cause == "forfeit" for seat in game.seats)
+        mine = any(seat.cause == "forfeit" for seat in seats)
+        if mine if forfeit else len(seats) >= 2:
             closed = tuple(
                 SeatRecord(s.player, 1 + sum(o.place < s.place for o in seats), s.points, s.cause)
                 for s in seats
@@ -211,12 +223,88 @@ def test_the_table_from_columns_is_the_table_from_records(
     from_columns = compute_standings(columns, method=method)
     assert from_columns == from_records
     expected = count(records)
+    lost = [g for g in records if any(s.cause == "forfeit" for s in g.seats)]
+    forfeiting = {s.player for g in lost for s in g.seats if s.cause == "forfeit"}
+    assert {row.player for row in from_columns.rows} == set(expected)
+    assert from_columns.unplayed == tuple(sorted(forfeiting - set(expected)))
+    assert (from_columns.games, from_columns.forfeits) == (len(records) - len(lost), len(lost))
     for row in from_columns.rows:
         games, wins, place, points, faults = expected[row.player]
         assert (row.games, row.wins, row.faults) == (games, wins, faults)
         assert row.average_place == place
         assert row.points == points
-    assert from_columns.has_points == any(s.points is not None for g in records for s in g.seats)
+    assert from_columns.has_points == any(
+        s.points is not None for g in records if not g.forfeited for s in g.seats
+    )
+
+
+@st.composite
+def forfeits(draw: st.DrawFn, names: list[str], first: int) -> list[GameRecord]:
+    """Forfeits as `Store.record_forfeit` stores them: at a table of `names`, the
+    forfeiting bots share the last place, the others the first."""
+    games = []
+    for g in range(draw(st.integers(1, 6))):
+        seats = draw(st.permutations(names))[: draw(st.integers(2, min(5, len(names))))]
+        out = set(draw(st.lists(st.sampled_from(seats), min_size=1)))
+        last = len(seats) - len(out) + 1
+        records = tuple(
+            SeatRecord(name, last, None, "forfeit") if name in out else SeatRecord(name, 1)
+            for name in seats
+        )
+        games.append(GameRecord(f"f{first + g:03d}", draw(st.sampled_from([None, "d1"])), records))
+    return games
+
+
+def without_forfeit_counts(standings: Standings) -> Standings:
+    rows = tuple(
+        dataclasses.replace(
+            row, faults=tuple((c, 0 if c == "forfeit" else n) for c, n in row.faults)
+        )
+        for row in standings.rows
+    )
+    return dataclasses.replace(standings, rows=rows, forfeits=0, unplayed=())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from([0, 6]))
+def test_forfeits_change_nothing_but_the_forfeit_counts(data: st.DataObject, boot: int) -> None:
+    """Defect 1 of the statistics audit: a disqualified bot's forfeits were rated and
+    counted as games in which every other bot at the table tied for first (pulling every
+    rating together, shrinking the ±, counting wins nobody played). A forfeit is no
+    finishing order: adding forfeits to a league leaves every rating, ±, LOS, game,
+    win, place and head-to-head share as it was, and only adds to the forfeit column;
+    a ladder's subset of players (`only`) reads no forfeit as a game either."""
+    played = [g for g in data.draw(leagues(max_games=10)) if not g.forfeited]
+    names = sorted({s.player for g in played for s in g.seats} | {"bot0", "bot1", "zed"})
+    lost = data.draw(forfeits(names, len(played)))
+    mixed = data.draw(st.permutations(played + lost))
+    for results in (mixed, ResultColumns.from_records(mixed)):
+        with_forfeits = compute_standings(results, bootstrap=boot, seed=2)
+        if not played:
+            assert with_forfeits.rows == ()
+            assert with_forfeits.games == 0
+            continue
+        assert without_forfeit_counts(with_forfeits) == compute_standings(
+            played, bootstrap=boot, seed=2
+        )
+        assert with_forfeits.forfeits == len(lost)
+        counted = Counter(s.player for g in lost for s in g.seats if s.cause == "forfeit")
+        rated = {row.player for row in with_forfeits.rows}
+        for row in with_forfeits.rows:
+            assert dict(row.faults)["forfeit"] == counted[row.player]
+        assert set(with_forfeits.unplayed) == set(counted) - rated
+    assert head_to_head(mixed) == head_to_head(played)
+    keep = set(data.draw(st.lists(st.sampled_from(names))))
+    subset = ResultColumns.from_records(mixed).only(keep)
+    assert sorted(subset.played().records(), key=str) == sorted(
+        ResultColumns.from_records(played).only(keep).records(), key=str
+    )
+    assert subset.forfeits() == {
+        name: n
+        for name, n in Counter(
+            s.player for g in lost for s in g.seats if s.cause == "forfeit" and s.player in keep
+        ).items()
+    }
 
 
 @settings(max_examples=15, deadline=None)

@@ -55,7 +55,9 @@ def test_prints_the_standings(games: Path) -> None:
     body = [line.split() for line in lines[2:5]]
     assert [row[1] for row in body] == ["ann", "bob", "cid"]
     assert body[0][:2] == ["1", "ann"]
-    assert "Plackett–Luce fit of all 4 finishing orders" in result.stdout
+    # Game 3 is a forfeit (ann's), no finishing order: counted as ann's forfeit only.
+    assert "Plackett–Luce fit of all 3 finishing orders" in result.stdout
+    assert "Forfeits: 1 game at which a disqualified bot sat" in result.stdout
 
 
 def test_the_notes_count_one_finishing_order_as_one(tmp_path: Path) -> None:
@@ -86,6 +88,8 @@ def test_csv_output(games: Path) -> None:
     assert [r["bot"] for r in rows] == ["ann", "bob", "cid"]
     assert rows[2]["timeout"] == "1"
     assert rows[0]["forfeit"] == "1"
+    # the forfeit (game 3) counts for nobody's games or wins, not even cid's, seated with ann
+    assert [(r["games"], r["wins"]) for r in rows] == [("3", "2"), ("3", "1"), ("2", "0")]
     assert "Plackett" not in result.stdout  # no notes in machine formats
 
 

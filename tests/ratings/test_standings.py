@@ -61,8 +61,16 @@ RECORDS = [
             SeatRecord("bob", 2, points=50, cause="timeout"),
         ),
     ),
-    GameRecord("g4", None, (SeatRecord("cid", 1), SeatRecord("ann", 2, cause="forfeit"))),
+    GameRecord("g4", None, (SeatRecord("cid", 1), SeatRecord("ann", 2, cause="illegal"))),
+    # A forfeit (ann disqualified): never played, so neither rated nor counted but as
+    # ann's forfeit.
+    GameRecord(
+        "g5",
+        None,
+        (SeatRecord("bob", 1), SeatRecord("ann", 3, cause="forfeit"), SeatRecord("cid", 1)),
+    ),
 ]
+PLAYED = RECORDS[:4]
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +93,17 @@ def test_counts(standings: Standings) -> None:
         "forfeit": 0,
     }
     assert dict(ann.faults)["forfeit"] == 1
+    assert dict(ann.faults)["illegal"] == 1
     assert dict(bob.faults)["timeout"] == 1
     assert [cause for cause, _ in ann.faults] == list(FAULT_CAUSES)
     assert standings.games == 4
+    assert standings.forfeits == 1
+    assert "Forfeits: 1 game at which a disqualified bot sat" in standings.describe()
     assert standings.has_points
 
 
 def test_rows_are_ranked_by_elo_and_match_the_fit(standings: Standings) -> None:
-    fit = fit_plackett_luce([r.ranking() for r in RECORDS])
+    fit = fit_plackett_luce([r.ranking() for r in PLAYED])
     expected = dict(zip(fit.players, fit.elo(1500.0), strict=True))
     assert [row.rank for row in standings.rows] == [1, 2, 3]
     elos = [row.elo for row in standings.rows]
@@ -103,7 +114,7 @@ def test_rows_are_ranked_by_elo_and_match_the_fit(standings: Standings) -> None:
 
 
 def test_intervals_and_superiority(standings: Standings) -> None:
-    fit = fit_plackett_luce([r.ranking() for r in RECORDS])
+    fit = fit_plackett_luce([r.ranking() for r in PLAYED])
     errors = fit.standard_errors()
     assert errors is not None
     se = dict(zip(fit.players, errors, strict=True))

@@ -841,3 +841,52 @@ def test_the_report_takes_the_standings_anchor(store: Path, tmp_path: Path) -> N
     )
     assert result.exit_code == 2
     assert f"--anchor 'zed': no such bot in {store}" in result.output
+
+
+def test_a_forfeit_counts_in_no_bots_games_wins_or_results_in_the_report(
+    tmp_path: Path,
+) -> None:
+    """Defect 1 of the statistics audit: a forfeit (a disqualified bot's game, stored
+    with the others sharing first place) counted as a win for every other bot at its
+    table, on its bot pages as in the standings. It is listed, with its forfeit as a
+    fault, and counted nowhere else: the pages' games, wins, places and results against
+    each opponent are those of the played games, as the standings' and the matrix."""
+    from tests.league.test_store_basics import finished
+
+    names = ("ann", "bob", "cat")
+    path = tmp_path / "league.sqlite"
+    with Store.open(path) as db:
+        for k in range(4):
+            db.record_game(
+                finished(f"g{k}", k + 1, names), index=k, group=None,
+                started_at=1.0, finished_at=2.0,
+            )  # fmt: skip
+            played = db.seat_rows()
+        for k in range(4, 10):
+            db.record_forfeit(f"g{k}", k, None, names, ["cat"], seed=k)
+    with Store.open(path, readonly=True) as db:
+        data = LeagueData(db)
+        data.update()
+        league_data = data.league()
+    bots = league_data["bots"]
+    for name in names:
+        mine = [r for r in played if r.bot == name]
+        assert bots[name]["games"] == len(mine)
+        assert bots[name]["wins"] == sum(r.place == 1 for r in mine)
+        for other in set(names) - {name}:
+            versus = bots[name]["versus"][other]
+            assert versus["games"] == 4
+            theirs = {r.game_id: r.place for r in played if r.bot == other}
+            assert versus["above"] == sum(r.place < theirs[r.game_id] for r in mine)
+    assert sorted(bots["cat"]["faults"]["forfeit"]) == [f"g{k}" for k in range(4, 10)]
+    assert league_data["progress"]["forfeits"] == 6
+    standings = json.loads(cli("standings", path, "-f", "json"))
+    assert league_data["standings"]["rows"] == standings["rows"]
+    assert league_data["matrix"] == json.loads(cli("standings", path, "-f", "json", "--matrix"))
+    assert standings["games"] == 4
+    assert standings["forfeits"] == 6
+    rows = {row["bot"]: row for row in standings["rows"]}
+    assert [rows[n]["games"] for n in names] == [4, 4, 4]
+    assert [rows[n]["faults"]["forfeit"] for n in names] == [0, 0, 6]
+    matrix = league_data["matrix"]["games"]
+    assert matrix == [[0 if a == b else 4 for b in range(3)] for a in range(3)]

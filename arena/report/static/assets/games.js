@@ -37,6 +37,8 @@
   function matches(g, bot, outcome, result) {
     var seat = bot ? (g.seats || []).indexOf(bot) : -1;
     if (bot && seat < 0) return false;
+    // A forfeit was never played: nobody won or lost it (it is listed under faults).
+    if ((result === "won" || result === "lost") && g.forfeit) return false;
     if (result === "won" && (g.places || [])[seat] !== 1) return false;
     if (result === "lost" && (!isNum((g.places || [])[seat]) || g.places[seat] === 1)) return false;
     if (outcome === "faults") {
