@@ -87,6 +87,16 @@ percentile interval carries it twice and misses more often on the outer side. In
 simulation of 8 bots in 120 four-seat games (``bench/bootstrap_coverage.py``, 200
 resamples) the percentile interval covered 93–94% of the time, the normal interval
 95% within the simulation's error, as the Fisher interval does.
+
+The bootstrap cannot see what its sample lacks. When some bots never finished below
+(or never above) the rest, the plain MLE does not exist (`obstacle`) and the prior
+alone keeps them finite; every resample lacks the same games, so every refit puts
+them about where the prior does, and the spread is the prior's, not the data's: a bot
+that won all of its 50 games got ±11 Elo against ±256 from the Fisher information,
+which does measure how little such results pin the rating down. Likewise a sample
+with no variation (games that all ended in one tie) gives identical refits, ±0.
+`BootstrapResult.degenerate` says when either happens, and the standings then give the
+Fisher interval instead, saying why.
 """
 
 from __future__ import annotations
@@ -128,6 +138,11 @@ _NEWTON_FROM = 1.0
 _NEWTON_EVERY = 5
 """...after every MM step while they are kept, and this many MM steps after one is not."""
 _MAX_ITER = 100_000
+_STILL = 1e-6
+"""A bootstrap standard error below this (in log-strength; 1e-6 is 0.0002 Elo) is no
+spread at all: every refit gave the same rating (a resample of a sample with no
+variation in it, such as games that all ended in one tie). Real results get there only
+past 10^12 games."""
 
 
 class NoEstimateError(InputError):
@@ -182,6 +197,11 @@ class BootstrapResult:
     """One row of centred log-strengths per successful resample."""
     skipped: int
     """Resamples without a finite fit (possible only with prior 0)."""
+    degenerate: str | None = None
+    """Why the spread of the refits says nothing of the uncertainty, if it does not
+    (see the module docstring): some bots never finished above (or below) the rest,
+    in the results and so in every resample, or some bot's refits did not vary at all.
+    Use the Fisher interval then."""
 
     def standard_errors(self) -> FloatArray:
         """Standard deviations of the refitted log-strengths (NaN with fewer than 2 rows).
@@ -880,7 +900,8 @@ class _Design:
         rng = np.random.default_rng(seed)
         full = self.weights()
         start = None
-        if prior > 0.0 or self.obstacle(full) is None:
+        problem = self.obstacle(full)
+        if prior > 0.0 or problem is None:
             start, _ = self._solve(full, prior)
         game_group, n_groups = self._game_groups()
         rows: list[FloatArray] = []
@@ -895,7 +916,26 @@ class _Design:
             theta, _ = self._solve(w, prior, start, _BOOTSTRAP_TOL)
             rows.append(theta - theta.mean())
         samples = np.array(rows) if rows else np.zeros((0, self.n))
-        return BootstrapResult(players=self.players, samples=samples, skipped=skipped)
+        degenerate = None
+        if problem is not None:
+            # A resample holds a subset of the games: whoever never finished below (or
+            # above) the rest never does in a resample either, and how far the refits
+            # put them is the prior's doing, the same in every one.
+            degenerate = (
+                f"{problem}, in every resample too, so the refits spread only as far as"
+                " the prior lets them"
+            )
+        elif len(samples) >= 2:
+            still = np.flatnonzero(samples.std(axis=0) < _STILL)
+            if len(still):
+                names = _names([self.players[i] for i in still])
+                degenerate = (
+                    f"every resample gave {names} the same rating (all of the games"
+                    " resampled alike), a spread of 0 that says nothing"
+                )
+        return BootstrapResult(
+            players=self.players, samples=samples, skipped=skipped, degenerate=degenerate
+        )
 
 
 def _weighted_count(index: IntArray, weights: FloatArray | None, length: int) -> FloatArray:

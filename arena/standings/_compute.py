@@ -115,6 +115,9 @@ class Standings:
     """Whether the bootstrap resampled duplicate groups rather than single games."""
     bootstrap_none: str = ""
     """Why a requested bootstrap gave no error bars (too few games or resamples)."""
+    bootstrap_fallback: str = ""
+    """Why the ± are the Fisher intervals although a bootstrap was requested: its
+    spread said nothing of the uncertainty (`BootstrapResult.degenerate`)."""
     has_points: bool = field(default=False)
     """Whether any game kept points."""
     apart: tuple[tuple[str, ...], ...] = ()
@@ -175,7 +178,12 @@ class Standings:
             lines.append(f"Elo: Plackett–Luce fit of {orders}, {how}; {scale}.")
             if self.intervals == "fisher":
                 against = f" of the difference from {self.anchor[0]}" if self.anchor else ""
-                lines.append(f"±: 95% interval{against} from the Fisher information.")
+                instead = (
+                    f", not the bootstrap: {self.bootstrap_fallback}"
+                    if self.bootstrap_fallback
+                    else ""
+                )
+                lines.append(f"±: 95% interval{against} from the Fisher information{instead}.")
             elif self.intervals == "bootstrap":
                 unit = "duplicate groups" if self.grouped else "games"
                 used = self.bootstrap - self.bootstrap_skipped
@@ -327,6 +335,7 @@ def compute_standings(
     kind: Literal["fisher", "bootstrap"] | None = None
     skipped = 0
     none = ""
+    fallback = ""
     groups_seen = set(results.source.groups)
     grouped = bool(groups_seen - {None})
     if method == "sequential":
@@ -357,12 +366,18 @@ def compute_standings(
                 skipped, samples = boot.skipped, boot.samples
                 if len(samples) < 2 and not skipped:
                     none = f"{len(samples)} resample, and a spread needs 2 or more"
+                elif boot.degenerate is not None:
+                    # The refits' spread is the prior's or none: the Fisher interval
+                    # measures what such results say (`BootstrapResult.degenerate`).
+                    fallback = boot.degenerate
+                    samples = ()
+                    fit = fit_plackett_luce(orders, prior=prior, intervals=True)
             if len(samples) >= 2:
                 # A normal interval on the bootstrap standard error: percentiles of the
                 # refits under-cover (see arena.ratings, bench/bootstrap_coverage.py).
                 kind = "bootstrap"
                 matrix = _covariance(samples)
-        elif fit.covariance is not None:
+        if matrix is None and fit.covariance is not None:
             kind = "fisher"
             matrix = fit.covariance
         if matrix is not None:
@@ -436,6 +451,7 @@ def compute_standings(
         bootstrap_skipped=skipped,
         grouped=grouped,
         bootstrap_none=none,
+        bootstrap_fallback=fallback,
         has_points=results.has_points,
         apart=apart,
         anchor=anchor,

@@ -212,6 +212,7 @@ def _as_json(standings: Standings) -> dict[str, Any]:
             "skipped": standings.bootstrap_skipped,
             "unit": "group" if standings.grouped else "game",
             "no_error_bars": standings.no_error_bars,
+            "fisher_instead": standings.bootstrap_fallback or None,
         }
         if standings.bootstrap
         else None,

@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.ratings import ELO_PER_NAT, bootstrap_plackett_luce, fit_plackett_luce
 from arena.standings import GameRecord, SeatRecord, compute_standings
@@ -101,3 +103,70 @@ def test_standard_errors_need_two_resamples() -> None:
     assert np.isnan(one.standard_errors()).all()
     many = bootstrap_plackett_luce(rankings, resamples=30)
     assert many.standard_errors() == pytest.approx(np.std(many.samples, axis=0, ddof=1))
+
+
+def _two_player(games: list[tuple[str, str]]) -> list[GameRecord]:
+    """Two-player games, winner first."""
+    return [
+        GameRecord(f"g{k}", None, (SeatRecord(won, 1), SeatRecord(lost, 2)))
+        for k, (won, lost) in enumerate(games)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("records", "why"),
+    [
+        # a beats b 50 of 50, b beats c 50 of 50: the audit's ±11 against Fisher's ±256
+        (_two_player([("a", "b")] * 50 + [("b", "c")] * 50), "a never finished below"),
+        # 20 three-way ties: every resample the same, ±0
+        (
+            [GameRecord(f"t{k}", None, tuple(SeatRecord(p, 1) for p in "abc")) for k in range(20)],
+            "every resample gave a, b, c the same rating",
+        ),
+    ],
+)
+def test_a_bootstrap_whose_spread_says_nothing_gives_the_fisher_interval(
+    records: list[GameRecord], why: str
+) -> None:
+    """Defect 3 of the statistics audit: when a bot's results are unanimous (it always
+    won, or always lost), every resample holds the same unanimous results and the refits
+    vary only as the prior lets them (±11 Elo against ±256 from the Fisher information;
+    coverage 1%); when every game is the same tie, they do not vary at all (±0). The
+    standings then give the Fisher interval, and say why."""
+    fisher = compute_standings(records)
+    boot = compute_standings(records, bootstrap=50, seed=1)
+    assert boot.intervals == "fisher"
+    assert why in boot.bootstrap_fallback
+    assert [(r.player, r.plus_minus, r.superiority) for r in boot.rows] == [
+        (r.player, r.plus_minus, r.superiority) for r in fisher.rows
+    ]
+    assert all(r.plus_minus is not None and r.plus_minus > 50 for r in boot.rows)
+    assert f"Fisher information, not the bootstrap: {boot.bootstrap_fallback}" in boot.describe()
+    anchored = compute_standings(records, bootstrap=50, seed=1, anchor=("b", 0.0))
+    assert [r.plus_minus for r in anchored.rows] == [
+        r.plus_minus for r in compute_standings(records, anchor=("b", 0.0)).rows
+    ]
+    result = bootstrap_plackett_luce([g.ranking() for g in records], resamples=20, seed=2)
+    assert result.degenerate is not None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=4, max_size=30),
+    st.integers(0, 4),
+)
+def test_an_unbeaten_bot_gets_the_fisher_interval_whatever_the_league(
+    pairs: list[tuple[int, int]], seed: int
+) -> None:
+    """However the other bots fared, a league with a bot that won every game it played
+    gets no bootstrap interval: the refits could not measure how far above the rest it
+    is."""
+    games = [(f"b{won}", f"b{lost}") for won, lost in pairs if won != lost]
+    games += [("ace", f"b{k % 4}") for k in range(2 + seed)]
+    records = _two_player(games)
+    boot = compute_standings(records, bootstrap=8, seed=seed)
+    assert boot.intervals == "fisher"
+    assert "never finished" in boot.bootstrap_fallback  # ace's, or another's as unanimous
+    assert [r.plus_minus for r in boot.rows] == [
+        r.plus_minus for r in compute_standings(records).rows
+    ]

@@ -29,6 +29,8 @@ GAMES = """game,player,place,points,cause
 3,ann,2,,forfeit
 4,ann,1,,
 4,bob,2,,cannot_play
+5,cid,1,,
+5,bob,2,,bust
 """
 
 
@@ -56,7 +58,7 @@ def test_prints_the_standings(games: Path) -> None:
     assert [row[1] for row in body] == ["ann", "bob", "cid"]
     assert body[0][:2] == ["1", "ann"]
     # Game 3 is a forfeit (ann's), no finishing order: counted as ann's forfeit only.
-    assert "Plackett–Luce fit of all 3 finishing orders" in result.stdout
+    assert "Plackett–Luce fit of all 4 finishing orders" in result.stdout
     assert "Forfeits: 1 game at which a disqualified bot sat" in result.stdout
 
 
@@ -89,7 +91,7 @@ def test_csv_output(games: Path) -> None:
     assert rows[2]["timeout"] == "1"
     assert rows[0]["forfeit"] == "1"
     # the forfeit (game 3) counts for nobody's games or wins, not even cid's, seated with ann
-    assert [(r["games"], r["wins"]) for r in rows] == [("3", "2"), ("3", "1"), ("2", "0")]
+    assert [(r["games"], r["wins"]) for r in rows] == [("3", "2"), ("4", "1"), ("3", "1")]
     assert "Plackett" not in result.stdout  # no notes in machine formats
 
 
@@ -120,7 +122,8 @@ def test_bootstrap_is_seeded(games: Path) -> None:
     doc = json.loads(a)
     assert doc["intervals"] == "bootstrap"
     assert doc["bootstrap"] == {
-        "resamples": 40, "skipped": 0, "unit": "game", "no_error_bars": None
+        "resamples": 40, "skipped": 0, "unit": "game", "no_error_bars": None,
+        "fisher_instead": None,
     }  # fmt: skip
 
 
