@@ -120,8 +120,9 @@ _RATING_OPTIONS = [
         "(or groups) to resample, or fewer than 2 resamples, give none: the table's notes "
         "say why, and so does JSON's bootstrap.no_error_bars (null when there are error "
         "bars); CSV, one row a bot, leaves those cells empty. Where the resamples cannot "
-        "measure the spread (a bot that won, or lost, every game it played; games that "
-        "all ended alike) the Fisher intervals are given instead, and the notes and "
+        "measure the spread (a bot that won, or lost, every game it played, in the "
+        "results or in some resample of them; games that all ended alike) the Fisher "
+        "intervals are given instead, and the notes and "
         "JSON's bootstrap.fisher_instead say why.",
     ),
     click.option(

@@ -113,7 +113,16 @@ def test_no_intervals(games: Path) -> None:
     assert "LOS" not in result.stdout
 
 
-def test_bootstrap_is_seeded(games: Path) -> None:
+def test_bootstrap_is_seeded(tmp_path: Path) -> None:
+    # GAMES ten times over: in 5 games some resample would hold none in which a bot
+    # finished above (or below) another, whose refit is the prior's, and the Fisher
+    # intervals would be given instead (see the next test)
+    rows = GAMES.splitlines()[1:]
+    games = tmp_path / "games.csv"
+    games.write_text(
+        "\n".join([GAMES.splitlines()[0]] + [f"{k}-{row}" for k in range(10) for row in rows])
+        + "\n"
+    )
     a = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "1").stdout
     b = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "1").stdout
     c = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "2").stdout
@@ -125,6 +134,22 @@ def test_bootstrap_is_seeded(games: Path) -> None:
         "resamples": 40, "skipped": 0, "unit": "game", "no_error_bars": None,
         "fisher_instead": None,
     }  # fmt: skip
+
+
+def test_a_bootstrap_of_too_few_games_gives_the_fisher_intervals_and_says_why(
+    games: Path,
+) -> None:
+    """In 5 games, some resamples hold no game in which cid finished above another bot
+    (or the like): their refits put it where the prior does, and the refits' spread
+    says too little (statistics audit, defect 3). The Fisher intervals are given."""
+    fisher = json.loads(run(str(games), "-f", "json").stdout)
+    doc = json.loads(run(str(games), "-f", "json", "--bootstrap", "40").stdout)
+    assert doc["intervals"] == "fisher"
+    assert doc["rows"] == fisher["rows"]
+    assert "resamples" in doc["bootstrap"]["fisher_instead"]
+    assert "the prior's doing" in doc["bootstrap"]["fisher_instead"]
+    text = run(str(games), "--bootstrap", "40").stdout
+    assert "±: 95% interval from the Fisher information, not the bootstrap: in " in text
 
 
 def test_sequential(games: Path) -> None:
@@ -323,7 +348,9 @@ def test_a_bootstrap_with_nothing_to_resample_gives_no_error_bars_and_says_why(
             "3",
             "1 duplicate group to resample, and a bootstrap needs 2 or more",
         ),
-        ("g1,a,1\ng1,b,2\ng2,a,2\ng2,b,1\n", "20", None),
+        # (16 games: in 2 some resamples hold a's win only, or b's, and their refits
+        # are the prior's: the Fisher intervals would be given, `fisher_instead`)
+        ("".join(f"g{i},a,{1 + i % 2}\ng{i},b,{2 - i % 2}\n" for i in range(16)), "20", None),
     ],
 )
 def test_why_a_bootstrap_gave_no_error_bars_is_in_the_json(

@@ -154,7 +154,10 @@ def test_no_intervals() -> None:
 
 
 def test_bootstrap_intervals() -> None:
-    boot = compute_standings(RECORDS * 1, bootstrap=50, seed=3)
+    # RECORDS ten times over: of 5 games some resamples would hold none in which cid
+    # finished above another bot, and the Fisher intervals would be given instead
+    records = [GameRecord(f"{k}-{g.game_id}", g.group, g.seats) for k in range(10) for g in RECORDS]
+    boot = compute_standings(records, bootstrap=50, seed=3)
     assert boot.intervals == "bootstrap"
     assert boot.bootstrap == 50
     for row in boot.rows:
@@ -163,15 +166,16 @@ def test_bootstrap_intervals() -> None:
         assert row.elo_low is not None
         assert row.elo_high is not None
         assert row.elo_low < row.elo_high
-    again = compute_standings(list(reversed(RECORDS)), bootstrap=50, seed=3)
+    again = compute_standings(list(reversed(records)), bootstrap=50, seed=3)
     assert again == boot
+    few = compute_standings(RECORDS, bootstrap=50, seed=3)
+    assert few.intervals == "fisher"
+    assert "resamples" in few.bootstrap_fallback
 
 
 def test_bootstrap_uses_duplicate_groups() -> None:
-    records = [
-        game(f"g{i}", ("x", 1), ("y", 2), group="A") if i < 5 else game(f"g{i}", ("y", 1), ("x", 2))
-        for i in range(8)
-    ]
+    records = [game(f"g{i}", ("x", 1), ("y", 2), group="A") for i in range(5)]
+    records += [game(f"h{i}", *[("y", 1 + i % 2), ("x", 2 - i % 2)]) for i in range(14)]
     grouped = compute_standings(records, bootstrap=30)
     assert grouped.grouped
     assert "duplicate groups" in grouped.describe()
