@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import logging
 import secrets
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,8 +37,11 @@ from arena.cluster._tasks import (
     WorkerProcessDied,
     about_worker,
     close_run,
+    gate,
+    plain,
     play_games,
     prepare_bot,
+    worker_verdict,
 )
 from arena.errors import BotError, BuildError
 from arena.messages import FromWorker, Play, Played, Reader, Setup, encode
@@ -106,6 +110,29 @@ class DaskRunner:
         it is taken as frozen (twice Dask's connection timeout, as for the handshake)."""
         self._removed: set[str] = set()
 
+    def _watch_joining(self, token: trio.lowlevel.TrioToken) -> None:
+        """Name each worker that joins the cluster and cannot run this run's games (it
+        runs another arena, or cannot sandbox bots): the `gate` resource keeps every game
+        away from it, and this says so, with why."""
+
+        def say(text: str) -> None:
+            with contextlib.suppress(Exception):  # (the run is over)
+                trio.from_thread.run_sync(self._say, text, trio_token=token)
+
+        def check(address: str) -> None:
+            why = _unfit(self.client, [address], self._settings.sandbox).get(address)
+            if why is not None:
+                say(f"cluster: worker {address} joined and is given no game: {why}")
+
+        def joined(event: tuple[float, Any]) -> None:
+            message = event[1]
+            if isinstance(message, dict) and message.get("action") == "add-worker":
+                address = str(message.get("worker"))
+                threading.Thread(target=check, args=(address,), daemon=True).start()
+
+        with contextlib.suppress(Exception):
+            self.client.subscribe_topic("all", joined)
+
     @classmethod
     @contextlib.asynccontextmanager
     async def open(
@@ -138,7 +165,9 @@ class DaskRunner:
                 f" {min(count, total)} game(s) at once, up to {count} in flight"
             )
             answer = await trio.to_thread.run_sync(_answer_seconds)
-            yield cls(client, address, count, say, task, tasks, answer)
+            runner = cls(client, address, count, say, task, tasks, answer)
+            runner._watch_joining(trio.lowlevel.current_trio_token())
+            yield runner
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(15):
                 await trio.to_thread.run_sync(_close, client, abandon_on_cancel=True)
@@ -169,7 +198,16 @@ class DaskRunner:
             self._bundles.update(zip(new, futures, strict=True))
         self._packed.update({d: spec for d, (spec, _) in packed.items()})
         self._digests.update({spec.name: d for d, (spec, _) in packed.items()})
-        workers = sorted(await trio.to_thread.run_sync(self.client.nthreads))
+        workers, unfit = await trio.to_thread.run_sync(
+            _fit_workers, self.client, run.sandbox, abandon_on_cancel=True
+        )
+        for worker, why in sorted(unfit.items()):
+            self._say(f"cluster: worker {worker} is given no game: {why}")
+        if not workers:
+            raise ClusterError(
+                f"no worker of the cluster at {self.address} can run the bots: "
+                + "; ".join(f"worker {w}: {why}" for w, why in sorted(unfit.items()))
+            )
         builds = sum(spec.build is not None for spec, _ in packed.values())
         self._say(
             f"shipping {len(packed)} bot(s) to {len(workers)} worker(s)"
@@ -302,8 +340,9 @@ class DaskRunner:
             key = f"arena-games-{run.token}-{first}-{len(games)}-{attempt}"
             bundles = {run.info.digests[n]: self._bundles[run.info.digests[n]] for n in names}
             future = self.client.submit(
-                self._task, run.info_future, bundles, frames, key=key, pure=False
-            )
+                self._task, run.info_future, bundles, frames, key=key, pure=False,
+                resources={gate(run.info.build.sandbox): 1},
+            )  # fmt: skip
             run.outstanding[key] = future
             try:
                 data = await self._wait(run, future, key, first, len(games))
@@ -668,17 +707,6 @@ def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> 
                 f"the Dask scheduler at {address} has no workers: start `dask worker"
                 f" {address}` on each machine"
             ) from None
-    probe = client.submit(about_worker, key=f"arena-probe-{secrets.token_hex(6)}", pure=False)
-    try:
-        probe.result(timeout=PROBE_SECONDS)
-    except Exception as err:
-        raise ClusterError(
-            f"the cluster at {address} cannot run arena's tasks ({_one_line(err)}): install"
-            " arena and dask[distributed] on the scheduler's machine and every worker's"
-        ) from None
-    finally:
-        with contextlib.suppress(Exception):
-            probe.release()
     versions = client.run(about_worker, on_error="return")
     for worker, version in sorted(versions.items()):
         if isinstance(version, BaseException):
@@ -691,6 +719,22 @@ def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> 
                 f"worker {worker} runs arena {version}, this coordinator {__version__}:"
                 " install the same arena everywhere"
             )
+    probe = client.submit(about_worker, key=f"arena-probe-{secrets.token_hex(6)}", pure=False)
+    try:
+        probe.result(timeout=PROBE_SECONDS)
+    except TimeoutError:  # every worker has arena (above): their threads are taken
+        raise ClusterError(
+            f"the cluster at {address} ran no task within {PROBE_SECONDS:g} s: {_busy(client)};"
+            " run the same command again once they are free"
+        ) from None
+    except Exception as err:
+        raise ClusterError(
+            f"the cluster at {address} cannot run arena's tasks ({_one_line(err)}): install"
+            " arena and dask[distributed] on the scheduler's machine and every worker's"
+        ) from None
+    finally:
+        with contextlib.suppress(Exception):
+            probe.release()
     from arena.cluster._plugin import ArenaPlugin
 
     try:  # arena's state in each worker (one a worker has already is kept)
@@ -700,6 +744,67 @@ def _check_cluster(client: Client, address: str, say: Callable[[str], None]) -> 
             f"the cluster at {address} cannot take arena's worker plugin: {_one_line(err)}"
         ) from None
     return {str(k): int(v) for k, v in client.nthreads().items()}
+
+
+def _busy(client: Client) -> str:
+    """What the workers' threads are doing, for a first task that did not run."""
+    try:
+        found = client.run(_threads_taken, on_error="return")
+        taken = [v for v in found.values() if isinstance(v, tuple)]
+        busy = sum(t for t, _ in taken)
+        threads = sum(n for _, n in taken)
+    except Exception:
+        return "the workers did not take it"
+    if threads and busy >= threads:
+        return (
+            f"every worker thread is busy ({busy} of {threads} running tasks: another run's,"
+            " or those of a run that was stopped and are still ending)"
+        )
+    return f"the workers did not take it ({busy} of {threads} thread(s) busy)"
+
+
+def _threads_taken(dask_worker: Any) -> tuple[int, int]:
+    """(tasks running, threads) on a worker (`Client.run`), cancelled tasks that have
+    not ended included."""
+    return int(dask_worker.state.executing_count), int(dask_worker.state.nthreads)
+
+
+def _gates(dask_scheduler: Any) -> dict[str, dict[str, float]]:
+    """Each worker's resources, as the scheduler has them (`Client.run_on_scheduler`)."""
+    return {str(a): dict(ws.resources) for a, ws in dask_scheduler.workers.items()}
+
+
+def _fit_workers(client: Client, sandbox: str) -> tuple[list[str], dict[str, str]]:
+    """(the workers that may have this run's games: they declare its `gate`, the others,
+    each with why not)."""
+    resources: dict[str, dict[str, float]] = client.run_on_scheduler(_gates)
+    wanted = gate(sandbox)
+    fit = sorted(w for w, r in resources.items() if r.get(wanted, 0) >= 1)
+    others = [w for w in resources if w not in fit]
+    why = _unfit(client, others, sandbox)
+    for worker in others:
+        why.setdefault(worker, "it has not declared what it can run (no arena plugin?)")
+    return fit, why
+
+
+def _unfit(client: Client, workers: Sequence[str], sandbox: str) -> dict[str, str]:
+    """Why each of `workers` cannot run games of this arena under `sandbox` (the fit
+    ones left out)."""
+    if not workers:
+        return {}
+    try:
+        found = client.run(worker_verdict, sandbox, workers=list(workers), on_error="return")
+    except Exception as err:
+        return {w: f"it cannot be asked ({_one_line(err)})" for w in workers}
+    why = {}
+    for worker, verdict in found.items():
+        if isinstance(verdict, BaseException):
+            why[worker] = f"it cannot run this arena ({_one_line(verdict)})"
+        elif verdict[0] != __version__:
+            why[worker] = f"it runs arena {verdict[0]}, this coordinator {__version__}"
+        elif verdict[1] is not None:
+            why[worker] = f"it cannot run bots in the sandbox {sandbox}: {verdict[1]}"
+    return why
 
 
 def _pack_all(specs: Sequence[BotSpec]) -> dict[str, tuple[BotSpec, bytes]]:
@@ -794,6 +899,8 @@ def _judge(reports: list[BuildReport]) -> dict[str, str]:
         for report in found:
             if report.kind == "worker":
                 raise ClusterError(f"worker {report.worker} cannot run bots: {report.problem}")
+            if report.kind == "stopped":
+                raise ClusterError(f"the build of {name} was stopped on worker {report.worker}")
         builds = [r for r in found if r.kind == "build"]
         missing = [r for r in found if r.kind == "missing"]
         if builds:
@@ -803,8 +910,8 @@ def _judge(reports: list[BuildReport]) -> dict[str, str]:
             first = missing[0]
             raise ClusterError(
                 f"worker {first.worker} lacks what {name} needs, which other workers have:"
-                f" {first.problem}. Install the bots' toolchains on every worker (or stop"
-                " that worker)"
+                f" {plain(first.problem or '')}. Install the bots' toolchains on every worker"
+                " (or stop that worker)"
             )
         elif missing:
             failed[name] = f"{name}: {missing[0].problem} (on every worker)"

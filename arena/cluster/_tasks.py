@@ -28,17 +28,18 @@ import dataclasses
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
 
-from arena.bots import BotSpec, resolve_command
+from arena.bots import BUILD_STOP, BotSpec, BuildsStopped, BuildStop, resolve_command
 from arena.cluster._bundles import BundleError, WorkerBuild, bot_folder, ensure_built
 from arena.errors import ArenaError, BotError, BuildError, ConfigError
 from arena.messages import Play, Played, Reader, Setup, ToWorker, encode
 from arena.runners import WorkerLost, WorkerProcess
-from arena.sandbox import wrap_for
+from arena.sandbox import bwrap_problem, wrap_for
 
 if TYPE_CHECKING:
     from distributed import Worker
@@ -89,22 +90,66 @@ class BuildReport:
     """None: ready to play; else what went wrong, with the build's output."""
     kind: str
     """"ok"; "build": its build failed; "missing": a program it needs is not there;
-    "worker": this worker cannot run bots at all."""
+    "worker": this worker cannot run bots at all; "stopped": its task was cancelled."""
+
+
+GATE_AMOUNT = 1_000_000.0
+"""How much of its `gate` resource a worker fit for arena's games declares (each game
+task takes 1: the resource only says which workers may have games, not how many)."""
+
+
+def gate(sandbox: str, version: str | None = None) -> str:
+    """The Dask resource that a worker running arena `version` (this one's by default)
+    declares when it can run bots under `sandbox` (`ArenaPlugin` declares it). Game
+    tasks require it: a worker of another arena, or one whose sandbox does not work
+    (bwrap installed in a container without the privilege to make namespaces), is never
+    given a game, so its failures are never charged to the bots."""
+    if version is None:
+        from arena import __version__
+
+        version = __version__
+    return f"arena-{version}-{sandbox}"
+
+
+def fit_gates(here: Here) -> dict[str, float]:
+    """The `gate` resources this worker declares: one per sandbox it can run bots in."""
+    from arena.sandbox import SANDBOXES
+
+    return {gate(s): GATE_AMOUNT for s in SANDBOXES if here.sandbox_problem(s) is None}
+
+
+def worker_verdict(sandbox: str, dask_worker: Worker | None = None) -> tuple[str, str | None]:
+    """(this worker's arena version, why it cannot run bots under `sandbox`, or None).
+    Run on a worker by the coordinator (`Client.run`)."""
+    from arena import __version__
+
+    worker = dask_worker or _worker()
+    plugin = worker.plugins.get(PLUGIN) if worker is not None else None
+    here = getattr(plugin, "here", None)
+    if not isinstance(here, Here):  # (a worker that is joining: its plugin comes next)
+        here = Here(worker)
+    return __version__, here.sandbox_problem(sandbox)
 
 
 def prepare_bot(spec: BotSpec, digest: str, bundle: bytes, settings: WorkerBuild) -> BuildReport:
     """Unpack and build `spec` on this worker (once per machine), and check that its
-    program can be found and run here, in the sandbox if the league has one."""
-    address = _address(_worker())
+    program can be found and run here, in the sandbox if the league has one. The build
+    stops when the task is no longer wanted (the coordinator stopped: Ctrl-C)."""
+    worker = _worker()
+    address = _address(worker)
+    here = _here(worker)
+    problem = here.sandbox_problem(settings.sandbox)
+    if problem is not None:
+        return BuildReport(address, spec.name, problem, "worker")
+    wrap = wrap_for(settings.sandbox)
     try:
-        wrap = wrap_for(settings.sandbox)
-    except ConfigError as err:
-        return BuildReport(address, spec.name, str(err), "worker")
-    try:
-        folder = ensure_built(spec, digest, bundle, settings)
+        with here.building(_current_task(worker)):
+            folder = ensure_built(spec, digest, bundle, settings)
         command = resolve_command(spec.command, folder)
         if wrap is not None:  # fails if the sandbox would hide the program
             wrap(command, Path("/tmp/arena-check"), folder)
+    except BuildsStopped:
+        return BuildReport(address, spec.name, "the build was stopped", "stopped")
     except BuildError as err:
         return BuildReport(address, spec.name, _without_name(spec.name, err), "build")
     except BundleError as err:
@@ -122,9 +167,19 @@ def play_games(info: RunInfo, bundles: dict[str, bytes], plays: list[bytes]) -> 
     worker = _worker()
     here = _here(worker)
     setup, local = here.runs.get(info)
+    problem = here.sandbox_problem(setup.settings.sandbox)
+    if problem is not None:  # (the `gate` resource keeps games away from such a worker)
+        raise ClusterError(
+            f"worker {here.address} cannot run bots in the sandbox"
+            f" {setup.settings.sandbox}: {problem}"
+        )
     games = [_game(play) for play in plays]
-    _ensure_bots(here, setup, info, bundles)
     key = _current_task(worker)
+    try:
+        with here.building(key):
+            _ensure_bots(here, setup, info, bundles)
+    except BuildsStopped:
+        raise _Abandoned("the bots' build was stopped: the task was cancelled") from None
     if worker is not None and key is not None:
         here.watch(info.token, _dependencies(worker, key))
     played = here.play(info.token, local, games, key)
@@ -207,6 +262,14 @@ def _dependencies(worker: Worker, key: str) -> set[str]:
         return set()
 
 
+def plain(problem: str) -> str:
+    """A missing program's problem without the advice on shell syntax that follows it
+    (`arena.bots.resolve_command`): where other workers found the program, the command
+    line is not at fault."""
+    found = problem.find(" not found on the PATH")
+    return problem[: found + len(" not found on the PATH")] if found >= 0 else problem
+
+
 def _without_name(name: str, err: Exception) -> str:
     text = str(err)
     return text[len(name) + 2 :] if text.startswith(f"{name}: ") else text
@@ -236,10 +299,16 @@ def _ensure_bots(here: Here, setup: Setup, info: RunInfo, bundles: dict[str, byt
             resolve_command(spec.command, bot_folder(digest))
         except BuildError as err:
             raise ClusterError(
-                f"{spec.name}: build failed on worker {address}, which joined after the"
-                f" league's bots were built: {_without_name(spec.name, err)}"
+                f"{spec.name}: build failed on worker {address}, which had not built it"
+                f" before: {_without_name(spec.name, err)}"
             ) from None
-        except (BotError, BundleError) as err:
+        except BotError as err:  # its build's or its program missing here
+            raise ClusterError(
+                f"worker {address} lacks what {spec.name} needs, which other workers have:"
+                f" {plain(_without_name(spec.name, err))}. Install the bots' toolchains on"
+                " every worker (or stop that worker)"
+            ) from None
+        except BundleError as err:
             raise ClusterError(f"worker {address}: {err}") from None
         here.ready.add(digest)
 
@@ -305,6 +374,13 @@ class Here:
         self.ready: set[str] = set()
         """Digests unpacked and built in this machine's cache."""
         self.runs = _Runs()
+        self._problems: dict[str, str | None] = {}
+        """Why bots cannot run here under each sandbox (None: they can), found once."""
+        self._builds: dict[str, BuildStop] = {}
+        """The stop of the builds each running task makes, by its key."""
+        self._unwanted: dict[str, None] = {}
+        """Keys of tasks no longer wanted, as this thread-safe side knows them."""
+        self._guard = threading.Lock()
         self._start = threading.Lock()
         self._token: trio.lowlevel.TrioToken | None = None
         self._thread: threading.Thread | None = None
@@ -324,6 +400,41 @@ class Here:
 
     # ------------------------------------------------------------- from other threads
 
+    def sandbox_problem(self, sandbox: str) -> str | None:
+        """Why bots cannot run here under `sandbox` (the check the coordinator makes of
+        its own machine: `arena.sandbox.bwrap_problem`), or None; found once."""
+        with self._guard:
+            if sandbox in self._problems:
+                return self._problems[sandbox]
+        try:
+            wrap_for(sandbox)
+            problem = bwrap_problem() if sandbox == "bwrap" else None
+        except ConfigError as err:
+            problem = str(err)
+        with self._guard:
+            self._problems[sandbox] = problem
+        return problem
+
+    @contextlib.contextmanager
+    def building(self, key: str | None) -> Iterator[None]:
+        """Builds made in this block stop (BuildsStopped) when task `key` is no longer
+        wanted (`stop`): a coordinator stopped mid-build leaves no build running."""
+        if key is None:
+            yield
+            return
+        stop = BuildStop()
+        with self._guard:
+            self._builds[key] = stop
+            if key in self._unwanted:
+                stop.stop()
+        reset = BUILD_STOP.set(stop)
+        try:
+            yield
+        finally:
+            BUILD_STOP.reset(reset)
+            with self._guard:
+                self._builds.pop(key, None)
+
     def play(self, token: str, setup: Setup, games: list[Play], key: str | None) -> list[Played]:
         """Play `games` of run `token` one after the other in a worker process of the run
         (from a task's thread); `_Abandoned` if task `key` is cancelled meanwhile."""
@@ -342,8 +453,17 @@ class Here:
         return trio.from_thread.run_sync(self._close, token, abandon, True, trio_token=self._token)
 
     def stop(self, key: str) -> None:
-        """Task `key` is no longer wanted (cancelled, its client gone): stop its games
-        (from the Dask worker's event loop)."""
+        """Task `key` is no longer wanted (cancelled, its client gone): stop its builds
+        and its games (from the Dask worker's event loop)."""
+        if not key.startswith(("arena-games-", "arena-build-")):
+            return
+        with self._guard:
+            self._unwanted[key] = None
+            while len(self._unwanted) > 1000:
+                del self._unwanted[next(iter(self._unwanted))]
+            stop = self._builds.get(key)
+        if stop is not None:
+            stop.stop()
         if self._token is not None and key.startswith("arena-games-"):
             with contextlib.suppress(trio.RunFinishedError):
                 self._token.run_sync_soon(self._stop, key)

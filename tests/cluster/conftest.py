@@ -60,13 +60,21 @@ class Cluster:
                 return line.split("Start worker at:")[1].strip()
         raise AssertionError(f"no address in {self.logs[index]}")
 
-    def start_worker(self, timeout: float = 60) -> subprocess.Popen[bytes]:
-        """Start one more worker and wait until the scheduler has it."""
+    def start_worker(
+        self, timeout: float = 60, *, path: Path | None = None, pythonpath: Path | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start one more worker and wait until the scheduler has it (and it has taken
+        arena's plugin, if one is registered); `path`, `pythonpath`: a folder first on
+        its PATH, on its PYTHONPATH."""
         index = len(self.workers)
         env = dict(os.environ, ARENA_CLUSTER_CACHE=str(self.cache(index)))
         env["ARENA_TEST_WORKER"] = str(index)
         if index == 0:
             env["PATH"] = f"{self.tools}{os.pathsep}{env.get('PATH', os.defpath)}"
+        if path is not None:
+            env["PATH"] = f"{path}{os.pathsep}{env.get('PATH', os.defpath)}"
+        if pythonpath is not None:
+            env["PYTHONPATH"] = f"{pythonpath}{os.pathsep}{env.get('PYTHONPATH', '')}"
         log = self.root / f"worker{index}.log"
         with open(log, "wb") as out:
             worker = subprocess.Popen(

@@ -1,0 +1,153 @@
+"""Found in an audit: a Dask worker that cannot run the sandbox (bubblewrap installed
+where it cannot make namespaces, as in a container without the privilege), or that
+runs another arena, crashed every game it was given: every bot was disqualified and
+the league exited 0. Such a worker is now named, with why, and given no game (Dask's
+resources: `arena.cluster._tasks.gate`), whether it is there at the start or joins
+mid-league; nothing is charged to the bots."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.records import FAULT_CAUSES
+
+from ..processes import dies_with_us
+from .conftest import private_cluster
+from .helpers import ROOT, stored
+
+pytestmark = [
+    pytest.mark.subprocess,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.environ.get("ARENA_NO_SANDBOX") == "1", reason="the sandbox needs bubblewrap"
+    ),
+]
+
+BROKEN_BWRAP = """#!/bin/sh
+echo "bwrap: No permissions to create a new namespace" >&2
+exit 1
+"""
+
+GATED = r"""
+import os, random, sys, time, msgpack
+here = os.path.dirname(os.path.realpath(__file__))
+while not os.path.exists(os.path.join(here, "go")):
+    time.sleep(0.05)
+r, w = sys.stdin.buffer, sys.stdout.buffer
+rng = random.Random()
+while True:
+    h = r.read(4)
+    if len(h) < 4:
+        break
+    m = msgpack.unpackb(r.read(int.from_bytes(h, "big")))
+    t = m["type"]
+    if t == "hello":
+        b = msgpack.packb({"type": "hello", "name": "gated", "version": "1", "protocol": 1})
+    elif t == "game_start":
+        rng.seed(f"{m['game_id']}/{m['seat']}")
+        continue
+    elif t == "act":
+        choice = rng.randrange(len(m["legal"]))
+        b = msgpack.packb({"type": "action", "request_id": m["request_id"], "choice": choice})
+    elif t == "bye":
+        break
+    else:
+        continue
+    w.write(len(b).to_bytes(4, "big") + b)
+    w.flush()
+"""
+"""A bot that plays at random once a file `go` is in its folder (on the worker: the
+test puts it there once the workers that join late are refused)."""
+
+
+def gated_bot(root: Path, name: str) -> Path:
+    folder = root / "bots" / name
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(GATED)
+    (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\n')
+    return folder
+
+
+def other_arena(root: Path) -> Path:
+    """A copy of arena that says it is another version, for a worker's PYTHONPATH."""
+    copy = root / "other" / "arena"
+    shutil.copytree(ROOT / "arena", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    init = copy / "__init__.py"
+    init.write_text(re.sub(r'__version__ = ".*"', '__version__ = "0.0.9"', init.read_text()))
+    return copy.parent
+
+
+def wait_for(what: str, test: object, proc: subprocess.Popen[bytes], log: Path) -> None:
+    assert callable(test)
+    deadline = time.monotonic() + 120
+    while not test():
+        if proc.poll() is not None:
+            raise AssertionError(f"the league ended before {what}: {log.read_text()}")
+        assert time.monotonic() < deadline, f"no {what}: {log.read_text()}"
+        time.sleep(0.05)
+
+
+def test_a_worker_that_cannot_sandbox_or_runs_another_arena_gets_no_game(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "broken-bwrap"
+    broken.mkdir()
+    (broken / "bwrap").write_text(BROKEN_BWRAP)
+    (broken / "bwrap").chmod(0o755)
+    for name in ("ann", "bob", "cat"):
+        gated_bot(tmp_path, name)
+    with private_cluster(tmp_path / "cluster", workers=1) as cluster:
+        cluster.start_worker(path=broken)  # there from the start
+        log = tmp_path / "league.log"
+        args = [
+            "league", "--bots", str(tmp_path / "bots"), "--store", str(tmp_path / "l.sqlite"),
+            "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
+            "--decision-ms", "60000", "--fault-limit", "2", "--cluster", cluster.address,
+        ]  # fmt: skip
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=out,
+                stderr=subprocess.STDOUT, preexec_fn=dies_with_us(),
+            )  # fmt: skip
+        try:
+            first = cluster.worker_address(1)
+            said = f"cluster: worker {first} is given no game: it cannot run bots in the sandbox"
+            wait_for("word of the broken worker", lambda: said in log.read_text(), proc, log)
+            # Games wait for `go` on the good worker; two more join meanwhile.
+            cluster.start_worker(path=broken)
+            cluster.start_worker(pythonpath=other_arena(tmp_path))
+            late, other = cluster.worker_address(2), cluster.worker_address(3)
+            for address in (late, other):
+                said = f"cluster: worker {address} joined and is given no game"
+                wait_for(f"word of {address}", lambda s=said: s in log.read_text(), proc, log)
+            for folder in cluster.cache(0).iterdir():
+                if folder.is_dir():
+                    (folder / "go").write_text("")
+            assert proc.wait(180) == 0, log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    text = log.read_text()
+    assert "Traceback" not in text
+    assert f"worker {late} joined and is given no game: it cannot run bots in the sandbox" \
+        " bwrap: bwrap failed: bwrap: No permissions to create a new namespace" in text  # fmt: skip
+    assert f"worker {other} joined and is given no game: it runs arena 0.0.9, this" in text
+    games = stored(tmp_path / "l.sqlite")
+    assert len(games) == 3 * 2
+    assert all(status == "done" for _, _, _, status, *_ in games.values()), games
+    causes = {seat[-1] for game in games.values() for seat in game[-1]}
+    assert not causes & set(FAULT_CAUSES), causes  # no fault charged to any bot
+    with sqlite3.connect(tmp_path / "l.sqlite") as db:
+        assert {s for (s,) in db.execute("SELECT status FROM bots")} == {"ok"}
+    for index in (1, 2, 3):  # the refused workers built nothing, played nothing
+        assert not cluster.cache(index).exists() or not any(cluster.cache(index).iterdir())
