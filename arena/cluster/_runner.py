@@ -224,6 +224,7 @@ class DaskRunner:
                 key=f"arena-build-{token}-{digest}-{i}",
                 workers=[worker],
                 allow_other_workers=True,
+                priority=10,  # before the games waiting (a ladder builds as it plays)
                 pure=False,
             )
             for digest, (spec, _) in packed.items()
