@@ -35,6 +35,7 @@ def _settings(store: Path, opts: dict[str, Any]) -> Any:
         submissions_per_hour=opts["submissions_per_hour"],
         top=opts.get("top") or 10,
         cluster=opts.get("cluster"),
+        cluster_retry=opts.get("cluster_retry") or 30.0,
         duplicate=opts["duplicate"],
     )
 
@@ -114,6 +115,12 @@ def _run_options(command: Any) -> Any:
     help="Reverse proxies to trust (addresses or networks, comma-separated; * for any):"
     " their X-Forwarded-Proto and X-Forwarded-For are believed (a session cookie is then"
     " Secure over HTTPS). Nobody's by default.",
+)  # fmt: skip
+@click.option(
+    "--cluster-retry", type=click.FloatRange(0.1), default=30.0, show_default=True,
+    metavar="SECONDS",
+    help="With --cluster: seconds between tries to reach the cluster again once it failed"
+    " (its scheduler lost, a game it could not play); the web pages and submissions go on.",
 )  # fmt: skip
 @_run_options
 def serve(

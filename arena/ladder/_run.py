@@ -28,6 +28,7 @@ from arena.bots import BotSpec, BuildSettings, Limits, build, load_manifest, res
 from arena.checker import check_bot, conforms, report
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 from arena.errors import ArenaError, BotError, BuildError
+from arena.ladder._cluster import ClusterLink
 from arena.ladder._db import LadderDB, Submission, mark_ladder
 from arena.ladder._select import Rated, choose_table, rate_active, without
 from arena.messages import Play, Played, Setup
@@ -62,6 +63,8 @@ class LadderSettings:
     """The places that matter most (the table choice weighs them up)."""
     cluster: str | None = None
     """A Dask scheduler's address: the games run there (`arena.cluster`)."""
+    cluster_retry: float = 30.0
+    """Seconds between tries to reach the cluster again once it failed (`serve`)."""
     duplicate: bool = dataclasses.field(
         default=False,
         metadata=about(
@@ -161,6 +164,11 @@ class Ladder:
         self.budget: int | None = None
         """With `settle`, the most games still to play."""
         self.settled = trio.Event()
+        self.cluster: ClusterLink | None = None
+        """With `serve --cluster`, the link to the cluster the games run on."""
+        self.serving = False
+        """In `serve`: no error of a game or a version ends `play` (it says why, waits
+        `cluster_retry` seconds and plays on); elsewhere (settle, tests) it raises."""
         self._load_active()
 
     # ------------------------------------------------------------------ intake
@@ -230,6 +238,8 @@ class Ladder:
         except BotError as err:
             self.db.set_state(sid, "failed", str(err), output)
             return
+        if not await self._built_where_played(sid, spec, output):
+            return
         self.store.sync_bots([(spec.name, " ".join(spec.command), digest)])
         self.store.set_bot_status(spec.name, "ok", "")
         retired = self.db.activate(sid, output)
@@ -240,6 +250,34 @@ class Ladder:
             + (f" ({', '.join(r.bot for r in retired)} retired)" if retired else "")
         )
         self._load_active()
+
+    async def _built_where_played(self, sid: str, spec: BotSpec, output: str) -> bool:
+        """Build `spec` where the games run, when that is elsewhere (a cluster): a build
+        that passed here can fail on a worker (its folder is named by a digest there, a
+        toolchain is missing), and the version is then failed, with why, before it is
+        ever active. A cluster that fails (its scheduler lost) is waited for."""
+        while True:
+            runner = await self._game_runner()
+            try:
+                check = await runner.build_bots([spec], self._cluster_config())
+                if check is not None:
+                    check(spec)
+                return True
+            except BotError as err:
+                reason = f"build failed on the cluster: {_without_name(spec.name, err)}"
+            except ArenaError as err:
+                link = self.cluster
+                if link is None:
+                    raise
+                if link.healthy(runner):  # the cluster works: this version cannot run there
+                    reason = f"cannot be built on the cluster: {err}"
+                else:
+                    self.say(f"{sid}: waiting for the cluster ({err})")
+                    link.lost(runner)
+                    continue
+            self.db.set_state(sid, "failed", reason, _tail(f"{output}\n{reason}"))
+            self.say(f"{sid}: failed: {reason}")
+            return False
 
     def _build(self, spec: BotSpec, log: Path) -> None:
         settings = self.settings
@@ -340,11 +378,60 @@ class Ladder:
                 settings=run,
                 config=dataclasses.replace(self.settings.game, players=k),
             )
-            runner = self._make_runner()
-            await runner.build_bots(list(specs), self._cluster_config())  # (a cluster's)
-            async with runner.players(setup) as players, trio.open_nursery() as nursery:
-                for player in players[: max(1, self.settings.concurrency)]:
-                    nursery.start_soon(self._drive, player, k, set(names))
+            runner = await self._game_runner()
+            if not self.serving:
+                await self._round(runner, specs, setup, k, set(names))
+                continue
+            failure: BaseException | None = None
+            try:
+                await self._round(runner, specs, setup, k, set(names))
+            except* ArenaError as group:
+                failure = _first(group)
+            if failure is not None:  # (no error of a game or a version ends the server)
+                self.say(
+                    f"games stopped: {failure}; playing again in {self.settings.cluster_retry:g} s"
+                )
+                if self.cluster is not None:
+                    self.cluster.lost(runner)
+                await trio.sleep(self.settings.cluster_retry)
+
+    async def _round(
+        self, runner: GameRunner, specs: tuple[BotSpec, ...], setup: Setup, k: int,
+        names: set[str],
+    ) -> None:  # fmt: skip
+        """The tables of one set of active versions, until it changes: built where the
+        games run first (a cluster's: a version whose build fails there is failed, with
+        why, and the active versions change)."""
+        check = await runner.build_bots(list(specs), self._cluster_config())
+        if check is not None and self._failed_there(specs, check):
+            return
+        async with runner.players(setup) as players, trio.open_nursery() as nursery:
+            for player in players[: max(1, self.settings.concurrency)]:
+                nursery.start_soon(self._drive, player, k, names)
+
+    def _failed_there(self, specs: tuple[BotSpec, ...], check: Callable[[BotSpec], None]) -> bool:
+        """Fail the active versions whose build failed where the games run; whether any."""
+        failed = False
+        for spec in specs:
+            try:
+                check(spec)
+            except BotError as err:
+                submission = self._active.get(spec.name)
+                if submission is None:
+                    continue
+                reason = f"build failed on the cluster: {_without_name(spec.name, err)}"
+                self.db.set_state(submission.id, "failed", reason, _tail(reason))
+                self.store.set_bot_status(spec.name, "build_failed", reason)
+                self.say(f"{submission.id}: {spec.name} stops playing: {reason}")
+                failed = True
+        if failed:
+            self._load_active()
+        return failed
+
+    async def _game_runner(self) -> GameRunner:
+        if self.cluster is not None:
+            return await self.cluster.get()
+        return self._make_runner()
 
     def _make_runner(self) -> GameRunner:
         if self._runner is not None:
@@ -376,6 +463,8 @@ class Ladder:
                 await self._play_table(player, number, seats, seed)
             finally:
                 self._claimed.pop(number, None)
+                if any(_game_id(number, r) not in self._done for r in range(len(seats))):
+                    self._pending.append(table)  # stopped midway: finished when play goes on
             await self._refit(now=self.settling is not None)
             self._check_settled()
 
@@ -469,6 +558,18 @@ class Ladder:
         budget was spent with the top unseparated)."""
         self.settled.set()
         self.changed.set()
+
+
+def _first(group: BaseException) -> BaseException:
+    """The first error of a (nested) exception group, or the error itself."""
+    while isinstance(group, BaseExceptionGroup) and group.exceptions:
+        group = group.exceptions[0]
+    return group
+
+
+def _without_name(name: str, err: Exception) -> str:
+    text = str(err)
+    return text[len(name) + 2 :] if text.startswith(f"{name}: ") else text
 
 
 def _game_id(table: int, rotation: int) -> str:

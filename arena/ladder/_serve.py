@@ -12,6 +12,7 @@ import click
 import trio
 
 from arena.errors import InputError
+from arena.ladder._cluster import ClusterLink
 from arena.ladder._db import LadderDB, mark_ladder
 from arena.ladder._run import Ladder, LadderSettings
 from arena.ladder._web import Proxies
@@ -85,25 +86,34 @@ async def serve_ladder(
         ):
             report = make_app(reading)
             app = make_ladder_app(ladder, report, pages, own_hosts(allow), proxies)
-            async with _runner(settings) as runner:
-                if runner is not None:
-                    ladder._runner = lambda: runner
-                try:
-                    async with trio.open_nursery() as nursery:
-                        binds = await nursery.start(hypercorn_serve, app, config)
-                        where = ", ".join(f"{bind}/ladder" for bind in binds)
-                        _say(f"serving {settings.store} at {where} (Ctrl-C stops)")
-                        nursery.start_soon(ladder.intake)
-                        if play:
-                            nursery.start_soon(ladder.play)
-                except (OSError, BaseExceptionGroup) as caught:
-                    err = _first_os_error(caught)
-                    if err is None:
-                        raise
-                    reason = err.strerror or str(err) or type(err).__name__
-                    raise InputError(
-                        f"arena ladder serve cannot listen at {config.bind[0]}: {reason}"
-                    ) from None
+            link = None
+            if settings.cluster is not None:  # (one that cannot be reached: an error now)
+                link = ClusterLink(
+                    settings.cluster, settings.concurrency or None, settings.cluster_retry, _say
+                )
+                await link.connect()
+            ladder.cluster, ladder.serving = link, True
+            try:
+                async with trio.open_nursery() as nursery:
+                    binds = await nursery.start(hypercorn_serve, app, config)
+                    where = ", ".join(f"{bind}/ladder" for bind in binds)
+                    _say(f"serving {settings.store} at {where} (Ctrl-C stops)")
+                    if link is not None:
+                        nursery.start_soon(link.keep)
+                    nursery.start_soon(ladder.intake)
+                    if play:
+                        nursery.start_soon(ladder.play)
+            except (OSError, BaseExceptionGroup) as caught:
+                err = _first_os_error(caught)
+                if err is None:
+                    raise
+                reason = err.strerror or str(err) or type(err).__name__
+                raise InputError(
+                    f"arena ladder serve cannot listen at {config.bind[0]}: {reason}"
+                ) from None
+            finally:
+                if link is not None:
+                    await link.disconnect()
 
 
 @contextlib.asynccontextmanager
