@@ -151,3 +151,35 @@ def test_a_worker_that_cannot_sandbox_or_runs_another_arena_gets_no_game(
         assert {s for (s,) in db.execute("SELECT status FROM bots")} == {"ok"}
     for index in (1, 2, 3):  # the refused workers built nothing, played nothing
         assert not cluster.cache(index).exists() or not any(cluster.cache(index).iterdir())
+
+
+def test_a_late_worker_without_a_toolchain_names_the_bot(tmp_path: Path) -> None:
+    """Found in an audit: the error named the worker only, and talked of shell syntax
+    (the build's command line holds a `>`) where the program was simply not there."""
+    from .helpers import count_games, league_file, start_arena, wait_until, witness_bot
+
+    with private_cluster(tmp_path / "cluster", workers=1) as cluster:
+        tool = cluster.tools / "cluster-test-tool"  # on the first worker's PATH only
+        tool.write_text('#!/bin/sh\nexec "$@"\n')
+        tool.chmod(0o755)
+        for name in ("ann", "bob"):
+            witness_bot(tmp_path, name, delay=0.01)
+        witness_bot(tmp_path, "tooled", delay=0.01, build="cluster-test-tool true > built")
+        path = league_file(tmp_path, table_size=2, games_per_table=40, duplicate=False)
+        proc = start_arena("league", str(path), "-q", "--sandbox", "none", "--cluster",
+                           cluster.address)  # fmt: skip
+        store = tmp_path / "league.sqlite"
+        wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+        cluster.start_worker()  # without the tool
+        cluster.workers[0].kill()
+        cluster.workers[0].wait()
+        _, err = proc.communicate(timeout=180)
+        late = cluster.worker_address(1)
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err
+    assert (
+        f"arena: error: worker {late} lacks what tooled needs, which other workers have:"
+        " command 'cluster-test-tool' not found on the PATH. Install the bots' toolchains"
+        " on every worker (or stop that worker)" in err
+    )
+    assert "shell" not in err
