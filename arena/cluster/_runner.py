@@ -109,6 +109,9 @@ class DaskRunner:
         """Seconds the scheduler, or a worker running a game, may take to answer before
         it is taken as frozen (twice Dask's connection timeout, as for the handshake)."""
         self._removed: set[str] = set()
+        self.silent = False
+        """The scheduler did not answer (`_silent_scheduler`): nothing more is asked of
+        it on the way out, where each request would wait out its time limit."""
 
     def _watch_joining(self, token: trio.lowlevel.TrioToken) -> None:
         """Name each worker that joins the cluster and cannot run this run's games (it
@@ -153,6 +156,7 @@ class DaskRunner:
         the round trip of a result to the coordinator and a new task back), each task
         of up to `MAX_BATCH` games when games are quick."""
         client = await trio.to_thread.run_sync(_connect, address, abandon_on_cancel=True)
+        runner: DaskRunner | None = None
         try:
             threads = await trio.to_thread.run_sync(
                 _check_cluster, client, address, say, abandon_on_cancel=True
@@ -169,8 +173,9 @@ class DaskRunner:
             runner._watch_joining(trio.lowlevel.current_trio_token())
             yield runner
         finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(15):
-                await trio.to_thread.run_sync(_close, client, abandon_on_cancel=True)
+            if runner is None or not runner.silent:
+                with trio.CancelScope(shield=True), trio.move_on_after(15):
+                    await trio.to_thread.run_sync(_close, client, abandon_on_cancel=True)
 
     # ------------------------------------------------------------------ bots
 
@@ -274,10 +279,11 @@ class DaskRunner:
             yield [play] * self.concurrency
             finished = True
         finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(15):
-                await trio.to_thread.run_sync(
-                    self._end_run, run, not finished, abandon_on_cancel=True
-                )
+            if not self.silent:
+                with trio.CancelScope(shield=True), trio.move_on_after(15):
+                    await trio.to_thread.run_sync(
+                        self._end_run, run, not finished, abandon_on_cancel=True
+                    )
 
     async def _play(self, run: _Run, game: Play) -> Played:
         """Play `game`: wait briefly for others to fill a batch, then send a batch with
@@ -480,6 +486,7 @@ class DaskRunner:
         return worker, ""
 
     def _silent_scheduler(self, err: Exception) -> ClusterError:
+        self.silent = True
         why = f"no answer in {self.answer:g} s" if isinstance(err, TimeoutError) else _one_line(err)
         return ClusterError(
             f"the Dask scheduler at {self.address} does not answer ({why});"
