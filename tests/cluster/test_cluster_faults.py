@@ -279,8 +279,11 @@ def test_a_game_stuck_on_a_worker_that_answers_is_given_up_and_played_again(
     for name in NAMES:
         witness_bot(tmp_path, name, delay=0.01)
     path = league_file(tmp_path, concurrency=2)
+    # Clocks that make a game short, and so the time past which a task is given up.
     text = path.read_text().replace("decision_ms = 3000", "decision_ms = 100")
-    path.write_text(text + "startup_ms = 1000\n[game]\nplay_cap = 20\n")
+    text = text.replace("exit_grace_ms = 500", "exit_grace_ms = 100")
+    text = text.replace("kill_grace_ms = 200", "kill_grace_ms = 50")
+    path.write_text(text + "startup_ms = 1000\n[game]\nplay_cap = 10\n")
     with private_cluster(tmp_path / "cluster") as own:
         args = ["league", str(path), "--progress", "jsonl", "--sandbox", "none"]
         proc = start_arena(*args, "--cluster", own.address, env=QUICK_ANSWER)
