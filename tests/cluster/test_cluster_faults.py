@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -217,17 +218,24 @@ def test_a_frozen_worker_is_taken_out_and_its_games_played_elsewhere(
     assert stored(tmp_path / "league.sqlite") == uninterrupted  # each game once
 
 
+def _under_way(root: Path, cluster: Cluster) -> tuple[list[str], subprocess.Popen[str]]:
+    """The league of `slow_bots` in `root`, on `cluster`, with a game stored: its
+    arguments and its process (which notices a silent scheduler or worker quickly)."""
+    path = slow_bots(root)
+    args = ["league", str(path), "-q", "--sandbox", "none", "--cluster", cluster.address]
+    proc = start_arena(*args, env=QUICK_ANSWER)
+    wait_until("a game stored", lambda: count_games(root / "league.sqlite") >= 1, proc)
+    return args, proc
+
+
 def test_a_frozen_scheduler_is_one_line_and_the_league_resumes(
     tmp_path: Path, uninterrupted: dict[str, tuple[object, ...]]
 ) -> None:
     """Found in an audit: a scheduler frozen (SIGSTOP) held the league for ever, with no
     word."""
-    path = slow_bots(tmp_path)
     store = tmp_path / "league.sqlite"
     with private_cluster(tmp_path / "cluster") as own:
-        args = ["league", str(path), "-q", "--sandbox", "none", "--cluster", own.address]
-        proc = start_arena(*args, env=QUICK_ANSWER)
-        wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+        args, proc = _under_way(tmp_path, own)
         own.scheduler.send_signal(signal.SIGSTOP)
         try:
             _, err = proc.communicate(timeout=300)
@@ -251,12 +259,9 @@ def test_a_frozen_scheduler_is_one_line_and_the_league_resumes(
 def test_every_worker_gone_is_one_line_and_loses_nothing(tmp_path: Path) -> None:
     """Found in an audit: every worker killed mid-league gave a 428-line ExceptionGroup
     traceback (shipping the lost data again found no worker) and exit status 1."""
-    path = slow_bots(tmp_path)
     store = tmp_path / "league.sqlite"
     with private_cluster(tmp_path / "cluster") as own:
-        args = ["league", str(path), "-q", "--sandbox", "none", "--cluster", own.address]
-        proc = start_arena(*args, env=QUICK_ANSWER)
-        wait_until("a game stored", lambda: count_games(store) >= 1, proc)
+        _, proc = _under_way(tmp_path, own)
         own.workers[0].send_signal(signal.SIGKILL)
         own.workers[0].wait()
         _, err = proc.communicate(timeout=300)

@@ -117,13 +117,7 @@ def test_a_version_that_fails_to_build_on_the_cluster_is_failed_and_the_ladder_p
         tokens = {name: add_author(store, name) for name in ("alice", "bob", "mallory")}
         server = Server(store, "--table-size", "2", "--cluster", cluster.address)
         try:
-            for name, author in (("alicebot", "alice"), ("bobbot", "bob")):
-                done = arena(
-                    "submit", str(bot_folder(tmp_path, name)), "--to", server.url,
-                    "--token", tokens[author],
-                )  # fmt: skip
-                assert done.returncode == 0, done.stderr
-            _wait(lambda: _games(store) >= 2, what=f"games; the ladder said {server.logged()}")
+            _two_bots_playing(tmp_path, server, store, tokens)
             mole = bot_folder(tmp_path, "mole", build="python3 build.py")
             (mole / "build.py").write_text(MOLE_BUILD)
             done = arena("submit", str(mole), "--to", server.url, "--token", tokens["mallory"])
@@ -143,6 +137,17 @@ def test_a_version_that_fails_to_build_on_the_cluster_is_failed_and_the_ladder_p
             server.stop()
 
 
+def _two_bots_playing(tmp_path: Path, server: Server, store: Path, tokens: dict[str, str]) -> None:
+    """alice and bob submit a bot each; wait until the ladder has played two games."""
+    for name, author in (("alicebot", "alice"), ("bobbot", "bob")):
+        done = arena(
+            "submit", str(bot_folder(tmp_path, name)), "--to", server.url,
+            "--token", tokens[author],
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    _wait(lambda: _games(store) >= 2, what=f"games; the ladder said {server.logged()}")
+
+
 def test_a_lost_scheduler_stops_the_games_not_the_server_and_they_go_on(tmp_path: Path) -> None:
     """Found in an audit: a restarted scheduler ended `arena ladder serve`, its web
     pages and its submission API with it."""
@@ -159,13 +164,7 @@ def test_a_lost_scheduler_stops_the_games_not_the_server_and_they_go_on(tmp_path
             store, "--table-size", "2", "--cluster", cluster.address, "--cluster-retry", "0.2"
         )
         try:
-            for name, author in (("alicebot", "alice"), ("bobbot", "bob")):
-                done = arena(
-                    "submit", str(bot_folder(tmp_path, name)), "--to", server.url,
-                    "--token", tokens[author],
-                )  # fmt: skip
-                assert done.returncode == 0, done.stderr
-            _wait(lambda: _games(store) >= 2, what=f"games; the ladder said {server.logged()}")
+            _two_bots_playing(tmp_path, server, store, tokens)
             cluster.scheduler.send_signal(signal.SIGKILL)
             cluster.scheduler.wait()
             for worker in cluster.workers:
