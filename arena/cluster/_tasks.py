@@ -379,7 +379,8 @@ class Here:
         self._builds: dict[str, BuildStop] = {}
         """The stop of the builds each running task makes, by its key."""
         self._unwanted: dict[str, None] = {}
-        """Keys of tasks no longer wanted, as this thread-safe side knows them."""
+        """Keys of tasks no longer wanted (the latest 1,000), read under `_guard` by
+        builds and games alike."""
         self._guard = threading.Lock()
         self._start = threading.Lock()
         self._token: trio.lowlevel.TrioToken | None = None
@@ -393,8 +394,6 @@ class Here:
         """Per run, the keys of the data its games depend on (the coordinator's)."""
         self._scopes: dict[str, trio.CancelScope] = {}
         """The games of each running task, by its key."""
-        self._stopped: dict[str, None] = {}
-        """Keys of tasks no longer wanted (the latest)."""
         self._reaping = trio.CancelScope()
         self._shutting = False
 
@@ -507,8 +506,9 @@ class Here:
         with trio.CancelScope() as scope:
             if key is not None:
                 self._scopes[key] = scope
-                if key in self._stopped:
-                    scope.cancel()
+                with self._guard:  # stopped before its scope was here to cancel
+                    if key in self._unwanted:
+                        scope.cancel()
             try:
                 for game in games:
                     try:
@@ -586,9 +586,6 @@ class Here:
         return len(idle) + len(busy)
 
     def _stop(self, key: str) -> None:
-        self._stopped[key] = None
-        while len(self._stopped) > 1000:
-            del self._stopped[next(iter(self._stopped))]
         scope = self._scopes.get(key)
         if scope is not None:
             scope.cancel()
