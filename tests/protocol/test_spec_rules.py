@@ -15,7 +15,18 @@ import pytest
 import protocol
 from arena.bots import check_name
 from arena.errors import ManifestError
-from arena.rules import DECK_COUNTS, MAX_TOTAL, Card, Edition, Ending, GameConfig
+from arena.rules import (
+    DECK_COUNTS,
+    MAX_TOTAL,
+    Action,
+    Card,
+    Cause,
+    Edition,
+    Ending,
+    Format,
+    Game,
+    GameConfig,
+)
 from arena.rules._game import ROUND_ELIMINATED_POINTS
 
 from .conftest import GAMES, ROOT, SPEC
@@ -285,3 +296,25 @@ def test_the_hello_rule_is_the_one_the_referee_enforces(name: str, ok: bool) -> 
         assert not ok, name
     else:
         assert ok, name
+
+
+def test_a_fault_off_turn_that_ends_a_points_round_is_said_to_change_the_player_to_move() -> None:
+    """R9.3, R9.4: a seat that faults when it is not its turn leaves the player to move
+    as it was, except when that fault leaves one player in a points round (or one in the
+    game): the round is scored and the next round's starter moves. SPEC §2.7 and
+    RULES.md "Faults" once said the player to move is always unchanged."""
+    config = GameConfig(players=4, format=Format.POINTS, target=1000)
+    nines, ones = [Card.N9] * 4, [Card.N1] * 4
+    game = Game.arranged(config, [nines, nines, [Card.N2] * 4, ones], [Card.N3] * 4, total=95)
+    game.apply(Action.bust(Card.N9))
+    game.apply(Action.bust(Card.N9))
+    assert game.to_move == 2  # seats 2 and 3 are left in the round
+    game.eliminate(3, Cause.CRASH)  # not its turn; seat 2 is left alone in the round
+    assert game.observation(2).round == 2
+    assert game.to_move == 1  # the starter of round 2 (R9.4), not seat 2
+    spec = flat(section("§2.7"))
+    assert (
+        "the player to move is unchanged, unless the fault ends the game or a points round" in spec
+    )
+    rules = flat(RULES.split("### Faults", 1)[1].split("\n### ", 1)[0])
+    assert "unless that fault ends the game, or ends a points round" in rules
