@@ -248,18 +248,39 @@ BUILT_DIGESTS = "built_digests"
 (`Prepared.built`) or SPRT, by name."""
 
 
-def register(store: Store, bots: Prepared, warn: Callable[[str], None]) -> list[str]:
+def register(
+    store: Store, bots: Prepared, warn: Callable[[str], None], *, finished: bool = False
+) -> list[str]:
     """Store the bots' commands, digests and build failures; return the names whose
     submission changed since their stored games, each with a warning (said once: the
     new digest is stored).
 
     A submission is unchanged if its folder is as the last run's build left it: the
     files of a build that writes into its folder (a C bot's ./bot) are not there
-    before the first build, and are there before the next."""
+    before the first build, and are there before the next.
+
+    A `finished` league (every game stored) plays none: nothing is stored, so its
+    bots keep the digests of the versions that played its games, and a changed
+    submission is said at every run, as what it is: not played."""
+    built = store.get_setting(BUILT_DIGESTS) or {}
+    ready = bots.ready
+    if finished:
+        stored = store.bot_digests()
+        changed = [
+            s.name
+            for s in ready
+            if stored.get(s.name) not in (None, bots.digests[s.name])
+            and built.get(s.name) != bots.digests[s.name]
+        ]
+        for name in changed:
+            warn(
+                f"warning: the submission of {name} changed since its stored games were"
+                " played; the league is finished, so its standings are the earlier"
+                " version's (give another --store to rate the new version)"
+            )
+        return changed
     for name, why in bots.failed:
         store.set_bot_status(name, "build_failed", why)
-    ready = bots.ready
-    built = store.get_setting(BUILT_DIGESTS) or {}
     changed = [
         name
         for name in store.sync_bots(

@@ -78,11 +78,17 @@ def _schedule(
     store.set_meta("league", identity)
     store.set_meta("schedule_note", schedule.note)
     store.set_meta("total_games", len(schedule.games))
+    stored_games = store.games_count()
+    if stored_games >= len(schedule.games):
+        # Finished: nothing is played with these settings, and the report shows the
+        # stored ones, under which the games were played (not the clocks of a run
+        # that played none).
+        return schedule
     settings = _resumable_settings(config)
     before = store.get_setting("settings") or {}
     # A store of an older arena kept fewer of them: only those it kept are compared.
     changed = any(before[key] != settings[key] for key in before.keys() & settings.keys())
-    if changed and 0 < store.games_count() < len(schedule.games):
+    if changed and stored_games:
         warn(_settings_changed(before, settings))
     store.set_meta("settings", settings)
     return schedule

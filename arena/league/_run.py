@@ -62,10 +62,10 @@ async def run_league(
     # The settings are checked before anything is stored: a refused resume changes
     # nothing (a digest stored then would hide a changed submission from the next one).
     schedule = _schedule(config, [s.name for s in specs], store, progress.warning, bots.reasons)
-    changed = register(store, bots, progress.warning)
-    report = LeagueReport(schedule, excluded=bots.excluded, changed=changed, left_out=bots.reasons)
     done = store.done_game_ids()
     todo = [g for g in schedule.games if g.game_id not in done]
+    changed = register(store, bots, progress.warning, finished=not todo)
+    report = LeagueReport(schedule, excluded=bots.excluded, changed=changed, left_out=bots.reasons)
     report.skipped = len(schedule.games) - len(todo)
     progress.started(len(schedule.games), len(todo), schedule.note)
     book = _Book(config, store, progress, report, [s.name for s in specs])

@@ -251,6 +251,7 @@ def test_a_changed_submission_is_reported_even_when_progress_is_quiet(
     four_bots(tmp_path)
     path = league_file(tmp_path)
     assert run_cli("league", str(path), "-q")[0] == 0
+    _forget_last_games(tmp_path / "league.sqlite", 2)  # games left for the new version
     bot = tmp_path / "bots" / "ann" / "bot.py"
     bot.write_text(bot.read_text() + "\n# a new version\n")
     code, _, err = run_cli("league", str(path), *quiet)
@@ -868,6 +869,38 @@ def test_a_resume_with_other_limits_or_fault_limit_says_so(
     _forget_last_games(store, 2)  # the same settings again: nothing to say
     code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", *option)
     assert (code, err) == (0, "")
+
+
+def test_a_finished_league_run_again_keeps_the_settings_and_bots_its_games_were_played_with(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: a finished league run again with other clocks (or limits, or
+    sandbox) plays nothing, yet stored them as the league's settings without a word, so
+    the report showed clocks no game was played under; and a submission edited since
+    had its new digest stored as the bot's, the version none of its games were played
+    by, with a warning that its games "count with the new version's" (there are none).
+    A run that plays nothing stores neither, and says the league is finished."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[0] == 0
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        before = db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+        bots = db.execute("SELECT * FROM bots ORDER BY name").fetchall()
+    bot = tmp_path / "bots" / "ann" / "bot.py"
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    code, _, err = run_cli("league", str(path), "-q", "--sandbox", "none", "--decision-ms", "500")
+    assert code == 0, err
+    assert err.startswith("warning: the submission of ann changed since its stored games")
+    assert "the league is finished" in err
+    assert "with the new version's" not in err
+    assert len(err.splitlines()) == 1
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT key, value FROM meta ORDER BY key").fetchall() == before
+        assert db.execute("SELECT * FROM bots ORDER BY name").fetchall() == bots
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[2] == err  # said again
+    bot.write_text(bot.read_text().removesuffix("\n# a new version\n"))
+    assert run_cli("league", str(path), "-q", "--sandbox", "none")[:3:2] == (0, "")
 
 
 def test_a_store_of_an_older_arena_resumes_without_a_warning(tmp_path: Path) -> None:
