@@ -405,6 +405,26 @@ def _difference(path: Path, stored: dict[str, Any], identity: dict[str, Any]) ->
                 " games were played: counting both versions would mix two bots. Give another"
                 " --store for the new version (or put the old files back to finish that test)."
             )
+    was_field = stored.get("field")
+    now_field = identity["field"]
+    if isinstance(was_field, list) and len(was_field) == len(now_field):
+        changed = [
+            now["name"]
+            for was, now in zip(was_field, now_field, strict=True)
+            if isinstance(was, dict)
+            and was.get("name") == now["name"]
+            and was.get("digest") != now["digest"]
+        ]
+        if changed and all(  # the same field bots otherwise: the same test
+            isinstance(was, dict) and was.get("name") == now["name"]
+            for was, now in zip(was_field, now_field, strict=True)
+        ):
+            return (
+                f"{path} holds a test whose field bot{'s' if len(changed) > 1 else ''}"
+                f" {', '.join(changed)} changed since its games were played: NEW and OLD would"
+                " be compared against two fields. Give another --store for the new field (or"
+                " put the old files back to finish that test)."
+            )
     same_game = stored.get("game") == identity["game"]
     if same_game and stored.get("points_rules") != identity.get("points_rules"):
         return (

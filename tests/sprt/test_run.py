@@ -181,6 +181,25 @@ async def test_a_store_of_another_test_is_refused(tmp_path: Path) -> None:
         assert store.count() == 6  # untouched
 
 
+async def test_a_test_whose_field_bot_changed_is_refused_saying_so(tmp_path: Path) -> None:
+    """Found in an audit: a resume after a field bot's files changed was refused as
+    "another test (it differs in: field); run the same command to resume that one",
+    though it was the same command: the organiser was not told what to do. The refusal
+    names the field bot that changed, as it names a changed NEW or OLD."""
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    assert config.field[1].folder is not None
+    (config.field[1].folder / "bot.py").write_text("# a new version\n")
+    with pytest.raises(ConfigError) as refused:
+        await run(config, ScriptedRunner(by_strength({})))
+    assert "holds a test whose field bot f2 changed since its games were played" in str(
+        refused.value
+    )
+    assert "run the same command" not in str(refused.value)
+    with SprtStore.open(config.store) as store:
+        assert store.count() == 6  # untouched
+
+
 async def test_a_bot_built_into_its_own_folder_resumes(tmp_path: Path) -> None:
     """Found in an audit: a test of a bot whose build writes into its folder (the C and
     Go kits' ./bot) could not be resumed: the digest stored was taken before the first
