@@ -290,10 +290,11 @@ async def run_sprt(
     plan = Plan(new, old, tuple(field), config.table_size, seed)
     book = _Book(config, plan, store, progress)
     result = book.result
-    if book.done():
+    if book.done():  # (its settings stay those its games were played with)
         result.seconds = time.monotonic() - started
         result.standings = book.standings()
         return result
+    _run_settings(config, store, progress.message)
     progress.started(result)
     log_dir = config.run.log_dir
     settings = dataclasses.replace(
@@ -391,6 +392,46 @@ def _identity(
         store.set_meta("test", identity)
     store.set_meta(BUILT_DIGESTS, (before if isinstance(before, dict) else {}) | built)
     return seed
+
+
+RUN_SETTINGS = "settings"
+"""The meta key of the settings a resume may change (`_run_settings`)."""
+
+
+def _run_settings(config: SprtConfig, store: SprtStore, say: Callable[[str], None]) -> None:
+    """Store the settings that shape the games but not the test's identity: the sandbox
+    and the limits, which decide which bot faults (a loss). A resume may change them
+    (another machine), with a warning that names each change, as a league's resume
+    does; the clocks and the rest are the test's own (`_identity`)."""
+    run = config.run
+    limits = dataclasses.asdict(run.limits)
+    del limits["stderr_kb"]  # the logs only
+    now: dict[str, Any] = {
+        "sandbox": run.sandbox,
+        "limits": limits,
+        "max_frame": run.max_frame,
+        "fresh_process": run.fresh_process,
+    }
+    before = store.get_meta(RUN_SETTINGS)
+    if isinstance(before, dict) and store.count():
+        was_limits = before.get("limits")
+        was = was_limits if isinstance(was_limits, dict) else {}
+        changes = [
+            f"{key} {shown(was.get(key))} -> {shown(value)}"
+            for key, value in limits.items()
+            if "limits" in before and was.get(key) != value
+        ]
+        changes += [
+            f"{key} {shown(before[key])} -> {shown(now[key])}"
+            for key in ("sandbox", "max_frame", "fresh_process")
+            if key in before and before[key] != now[key]
+        ]
+        if changes:
+            say(
+                "warning: the test's games so far were played with other settings than"
+                f" these ({', '.join(changes)}); they count with the games played now"
+            )
+    store.set_meta(RUN_SETTINGS, now)
 
 
 def _difference(path: Path, stored: dict[str, Any], identity: dict[str, Any]) -> str:

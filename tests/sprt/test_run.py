@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bots import load_manifest
+from arena.bots import Limits, load_manifest
 from arena.errors import ArenaError, ConfigError, StoreError
 from arena.messages import Play
+from arena.referee import RunSettings
 from arena.rules import Format
 from arena.sprt import (
     H1,
@@ -198,6 +199,44 @@ async def test_a_test_whose_field_bot_changed_is_refused_saying_so(tmp_path: Pat
     assert "run the same command" not in str(refused.value)
     with SprtStore.open(config.store) as store:
         assert store.count() == 6  # untouched
+
+
+@pytest.mark.parametrize(
+    ("run_settings", "change"),
+    [
+        ({"limits": Limits(memory_mb=900)}, "memory_mb 4096 -> 900"),
+        ({"sandbox": "bwrap"}, "sandbox 'none' -> 'bwrap'"),
+        ({"max_frame": 8192}, "max_frame 4096 -> 8192"),
+        ({"fresh_process": True}, "fresh_process False -> True"),
+    ],
+)
+async def test_a_test_resumed_with_other_limits_or_sandbox_says_so(
+    tmp_path: Path, run_settings: dict[str, object], change: str
+) -> None:
+    """Found in an audit: a test resumed with other resource limits (which decide who
+    crashes: a loss), another sandbox, frame limit or --fresh-process played on without
+    a word, its games of both settings counted together; a league's resume names such a
+    change. So does a test's, and a decided test, which plays nothing, keeps them."""
+    config = field_config(tmp_path, max_games=6, run=RunSettings(sandbox="none"))
+    await run(config, ScriptedRunner(by_strength({})))
+    other = dataclasses.replace(config.run, **run_settings)  # type: ignore[arg-type]
+    heard = Heard()
+    runner = ScriptedRunner(by_strength({}))
+    await run(dataclasses.replace(config, max_games=8, run=other), runner, heard)
+    warned = [m for m in heard.messages if m.startswith("warning: the test's games so far")]
+    assert len(warned) == 1, heard.messages
+    assert f"({change})" in warned[0]
+    heard = Heard()  # said once
+    await run(dataclasses.replace(config, max_games=10, run=other), runner, heard)
+    assert not [m for m in heard.messages if m.startswith("warning")]
+    with SprtStore.open(config.store) as store:
+        kept = store.get_meta("settings")
+    heard = Heard()  # ended: plays nothing, so keeps the settings its games had
+    await run(dataclasses.replace(config, max_games=10), runner, heard)
+    assert not [m for m in heard.messages if m.startswith("warning")]
+    with SprtStore.open(config.store) as store:
+        assert store.get_meta("settings") == kept
+        assert store.count() == 10
 
 
 async def test_a_bot_built_into_its_own_folder_resumes(tmp_path: Path) -> None:
