@@ -342,11 +342,18 @@ def check_before_store(config: LeagueConfig) -> None:
     _out_of_reach(config, config.store, specs)
     if len(specs) < config.table_size:
         found = f"{len(specs)} bot submission(s) (folders with {MANIFEST})"
-        left = f"; left out: {'; '.join(problems)}" if problems else ""
+        left = f"; left out: {in_one_line(problems)}" if problems else ""
         raise ConfigError(
             f"{config.bots}: {found}, and tables of {config.table_size} need"
             f" {config.table_size}{_smaller_tables(len(specs))}{left}"
         )
+
+
+def in_one_line(reasons: Sequence[str]) -> str:
+    """Why submissions were left out, for an error said in one line: each reason by its
+    first line (a failed build's holds the last lines of its output after the first,
+    which names its log)."""
+    return "; ".join(reason.strip().split("\n", 1)[0] for reason in reasons)
 
 
 def _smaller_tables(bots: int) -> str:

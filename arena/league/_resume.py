@@ -14,7 +14,7 @@ import msgspec
 
 from arena.errors import ConfigError, StoreError, shown
 from arena.league._config import LeagueConfig
-from arena.league._prepare import _smaller_tables
+from arena.league._prepare import _smaller_tables, in_one_line
 from arena.rules import POINTS_RULES, Format, rules_in_play
 from arena.schedule import MAX_GAMES, Schedule, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
@@ -32,7 +32,7 @@ def _schedule(
     the clocks and the sandbox, which it may change with a warning). `left_out`: why
     each submission left out was, for the refusal of too few bots (said even with -q)."""
     if len(names) < config.table_size:
-        left = f"; left out: {'; '.join(left_out)}" if left_out else ""
+        left = f"; left out: {in_one_line(left_out)}" if left_out else ""
         raise ConfigError(
             f"{len(names)} playable bot(s) for tables of {config.table_size}: not enough"
             f"{_smaller_tables(len(names))}{left}"

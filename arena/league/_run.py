@@ -18,6 +18,7 @@ from arena.league._prepare import (
     _changed_while_played,
     _out_of_reach,
     discover_bots,
+    in_one_line,
     prepare,
     register,
 )
@@ -55,7 +56,7 @@ async def run_league(
     if config.strict and bots.reasons:
         raise LeftOut(
             f"--strict: {len(bots.reasons)} submission(s) left out, so no game is played:"
-            f" {'; '.join(bots.reasons)}"
+            f" {in_one_line(bots.reasons)}"
         )
     specs = bots.ready
     _out_of_reach(config, store.path, specs)

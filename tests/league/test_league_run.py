@@ -138,6 +138,27 @@ def test_a_bot_whose_program_is_not_found_is_left_out_by_name(tmp_path: Path) ->
     ), err
 
 
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_league_refused_for_a_failed_build_says_so_in_one_line(
+    tmp_path: Path, strict: bool
+) -> None:
+    """Found in an audit: a league refused for too few playable bots, or by --strict,
+    named each submission left out with its whole reason, and a failed build's reason
+    holds the last lines of its output: the error ran over many lines. Each reason is
+    said by its first line (which names the build's log) in the error."""
+    make_bot(tmp_path, "ann")
+    make_bot(tmp_path, "bob")
+    if strict:
+        make_bot(tmp_path, "cat")
+    make_bot(tmp_path, "noisy", build="sh -c 'echo one; echo two; echo three; exit 1'")
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "-q", *["--strict"] * strict)
+    assert code == (1 if strict else 2), err
+    assert err.startswith("arena: error: ")
+    assert "left out" in err
+    assert "noisy: build exited with status 1" in err
+    assert len(err.splitlines()) == 1, err
+
+
 def test_build_failure_is_reported_and_the_bot_left_out(tmp_path: Path) -> None:
     four_bots(tmp_path)
     make_bot(tmp_path, "broken", build="false")
