@@ -11,6 +11,7 @@ from arena.bots import (
     real_path,
     run_builds,
 )
+from arena.errors import ConfigError
 from arena.league._book import _Book
 from arena.league._config import LeagueConfig
 from arena.league._dispatch import Dispatch
@@ -26,7 +27,7 @@ from arena.league._report import LeagueReport, LeftOut, Progress
 from arena.league._resume import _schedule
 from arena.messages import Setup
 from arena.runners import GameRunner, runner_for, spread
-from arena.store import Store
+from arena.store import LADDER_KEY, Store
 
 
 async def run_league(
@@ -45,6 +46,11 @@ async def run_league(
         where = "on a cluster" if config.cluster else "at a concurrency of 1"
         progress.message(f"--pin-cpus pins nothing {where} (it pins local worker processes)")
     started = time.monotonic()
+    if store.get_meta(LADDER_KEY) is not None:  # its games would be the ladder's
+        raise ConfigError(
+            f"{store.path} is a ladder's store (arena ladder serve), not a league's: a"
+            " league's games there would count in the ladder's standings; give another --store"
+        )
     if store.games_count():  # a resume: refuse a damaged store before playing on
         store.verify()
     found = discover_bots(config.bots, store.bot_digests())

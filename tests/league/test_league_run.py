@@ -924,6 +924,30 @@ def test_a_finished_league_run_again_keeps_the_settings_and_bots_its_games_were_
     assert run_cli("league", str(path), "-q", "--sandbox", "none")[:3:2] == (0, "")
 
 
+def test_a_ladders_store_is_refused_for_a_league(tmp_path: Path) -> None:
+    """Found in an audit: `arena league --store` given a ladder's store (a league store
+    marked a ladder's) played a whole league into it: its games went into the ladder's
+    standings, its bots among the ladder's active versions. It is refused, in one
+    line, and nothing is written."""
+    from arena.ladder._db import mark_ladder
+
+    four_bots(tmp_path)
+    store = tmp_path / "league.sqlite"
+    with Store.open(store) as ladder:
+        mark_ladder(ladder)
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        before = db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+    code, _, err = run_cli("league", str(league_file(tmp_path)), "-q", "--sandbox", "none")
+    assert code == 2, err
+    assert err.startswith("arena: error: ")
+    assert "a ladder's store" in err
+    assert len(err.splitlines()) == 1
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT key, value FROM meta ORDER BY key").fetchall() == before
+        assert db.execute("SELECT count(*) FROM bots").fetchone() == (0,)
+    assert results(store) == {}
+
+
 def test_a_store_of_an_older_arena_resumes_without_a_warning(tmp_path: Path) -> None:
     """A store whose settings hold only the clocks and the sandbox (as arena kept them
     before the limits) is not told that the limits it never recorded changed."""
