@@ -60,6 +60,11 @@ def export(store: Path, fmt: str, replays: bool, out: Path | None, all_versions:
         raise InputError(f"{store}: no such league store")
     if out is not None and out.exists() and os.path.samefile(out, store):
         raise InputError(f"-o {out} is the store itself: give another file to write")
+    if out is not None and _is_sqlite(out):  # another store: its results would be gone
+        raise InputError(
+            f"-o {out} is an SQLite file (an arena store?), which an export would replace:"
+            " give another file to write (or remove it first)"
+        )
     try:
         db = Store.open(store, readonly=True)
     except StoreError:
@@ -82,6 +87,17 @@ def export(store: Path, fmt: str, replays: bool, out: Path | None, all_versions:
             games.close()  # ends the store's snapshot
     where = "standard output" if out is None else str(out)
     click.echo(f"exported {count} games ({fmt}) to {where}", err=True)
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether `path` is a regular file that begins as an SQLite database does."""
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as file:
+            return file.read(16) == b"SQLite format 3\0"
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager

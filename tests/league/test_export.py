@@ -228,3 +228,24 @@ def test_many_games_stream_in_bounded_memory(tmp_path: Path) -> None:
         assert sink.lines == games
     assert peaks[5_000] < 100_000, peaks
     assert peaks[5_000] < 2 * peaks[500], peaks
+
+
+@pytest.mark.parametrize("kind", ["league", "sprt"])
+def test_an_export_onto_another_store_is_refused_and_leaves_it_whole(
+    store: Path, tmp_path: Path, kind: str
+) -> None:
+    """Found in an audit: `arena export A.sqlite -o B.sqlite` (a slip of the organiser's,
+    B another league's or an SPRT's store) replaced B with JSON lines: its results were
+    gone. -o never replaces an SQLite file (a store); the error says so in one line."""
+    other = tmp_path / "other.sqlite"
+    if kind == "league":
+        other.write_bytes(store.read_bytes())
+    else:
+        SprtStore.open(other).close()
+    before = other.read_bytes()
+    for fmt in ("jsonl", "csv"):
+        code, _, err = run_cli("export", str(store), "--format", fmt, "-o", str(other))
+        assert code != 0, err
+        assert err.startswith(f"arena: error: -o {other} is an SQLite file")
+        assert len(err.splitlines()) == 1
+        assert other.read_bytes() == before
