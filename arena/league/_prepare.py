@@ -46,7 +46,9 @@ def discover_bots(
     that name (`known`: name -> digest, on a resume), else the one whose bot.toml came
     first (its inode's change time, which unpacking or copying sets and no submitter
     chooses; then the folder's path). Never whose folder sorts first: a stranger's
-    "aaa-" folder would take a rival's place, and its games the rival's record.
+    "aaa-" folder would take a rival's place, and its games the rival's record. Of a
+    stored name that none of them is the stored submission of (its author edited it,
+    which makes its bot.toml the later one), none keeps it: the organiser says which.
     """
     if not folder.is_dir():
         raise ConfigError(f"bots folder {folder} does not exist")
@@ -116,7 +118,22 @@ def _one_per_name(
                 changed = 2**63
             return changed, str(spec.folder)
 
-        keeper = next((s for s in rivals if stored(s)), None) or min(rivals, key=arrived)
+        keeper = next((s for s in rivals if stored(s)), None)
+        if keeper is None and name in known:
+            # A stored bot's name, and none of them is its submission (its author
+            # edited it, which makes its bot.toml the later one): whichever kept the
+            # name, its games would count with the stored bot's. None plays until the
+            # organiser says which by renaming or removing the others.
+            for spec in rivals:
+                left_out.add(id(spec))
+                others = ", ".join(str(s.folder) for s in rivals if s is not spec)
+                problems.append(
+                    f"{spec.folder}: its bot.toml claims the name {name!r}, as {others} does,"
+                    " and none of them is the stored bot of that name (as its games were"
+                    " played); rename or remove all but one"
+                )
+            continue
+        keeper = keeper or min(rivals, key=arrived)
         why = "the stored bot of that name" if stored(keeper) else "its bot.toml came first"
         for spec in rivals:
             if spec is not keeper:

@@ -332,6 +332,39 @@ def test_a_later_submission_that_claims_a_taken_name_is_left_out(tmp_path: Path)
     assert f"{impostor}: its bot.toml claims the name 'bob', which {bob} has (the stored" in err
 
 
+def test_a_stored_bot_edited_while_a_stranger_claims_its_name_does_not_lose_it(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: on a resume, of two folders that claim a stored bot's name and
+    neither of which is the stored submission (its author edited bot.toml, which makes
+    it the later one), the stranger's, whose bot.toml "came first", took the name and
+    played on under it: its games counted with the stored bot's. Neither can be told to
+    be the stored bot, so neither plays, and the resume is refused naming both."""
+    four_bots(tmp_path)
+    impostor = make_bot(tmp_path, "aaa-impostor", "unhurried")  # not a copy of bob
+    (impostor / "bot.toml").write_text(
+        (impostor / "bot.toml").read_text().replace('name = "aaa-impostor"', 'name = "bob"')
+    )
+    path = league_file(tmp_path, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q")[0] == 0
+    _forget_last_games(store, 2)
+    bob = tmp_path / "bots" / "bob"
+    (bob / "bot.toml").write_text((bob / "bot.toml").read_text() + "# its author's fix\n")
+    code, _, err = run_cli("league", str(path))
+    assert code == 2, err
+    assert f"left out: {impostor}: its bot.toml claims the name 'bob'" in err
+    assert f"left out: {bob}: its bot.toml claims the name 'bob'" in err
+    assert "none of them is the stored bot of that name" in err
+    assert "bob is not playable now" in err
+    assert len(results(store)) == 10  # nothing played
+    shutil.rmtree(impostor)  # the organiser sorts it out: the edited bob plays on
+    code, _, err = run_cli("league", str(path), "-q")
+    assert code == 0, err
+    assert err.startswith("warning: the submission of bob changed")
+    assert len(results(store)) == 12
+
+
 @pytest.mark.parametrize("found", [0, 3])
 def test_too_few_submissions_are_refused_before_a_store_is_made(tmp_path: Path, found: int) -> None:
     """A league pointed at an empty or mistyped folder said "0 playable bot(s) for
