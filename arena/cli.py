@@ -106,9 +106,16 @@ def _first(group: BaseExceptionGroup[E]) -> E:
 
 def _fail(err: ArenaError, status: int = 2, notes: Sequence[str] = ()) -> NoReturn:
     """Say `err` in one line, then each of `notes` (what was done about it on the way
-    out: a store's games saved elsewhere, `arena.store.OpenStore`), and exit."""
+    out: a store's games saved elsewhere, `arena.store.OpenStore`), and exit.
+
+    An error whose text runs on over lines (a failed build's last lines of output) has
+    its first line said as the error and the rest indented under it, as a quotation:
+    no line of a program's output reads as one of arena's."""
+    first, *quoted = printable(str(err)).split("\n")
     with contextlib.suppress(OSError):
-        click.echo(f"arena: error: {printable(str(err))}", err=True)
+        click.echo(f"arena: error: {first}", err=True)
+        for line in quoted:
+            click.echo(f"    {line}", err=True)
         for note in notes:
             click.echo(f"arena: {printable(note)}", err=True)
     sys.exit(status)

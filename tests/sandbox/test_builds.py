@@ -126,3 +126,21 @@ def test_check_bot_runs_the_build_of_a_folder(tmp_path: Path, sandboxed: bool) -
     result = CliRunner().invoke(main, ["check-bot", "--sandbox", sandbox, str(folder)])
     assert result.exit_code == 2
     assert "built: build exited with status 1" in result.output
+
+
+def test_a_failed_builds_last_lines_are_quoted_under_the_one_line_error(tmp_path: Path) -> None:
+    """A build's output ends the error as a quotation, indented under it: no line of it
+    reads as arena's own (it said "arena: error: ... : one", then "two" and "three" on
+    lines of their own, as if the error ended there)."""
+    folder = tmp_path / "noisy"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "noisy"\nrun = "python3 bot.py"\n'
+        "build = \"sh -c 'echo one; echo two; echo three; exit 1'\"\n"
+    )
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", "none", str(folder)])
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("arena: error: noisy: build exited with status 1"), lines
+    assert lines[0].endswith(": one"), lines
+    assert lines[1:] == ["    two", "    three"], lines
