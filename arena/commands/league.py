@@ -208,7 +208,8 @@ def league(
         if mode != "jsonl":
             from arena.standings import compute_standings, render
 
-            click.echo(render(compute_standings(store.game_records()), "simple"), nl=False)
+            table = compute_standings(store.game_records(), versions=store.changed_versions())
+            click.echo(render(table, "simple"), nl=False)
 
 
 def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueReport:

@@ -8,7 +8,7 @@ imported only when a command runs: `arena --help` stays fast.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -170,10 +170,14 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 
 def print_standings(
-    ctx: click.Context, records: Sequence[GameRecord] | ResultColumns, **options: Any
+    ctx: click.Context,
+    records: Sequence[GameRecord] | ResultColumns,
+    versions: Mapping[str, int] | None = None,
+    **options: Any,
 ) -> None:
     """Rate ``records`` (or the same in columns) as the `rating_options` say and print
-    the table."""
+    the table; ``versions``: the bots whose rows pool versions of their submission (a
+    league store's `changed_versions`), for the table's notes."""
     from arena.standings import (
         ResultColumns,
         compute_standings,
@@ -204,6 +208,7 @@ def print_standings(
         k_factor=options["k_factor"],
         intervals=not options["no_intervals"],
         anchor=options["anchor"],
+        versions=versions,
     )
     fmt = options["fmt"]
     if options["matrix"]:

@@ -32,6 +32,7 @@ def standings(ctx: click.Context, /, db: Path, all_versions: bool, **options: An
     with Store.open(db, readonly=True) as store:
         store.verify_rows()  # rows edited by hand are refused, naming the game
         results = versions_read(store, store.result_columns(), all_versions)
+        versions = store.changed_versions()
     if not results.game_ids:
         raise InputError(f"{db}: no game has finished yet")
-    print_standings(ctx, results, **options)
+    print_standings(ctx, results, versions, **options)

@@ -306,7 +306,10 @@ def register(
         if built.get(name) != bots.digests[name]
     ]
     store.set_meta(BUILT_DIGESTS, built | bots.built)
+    played = store.games_by_bot()
+    changed = [name for name in changed if played.get(name)]  # none stored: nothing mixes
     for name in changed:
+        store.count_version(name)  # the standings say it as long as the store holds both
         warn(
             f"warning: the submission of {name} changed since its stored games were played;"
             " those games count in its standings with the new version's (give another"
@@ -343,6 +346,7 @@ def _changed_while_played(store: Store, bots: Prepared, warn: Callable[[str], No
             " another --store to rate the new version on its own)"
         )
         store.sync_bots([(spec.name, " ".join(spec.command), now)])
+        store.count_version(spec.name)
         edited[spec.name] = now
     if edited:
         store.set_meta(BUILT_DIGESTS, (store.get_setting(BUILT_DIGESTS) or {}) | edited)

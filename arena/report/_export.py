@@ -402,7 +402,9 @@ class LeagueData:
         if records:
             played = {seat.player for record in records for seat in record.seats}
             anchor = self.anchor if self.anchor is not None and self.anchor[0] in played else None
-            table = compute_standings(records, anchor=anchor)
+            table = compute_standings(
+                records, anchor=anchor, versions=self.store.changed_versions()
+            )
             standings = json.loads(render(table, "json"))
             order = [row.player for row in table.rows]
             matrix = json.loads(render_head_to_head(head_to_head(records, order), "json"))

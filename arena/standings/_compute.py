@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Literal
@@ -131,6 +131,10 @@ class Standings:
     does not count them."""
     unplayed: tuple[str, ...] = ()
     """Bots with forfeits and no game played: not rated, so not in `rows`."""
+    versions: tuple[tuple[str, int], ...] = ()
+    """The bots whose games were played by more than one version of their submission
+    (a league's store: `arena.store.Store.changed_versions`), with the number of
+    versions, by name: their rows pool them."""
 
     @property
     def no_error_bars(self) -> str | None:
@@ -206,6 +210,8 @@ class Standings:
             lines.append(forfeits_message(self.forfeits, self.unplayed))
         if self.apart:
             lines.append(apart_message(self.apart))
+        if self.versions:
+            lines.append(versions_message(self.versions))
         return "\n".join(lines)
 
 
@@ -220,6 +226,16 @@ def forfeits_message(forfeits: int, unplayed: Sequence[str] = ()) -> str:
     if unplayed:
         text += f" Not rated, with no game played: {_group_names(unplayed)[1:-1]}."
     return text
+
+
+def versions_message(versions: Sequence[tuple[str, int]]) -> str:
+    """The note for standings whose rows pool versions of a submission."""
+    each = ", ".join(f"{printable_name(name)} ({n})" for name, n in versions)
+    return (
+        f"Versions: the games of {each} were played by that many versions of its"
+        " submission (it changed between runs, or while they played); each row counts"
+        " them together. Rate a new version on its own in a store of its own."
+    )
 
 
 def apart_message(groups: Sequence[Sequence[str]]) -> str:
@@ -285,6 +301,7 @@ def compute_standings(
     k_factor: float = DEFAULT_K_FACTOR,
     intervals: bool = True,
     anchor: tuple[str, float] | None = None,
+    versions: Mapping[str, int] | None = None,
 ) -> Standings:
     """Rate the bots and count their results.
 
@@ -302,6 +319,9 @@ def compute_standings(
     Elo, as Ordo and BayesElo anchor theirs: ratings from different result sets that
     share the anchor can be compared. Each ± is then the interval of the bot's
     difference from the anchor (the anchor's own is 0).
+
+    ``versions`` (a league store's `changed_versions`) names the bots whose rows pool
+    more than one version of their submission: the notes and the JSON say so.
 
     Raises `arena.ratings.NoEstimateError` (an `InputError`) when ``prior`` is 0 and
     the plain MLE does not exist, and ``ValueError`` for invalid arguments or
@@ -457,6 +477,7 @@ def compute_standings(
         anchor=anchor,
         forfeits=forfeit_games,
         unplayed=unplayed,
+        versions=tuple(sorted((n, v) for n, v in (versions or {}).items() if n in elo)),
     )
 
 

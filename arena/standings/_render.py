@@ -220,6 +220,7 @@ def _as_json(standings: Standings) -> dict[str, Any]:
         "apart": [list(group) for group in standings.apart] or None,
         "forfeits": standings.forfeits,
         "unplayed": list(standings.unplayed) or None,
+        "versions": dict(standings.versions) or None,
     }
 
 

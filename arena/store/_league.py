@@ -36,6 +36,9 @@ LADDER_KEY = "ladder"
 """The meta key of a ladder's settings ({"seed": ..., "table_size": ...}): it marks
 a ladder's store (`arena.ladder`)."""
 
+VERSIONS_KEY = "versions"
+"""The meta key of the bots played as more than one version (`Store.changed_versions`)."""
+
 
 def _set_up(conn: StoreConnection, check: bool) -> Proofs:
     """Check a store open to write and set it up: its identity, the write-ahead log,
@@ -244,6 +247,28 @@ class Store(OpenStore):
         with self._conn.guard("cannot read the bots"):
             rows = self._conn.db.execute("SELECT name, status FROM bots ORDER BY name")
             return dict(_typed(row, str, str) for row in rows)
+
+    def changed_versions(self) -> dict[str, int]:
+        """The bots whose stored games were played by more than one version of their
+        submission (it changed between runs, or while a league ran), with the number of
+        versions; `count_version` counts them."""
+        value = self.get_meta(VERSIONS_KEY)
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(
+            type(n) is int and n >= 2 for n in value.values()
+        ):
+            raise StoreError(
+                f"{self.path}: the store is damaged (setting {VERSIONS_KEY!r}: {shown(value)})"
+            )
+        return {str(name): n for name, n in value.items()}
+
+    def count_version(self, name: str) -> None:
+        """Count a new version of `name`'s submission, whose games will be stored with
+        those of the earlier ones (under the same name)."""
+        versions = self.changed_versions()
+        versions[name] = versions.get(name, 1) + 1
+        self.set_meta(VERSIONS_KEY, versions)
 
     def active_versions(self) -> frozenset[str] | None:
         """Of a ladder's store (marked with the meta key `LADDER_KEY`), the bots of

@@ -282,6 +282,30 @@ def test_a_changed_submission_is_reported_even_when_progress_is_quiet(
     assert len(err.splitlines()) == 1
 
 
+def test_the_standings_say_which_rows_pool_versions_of_a_submission(tmp_path: Path) -> None:
+    """Found in an audit: a submission that changed between runs was warned of once;
+    after that nothing said that its row pooled two programs (a league run in CI, its
+    log lost). The store counts its versions and the standings' notes and JSON name it,
+    the league's own table too; a finished league plays no new version, so counts none."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q")[0] == 0
+    _forget_last_games(store, 2)  # games left for the new version
+    bot = tmp_path / "bots" / "ann" / "bot.py"
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    code, out, err = run_cli("league", str(path), "-q")
+    assert code == 0, err
+    assert "Versions: the games of ann (2) were played by that many versions" in out
+    bot.write_text(bot.read_text() + "\n# a third, after the league is finished\n")
+    assert run_cli("league", str(path), "-q")[0] == 0
+    code, out, _ = run_cli("standings", str(store))
+    assert code == 0
+    assert "Versions: the games of ann (2) were played" in out
+    code, out, _ = run_cli("standings", str(store), "--format", "json")
+    assert json.loads(out)["versions"] == {"ann": 2}
+
+
 def test_a_refused_resume_stores_nothing(tmp_path: Path) -> None:
     """Found in an audit: a resume refused for its settings had already stored the bots'
     new digests (and a new bot), so the next, right resume no longer warned that a
