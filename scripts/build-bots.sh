@@ -18,7 +18,7 @@ needs() {
 for kit in example_bots/*/; do
     if [[ -x "$kit/build.sh" ]]; then
         if ! needs "$kit" >/dev/null 2>&1; then
-            echo "skipping $kit: its toolchain is not installed (see $kit/README.md)" >&2
+            echo "skipping $kit: its toolchain is not installed (see ${kit}README.md)" >&2
             continue
         fi
         if [[ -x "$kit/fetch.sh" ]]; then
