@@ -1,7 +1,7 @@
 """The system calls each example bot makes in the sandbox (issue 40.2): the evidence
 behind the allow-list of `arena._syscalls`.
 
-Runs `arena check-bot --sandbox bwrap` (ten games, every configuration) on each kit,
+Runs `arena check-bot --sandbox bwrap` (every configuration, some fifteen games) on each kit,
 with bwrap itself run under `strace -f`, and reads from the trace every system call
 made by a process under the seccomp program: bwrap's child from the moment it installs
 the program (then prlimit, setpriv as root, and the bot's command: what they exec and
