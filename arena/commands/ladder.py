@@ -105,7 +105,13 @@ def _run_options(command: Any) -> Any:
 @_STORE
 @click.option("--host", default="127.0.0.1", show_default=True, callback=_host_names,
               help="Address to listen on (0.0.0.0: every one).")  # fmt: skip
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: any free one, named as it starts).",
+)
 @click.option(
     "--allow-host", "allow", multiple=True, callback=_host_names, metavar="NAME",
     help="A host name to answer besides addresses and this machine's (a proxy's name).",

@@ -161,7 +161,9 @@ def _sandbox(opts: dict[str, Any], *, cluster: bool) -> str:
     "--every",
     type=click.IntRange(0),
     default=0,
-    help="Print the top of the standings every N games (0: a tenth of the league).",
+    help="Print the top of the standings every N games (0: every tenth of a league of"
+    " more than 50 games, 10 at least; none for a smaller one).",
+    show_default=True,
 )
 @click.option(
     "--watch",

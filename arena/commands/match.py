@@ -51,7 +51,9 @@ CAUSES = [cause.value for cause in FAULT_ORDER]
 
 @click.command()
 @click.argument("bots", nargs=-1, required=True)
-@click.option("-n", "--games", type=click.IntRange(1), default=10, show_default=True)
+@click.option(
+    "-n", "--games", type=click.IntRange(1), default=10, show_default=True, help="Games to play."
+)
 @click.option(
     "-j",
     "--concurrency",

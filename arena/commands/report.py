@@ -100,7 +100,13 @@ def _host_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     callback=_host_names,
     help="Address to listen on (0.0.0.0: every one).",
 )
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: any free one, named as it starts).",
+)
 @click.option(
     "--allow-host",
     "allow",

@@ -1,0 +1,43 @@
+"""Every command's `--help` says what each of its options does: a user reads `--help`
+first, and an option shown with only its type and default (`arena match -n`, `arena
+serve --port`) leaves them guessing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import click
+
+from arena.cli import main
+
+
+def commands(
+    group: click.Group, ctx: click.Context, path: str
+) -> Iterator[tuple[str, click.Command]]:
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
+        where = f"{path} {name}"
+        if isinstance(command, click.Group):
+            yield from commands(command, click.Context(command, parent=ctx), where)
+        else:
+            yield where, command
+
+
+def said(command: click.Command, param: click.Option, ctx: click.Context) -> str:
+    """What `--help` says of `param`, without the bracketed default and range."""
+    record = param.get_help_record(click.Context(command, parent=ctx))
+    text = record[1] if record else ""
+    return re.sub(r"\s*\[[^\]]*\]\s*$", "", text).strip()
+
+
+def test_every_option_of_every_command_has_a_help_text() -> None:
+    ctx = click.Context(main)
+    silent = [
+        f"{where} {param.opts[-1]}"
+        for where, command in commands(main, ctx, "arena")
+        for param in command.params
+        if isinstance(param, click.Option) and not param.hidden and not said(command, param, ctx)
+    ]
+    assert silent == []
