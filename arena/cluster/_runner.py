@@ -604,8 +604,8 @@ def check_scheduler(address: str) -> None:
         import distributed  # noqa: F401
     except ImportError:
         raise ClusterError(
-            "--cluster needs Dask distributed: pip install 'arena[cluster]'"
-            " (or pip install 'dask[distributed]')"
+            "--cluster needs Dask distributed: pip install 'dask[distributed]' where arena"
+            " is installed (from arena's repository: pip install '.[cluster]')"
         ) from None
     _no_tracebacks()
     hint = (
