@@ -31,8 +31,7 @@ def _settings(store: Path, opts: dict[str, Any]) -> Any:
         fault_limit=opts["fault_limit"],
         build_timeout=opts["build_timeout"],
         caps=caps,
-        max_upload_mb=opts["max_upload_mb"],
-        submissions_per_hour=opts["submissions_per_hour"],
+        **{key: opts[key] for key in ("max_upload_mb", "submissions_per_hour") if key in opts},
         top=opts.get("top") or 10,
         cluster=opts.get("cluster"),
         cluster_retry=opts.get("cluster_retry") or 30.0,
@@ -81,22 +80,33 @@ _RUN_OPTIONS = [
         BuildSettings, "--build-timeout", type=click.FloatRange(1), default=BUILD_TIMEOUT
     ),
     click.option(
-        "--max-upload-mb", type=click.FloatRange(0.01), default=16.0, show_default=True,
-        help="The largest upload (the packed folder).",
-    ),
-    click.option(
         "--max-unpacked-mb", type=click.FloatRange(0.01), default=64.0, show_default=True,
         help="The most an upload may hold once unpacked.",
+    ),
+]  # fmt: skip
+
+_SUBMISSION_OPTIONS = [
+    click.option(
+        "--max-upload-mb", type=click.FloatRange(0.01), default=16.0, show_default=True,
+        help="The largest upload (the packed folder).",
     ),
     click.option(
         "--submissions-per-hour", type=click.IntRange(1), default=6, show_default=True,
         help="Submissions an author may send in any hour.",
     ),
 ]  # fmt: skip
+"""Options of the submissions taken: `arena ladder serve`'s only (a settling ladder
+takes none)."""
 
 
 def _run_options(command: Any) -> Any:
     for option in reversed(_RUN_OPTIONS):
+        command = option(command)
+    return command
+
+
+def _submission_options(command: Any) -> Any:
+    for option in reversed(_SUBMISSION_OPTIONS):
         command = option(command)
     return command
 
@@ -129,6 +139,7 @@ def _run_options(command: Any) -> Any:
     " (its scheduler lost, a game it could not play); the web pages and submissions go on.",
 )  # fmt: skip
 @_run_options
+@_submission_options
 def serve(
     store: Path, host: str, port: int, allow: tuple[str, ...], proxies: Any, **opts: Any
 ) -> None:
