@@ -41,3 +41,13 @@ def test_every_option_of_every_command_has_a_help_text() -> None:
         if isinstance(param, click.Option) and not param.hidden and not said(command, param, ctx)
     ]
     assert silent == []
+
+
+def test_export_says_all_versions_exports_every_game_rather_than_rating_them() -> None:
+    from arena.commands.export import export
+
+    (option,) = [p for p in export.params if p.name == "all_versions"]
+    assert isinstance(option, click.Option)
+    text = said(export, option, click.Context(main))
+    assert "every game" in text
+    assert "rate" not in text

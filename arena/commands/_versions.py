@@ -16,12 +16,14 @@ F = TypeVar("F", bound=Callable[..., object])
 
 
 def all_versions_option(command: F) -> F:
-    option = click.option(
-        "--all-versions",
-        is_flag=True,
-        help="Of a ladder's store: rate every version of every bot, not only the active ones.",
-    )
-    return option(command)
+    return versions_option_saying(
+        "Of a ladder's store: rate every version of every bot, not only the active ones."
+    )(command)
+
+
+def versions_option_saying(help: str) -> Callable[[F], F]:
+    """`--all-versions` with `help` (what the command does with every version)."""
+    return click.option("--all-versions", is_flag=True, help=help)
 
 
 def active_versions(store: Store, all_versions: bool) -> frozenset[str] | None:

@@ -11,7 +11,7 @@ from typing import TextIO
 
 import click
 
-from arena.commands._versions import active_versions, all_versions_option
+from arena.commands._versions import active_versions, versions_option_saying
 from arena.errors import InputError, StoreError
 
 
@@ -38,7 +38,9 @@ from arena.errors import InputError, StoreError
     default=None,
     help="Write to this file (made whole or not at all) instead of standard output.",
 )
-@all_versions_option
+@versions_option_saying(
+    "Of a ladder's store: every game, not only those in which an active version played."
+)
 def export(store: Path, fmt: str, replays: bool, out: Path | None, all_versions: bool) -> None:
     """Write every game of the league in STORE, in schedule order, as JSON lines (one
     game a line: its settings, seed, seats with bots, places, points, tokens and
