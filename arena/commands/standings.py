@@ -1,4 +1,4 @@
-"""`arena standings DB`: the standings of a league store, in any format."""
+"""`arena standings STORE`: the standings of a league store, in any format."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from arena.errors import InputError
 
 
 @click.command()
-@click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("db", metavar="STORE", type=click.Path(dir_okay=False, path_type=Path))
 @rating_options
 @all_versions_option
 @click.pass_context
 def standings(ctx: click.Context, /, db: Path, all_versions: bool, **options: Any) -> None:
-    """Print the standings of the league stored in DB (a league's SQLite file).
+    """Print the standings of the league stored in STORE (a league's SQLite file).
 
     Columns: rank, bot, Elo with its 95% interval, games, wins (first places), win %,
     average place, points (points format) and faults by cause. --matrix prints the
