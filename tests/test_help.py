@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 import click
+from click.testing import CliRunner
 
 from arena.cli import main
 
@@ -51,3 +52,29 @@ def test_export_says_all_versions_exports_every_game_rather_than_rating_them() -
     text = said(export, option, click.Context(main))
     assert "every game" in text
     assert "rate" not in text
+
+
+def groups(
+    group: click.Group, ctx: click.Context, path: tuple[str, ...]
+) -> Iterator[tuple[str, ...]]:
+    yield path
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from groups(command, click.Context(command, parent=ctx), (*path, name))
+
+
+def test_no_command_listed_in_a_help_has_its_summary_cut_short() -> None:
+    """`arena ladder --help` listed "serve  Run the ladder in STORE (made if there is
+    none): the web server..." (click cuts a long first sentence)."""
+    cut = []
+    for path in groups(main, click.Context(main), ()):
+        shown = CliRunner().invoke(main, [*path, "--help"], terminal_width=80)
+        assert shown.exit_code == 0, shown.output
+        listing = shown.output.split("Commands:", 1)[1]
+        cut += [
+            f"{' '.join(path)}: {line.strip()}"
+            for line in listing.splitlines()
+            if line.endswith("...")
+        ]
+    assert cut == []

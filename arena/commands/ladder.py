@@ -111,7 +111,7 @@ def _submission_options(command: Any) -> Any:
     return command
 
 
-@ladder.command()
+@ladder.command(short_help="Run the ladder: its web server and its games.")
 @_STORE
 @click.option("--host", default="127.0.0.1", show_default=True, callback=_host_names,
               help="Address to listen on (0.0.0.0: every one).")  # fmt: skip
@@ -155,7 +155,7 @@ def serve(
     run(_settings(store, opts), host, port, allow, proxies)
 
 
-@ladder.command()
+@ladder.command(short_help="Close the ladder and play until the top is separated.")
 @_STORE
 @click.option("--top", type=click.IntRange(2), default=10, show_default=True,
               help="Places whose neighbours must all be separated at 95% LOS.")  # fmt: skip
@@ -189,7 +189,7 @@ def author() -> None:
     """Add or revoke the authors who may submit."""
 
 
-@author.command("add")
+@author.command("add", short_help="Add an author and print their token.")
 @click.argument("name")
 @_STORE
 def author_add(name: str, store: Path) -> None:
@@ -208,7 +208,7 @@ def author_add(name: str, store: Path) -> None:
     )
 
 
-@author.command("revoke")
+@author.command("revoke", short_help="Refuse an author's token from now on.")
 @click.argument("name")
 @_STORE
 def author_revoke(name: str, store: Path) -> None:
