@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -215,3 +216,35 @@ async def test_a_store_removed_or_replaced_while_the_league_writes_is_saved(
     assert report.skipped == 4
     assert len(records) == 12
     assert {k: records[k] for k in kept} == kept
+
+
+async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
+    tmp_path: Path,
+) -> None:
+    """A game of a duplicate deal waits for the others of its deal (`_Book.drive`); what
+    it waits on goes once no game of the deal is in play or waiting, so that a league
+    running for days keeps a lock a deal in play, not one for every deal it played."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=30, duplicate=True, fault_limit=0, concurrency=2,
+    )  # fmt: skip
+    runner = ScriptedRunner(faulty="none")
+    locks: list[int] = []
+    scripted = runner.players
+
+    @contextlib.asynccontextmanager
+    async def counting(setup: Setup) -> AsyncIterator[list[Player]]:
+        async with scripted(setup) as (play,):
+
+            async def counted(game: Play) -> Played:
+                locks.append(sum(type(o) is trio.Lock for o in gc.get_objects()))
+                return await play(game)
+
+            yield [counted, counted]
+
+    runner.players = counting  # type: ignore[method-assign]
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, Heard(), runner=runner)
+    assert report.played == 4 * 30  # 40 deals of 3 games
+    assert max(locks) <= 2  # the deals in play at once, not the 40 played
