@@ -34,6 +34,13 @@ REPORTED_GROUPS = 64
 """How many of an idle process's latest duplicate groups a worker reports (`warm`)."""
 
 
+MAX_GROUPS = 10_000
+"""The most duplicate groups a process plays: it remembers each (`BotSession.groups`), so
+that it plays no other game of one, and one that played this many is replaced, as one
+whose CPU time could run out is. Otherwise that memory grew with every game of a long
+league of duplicate deals, for as long as the process lived (about 32 bytes a group)."""
+
+
 class _Budget:
     """The bot processes alive among a set of pools, and their idle ones from least to
     most recently used: what `RunSettings.max_processes` closes first.
@@ -130,10 +137,14 @@ class BotPool:
         for session in reversed(list(self._idle)):  # the most recently used first
             if session not in self._idle:
                 continue  # taken while this task waited
-            if session.broken or (
-                session.process is not None
-                and session.process.cpu_worn(self.settings.limits.cpu_seconds)
-            ):  # replaced before its CPU limit could cut a game short
+            if (
+                session.broken
+                or (
+                    session.process is not None
+                    and session.process.cpu_worn(self.settings.limits.cpu_seconds)
+                )  # replaced before its CPU limit could cut a game short
+                or len(session.groups) >= MAX_GROUPS
+            ):
                 self._idle.remove(session)
                 self._budget.woken(session)
                 await self._retire(session)

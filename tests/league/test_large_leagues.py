@@ -402,3 +402,25 @@ async def test_a_league_with_a_process_limit_records_every_game(tmp_path: Path) 
             assert report.played == 36
             results.append(sorted(store.seat_rows(), key=lambda row: (row.game_id, row.seat)))
     assert results[0] == results[1]
+
+
+async def test_a_process_that_played_many_duplicate_groups_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process remembers every duplicate group it played (it plays no other game of
+    one): in a long league of duplicate deals that memory grew with every game for as
+    long as the process lived. One that played `MAX_GROUPS` (3 here) is replaced by a
+    new one, as a process whose CPU time could run out is."""
+    monkeypatch.setattr(_pool, "MAX_GROUPS", 3)
+    pidfile = tmp_path / "pids"
+    specs = tuple(spec("good", pidfile, name=f"b{i}") for i in range(2))
+    setup = Setup(specs, RunSettings(clocks=Clocks(decision_ms=5000)), GameConfig(players=2))
+    launched = 0
+    most = 0
+    async with LocalRunner().players(setup) as (play,):
+        for i in range(7):
+            played = await play(Play(f"g{i}", ("b0", "b1"), i, f"t{i}-d0"))
+            launched += sum(played.launched.values())
+            most = max(most, *(len(w.groups) for w in played.warm))
+    assert most == 3
+    assert launched == 3 * 2  # groups 0-2, 3-5 and 6, each bot
