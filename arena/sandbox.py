@@ -85,6 +85,7 @@ _PRLIMIT_FLAGS = {
     resource.RLIMIT_CPU: "--cpu",
     resource.RLIMIT_NPROC: "--nproc",
     resource.RLIMIT_FSIZE: "--fsize",
+    resource.RLIMIT_NOFILE: "--nofile",
 }
 """prlimit's option for each limit a bot gets (`arena.bots.Limits`)."""
 

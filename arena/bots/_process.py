@@ -81,6 +81,13 @@ class Limits:
     """Processes of the bot's user (RLIMIT_NPROC); not enforced for root without a sandbox."""
     file_size_mb: int | None = dataclasses.field(default=64, metadata=about("File size limit."))
     """Largest file the bot may write (RLIMIT_FSIZE), in MiB."""
+    open_files: int | None = dataclasses.field(
+        default=1024, metadata=about("Open files of each bot process.")
+    )
+    """Files (and pipes and sockets) each bot process may hold open (RLIMIT_NOFILE). Not
+    arena's own: a bot of 256 processes each holding arena's 20,000 could fill the
+    machine's file table, and arena, unable to open a file, would stop the league
+    without charging the bot (again at every resume)."""
     stderr_kb: int = dataclasses.field(default=1024, metadata=about("Size of a bot's log, in KiB."))
     """Size of a bot's log (its stderr, and its build's output), in KiB, over all its
     processes in a league; the rest is read and dropped."""
@@ -96,6 +103,8 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
         out.append((resource.RLIMIT_NPROC, limits.processes))
     if limits.file_size_mb is not None:
         out.append((resource.RLIMIT_FSIZE, limits.file_size_mb * MiB))
+    if limits.open_files is not None:
+        out.append((resource.RLIMIT_NOFILE, limits.open_files))
     return [(which, _within_hard(which, value)) for which, value in out]
 
 

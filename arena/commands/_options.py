@@ -221,6 +221,7 @@ _RUN_OPTIONS = [
     setting_option(Limits, "--cpu-seconds", type=size(1)),
     setting_option(Limits, "--processes", type=size(1)),
     setting_option(Limits, "--file-size-mb", type=size(0)),
+    setting_option(Limits, "--open-files", type=size(16)),
     setting_option(RunSettings, "--max-frame", type=click.IntRange(16, MAX_FRAME_LIMIT)),
     setting_option(RunSettings, "--log-dir", type=click.Path(file_okay=False, path_type=Path)),
     click.option(
@@ -413,7 +414,7 @@ def build_clocks(base: dict[str, Any], opts: dict[str, Any]) -> Clocks:
 def build_limits(base: dict[str, Any], opts: dict[str, Any]) -> Limits:
     """Resource limits from a base dict overridden by command-line options."""
     data = dict(base)
-    for key in ("memory_mb", "cpu_seconds", "processes", "file_size_mb"):
+    for key in ("memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"):
         if opts.get(key) is not None:
             data[key] = opts[key]
     try:

@@ -20,7 +20,7 @@ A league file (TOML) fixes everything; command-line options override it:
 
     [game]                      # edition, format, tokens, target, ending, ono_on_tens, play_cap
     [clocks]                    # decision_ms, bank_ms, increment_ms, startup_ms, grace_ms, ...
-    [limits]                    # memory_mb, cpu_seconds, processes, file_size_mb, stderr_kb
+    [limits]                    # memory_mb, cpu_seconds, processes, file_size_mb, open_files, ...
 
 The package, one concept a module: `_config` (the settings and the league file),
 `_prepare` (finding and building the bots), `_resume` (the league's identity in its

@@ -35,7 +35,7 @@ from .helpers import BOTH, find_instead, gone, make_bot, needs_bwrap, reports
 
 pytestmark = pytest.mark.subprocess
 
-LIMITS = Limits(memory_mb=1024, cpu_seconds=60, processes=32, file_size_mb=4)
+LIMITS = Limits(memory_mb=1024, cpu_seconds=60, processes=32, file_size_mb=4, open_files=200)
 CLOCKS = Clocks(decision_ms=2000, startup_ms=15000, exit_grace_ms=1000, kill_grace_ms=200)
 TMP_MB = 8
 GAMES = 3
@@ -345,6 +345,7 @@ async def test_the_limits_hold_inside_the_sandbox(
     assert report["limits"]["Max address space"] == str(LIMITS.memory_mb * mib)
     assert report["limits"]["Max processes"] == str(LIMITS.processes)
     assert report["limits"]["Max file size"] == str(LIMITS.file_size_mb * mib)
+    assert report["limits"]["Max open files"] == str(LIMITS.open_files)
     assert report["limits"]["Max cpu time"] == str(2 * LIMITS.cpu_seconds)  # per game: 10.3
     assert report["caps"] == "0000000000000000"
     if os.geteuid() == 0:
