@@ -89,7 +89,8 @@ def _schedule(
     # A store of an older arena kept fewer of them: only those it kept are compared.
     changed = any(before[key] != settings[key] for key in before.keys() & settings.keys())
     if changed and stored_games:
-        warn(_settings_changed(before, settings))
+        out = sorted(n for n, status in store.bot_statuses().items() if status == "disqualified")
+        warn(_settings_changed(before, settings, out))
     store.set_meta("settings", settings)
     return schedule
 
@@ -112,9 +113,12 @@ def _resumable_settings(config: LeagueConfig) -> dict[str, Any]:
     }
 
 
-def _settings_changed(before: dict[str, Any], now: dict[str, Any]) -> str:
+def _settings_changed(
+    before: dict[str, Any], now: dict[str, Any], disqualified: Sequence[str] = ()
+) -> str:
     """The warning for a resume whose settings (`_resumable_settings`) are not those of the
-    last run: each change, as `key old -> new`, of the settings `before` holds."""
+    last run: each change, as `key old -> new`, of the settings `before` holds; with a
+    new fault limit, that the `disqualified` bots stay so (their games stay forfeits)."""
     changes = []
     for section in ("clocks", "limits"):
         if section not in before:
@@ -129,10 +133,16 @@ def _settings_changed(before: dict[str, Any], now: dict[str, Any]) -> str:
     for key in ("sandbox", "max_frame", "fresh_process", "fault_limit"):
         if key in before and before[key] != now[key]:
             changes.append(f"{key} {shown(before[key])} -> {shown(now[key])}")
+    stays = ""
+    if disqualified and before.get("fault_limit", now["fault_limit"]) != now["fault_limit"]:
+        stays = (
+            f"; {', '.join(disqualified)} stay{'s' if len(disqualified) == 1 else ''}"
+            " disqualified (the limit applies to faults to come)"
+        )
     return (
         f"warning: the games stored so far were played with other settings than these"
         f" ({', '.join(changes) or 'settings'}); they count with the games played now, and"
-        " the report shows the new settings"
+        f" the report shows the new settings{stays}"
     )
 
 

@@ -915,6 +915,26 @@ def _forget_last_games(store: Path, n: int) -> None:
             db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(i,) for i in last])
 
 
+def test_a_resume_with_another_fault_limit_says_a_disqualified_bot_stays_so(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: a resume that raised the fault limit (or set 0, never) said
+    "fault_limit 2 -> 0" but not that a bot disqualified under the old one stays
+    disqualified, its games forfeits."""
+    four_bots(tmp_path)
+    make_bot(tmp_path, "crasher", "crash_at_start")
+    path = league_file(tmp_path, fault_limit=2, concurrency=1)
+    store = tmp_path / "league.sqlite"
+    assert run_cli("league", str(path), "-q")[0] == 0
+    _forget_last_games(store, 2)
+    code, _, err = run_cli("league", str(path), "-q", "--fault-limit", "0")
+    assert code == 0, err
+    assert "(fault_limit 2 -> 0)" in err
+    assert err.rstrip().endswith(
+        "; crasher stays disqualified (the limit applies to faults to come)"
+    ), err
+
+
 @pytest.mark.parametrize(
     ("option", "change"),
     [
