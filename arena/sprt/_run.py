@@ -286,9 +286,20 @@ async def run_sprt(
         with contextlib.suppress(BotError):
             built[spec.name] = spec.digest()
     new, old, *field = (s.name for s in specs)
-    seed = _identity(config, store, specs, digests, built)
-    plan = Plan(new, old, tuple(field), config.table_size, seed)
-    book = _Book(config, plan, store, progress)
+    try:
+        seed = _identity(config, store, specs, digests, built)
+    except _Changed as err:  # a finished test is shown all the same; one to go on is not
+        plan = Plan(new, old, tuple(field), config.table_size, err.seed)
+        book = _Book(config, plan, store, progress)
+        if not book.done():
+            raise
+        progress.message(
+            f"warning: {', '.join(err.bots)} changed since the test's games were played; the"
+            " test is finished, and its result is that of the files it was played with"
+        )
+    else:
+        plan = Plan(new, old, tuple(field), config.table_size, seed)
+        book = _Book(config, plan, store, progress)
     result = book.result
     if book.done():  # (its settings stay those its games were played with)
         result.seconds = time.monotonic() - started
@@ -385,13 +396,32 @@ def _identity(
     if config.game.format is Format.POINTS:  # as a league's: its legal actions changed
         identity["points_rules"] = POINTS_RULES
     if stored is not None and settings_in_play(stored) != settings_in_play(identity):
-        raise ConfigError(
-            _difference(store.path, settings_in_play(stored), settings_in_play(identity))
-        )
+        why = _difference(store.path, settings_in_play(stored), settings_in_play(identity))
+        then = [stored.get("new"), stored.get("old"), *(stored.get("field") or [])]
+        if len(then) == len(bots) and all(isinstance(b, dict) for b in then):
+            # The same test but for the files of some bots: with their stored digests,
+            # the same settings.
+            same = [b | {"digest": t.get("digest")} for b, t in zip(bots, then, strict=True)]
+            as_stored = identity | {"new": same[0], "old": same[1], "field": same[2:]}
+            if settings_in_play(stored) == settings_in_play(as_stored):
+                changed = [b["name"] for b, t in zip(bots, then, strict=True) if b != t]
+                raise _Changed(why, changed, seed)
+        raise ConfigError(why)
     if stored is None:
         store.set_meta("test", identity)
     store.set_meta(BUILT_DIGESTS, (before if isinstance(before, dict) else {}) | built)
     return seed
+
+
+class _Changed(ConfigError):
+    """A resume refused for the files of `bots` changed since the test's games (the
+    message: `_difference`), with the stored test's seed: a finished test is shown all
+    the same."""
+
+    def __init__(self, why: str, bots: list[str], seed: str) -> None:
+        super().__init__(why)
+        self.bots = bots
+        self.seed = seed
 
 
 RUN_SETTINGS = "settings"

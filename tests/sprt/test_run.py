@@ -176,10 +176,37 @@ async def test_a_store_of_another_test_is_refused(tmp_path: Path) -> None:
             await run(dataclasses.replace(config, **change), ScriptedRunner(by_strength({})))  # type: ignore[arg-type]
     assert config.new.folder is not None
     (config.new.folder / "bot.py").write_text("# a new version\n")
+    go_on = dataclasses.replace(config, max_games=12)  # (a finished test is shown: below)
     with pytest.raises(ConfigError, match=r"whose NEW \(new\) has changed since its games"):
-        await run(config, ScriptedRunner(by_strength({})))
+        await run(go_on, ScriptedRunner(by_strength({})))
     with SprtStore.open(config.store) as store:
         assert store.count() == 6  # untouched
+
+
+async def test_a_finished_test_whose_bot_changed_since_is_shown_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: a finished test whose NEW was edited afterwards could not be
+    shown again: the same command was refused ("... has changed since its games were
+    played ... put the old files back to finish that test") though nothing was to be
+    played. It is shown, saying that its result is the earlier files'; a test with
+    games to go is still refused (above), and nothing is played or stored."""
+    config = field_config(tmp_path)
+    first = await run(config, ScriptedRunner(by_strength({"new": 0.5})))
+    assert first.tally.decision == H1
+    assert config.new.folder is not None
+    (config.new.folder / "bot.py").write_text("# a new version\n")
+    heard = Heard()
+    again = ScriptedRunner(by_strength({}))
+    second = await run(config, again, heard)
+    assert again.setups == []
+    assert (second.played, second.tally, second.verdict) == (0, first.tally, "H1")
+    assert heard.messages[-1] == (
+        "warning: new changed since the test's games were played; the test is finished,"
+        " and its result is that of the files it was played with"
+    )
+    with SprtStore.open(config.store) as store:
+        assert store.count() == first.stored
 
 
 async def test_a_test_whose_field_bot_changed_is_refused_saying_so(tmp_path: Path) -> None:
@@ -191,8 +218,9 @@ async def test_a_test_whose_field_bot_changed_is_refused_saying_so(tmp_path: Pat
     await run(config, ScriptedRunner(by_strength({})))
     assert config.field[1].folder is not None
     (config.field[1].folder / "bot.py").write_text("# a new version\n")
+    go_on = dataclasses.replace(config, max_games=12)  # (a finished test is shown)
     with pytest.raises(ConfigError) as refused:
-        await run(config, ScriptedRunner(by_strength({})))
+        await run(go_on, ScriptedRunner(by_strength({})))
     assert "holds a test whose field bot f2 changed since its games were played" in str(
         refused.value
     )
