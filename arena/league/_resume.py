@@ -248,10 +248,16 @@ def _league_seed(config: LeagueConfig, stored: dict[str, Any] | None, path: Path
     """The seed to play with: the one given, else the stored one, else a new secret."""
     if stored is not None and not {"deals", "seed"} & set(stored):  # no store ever made
         raise StoreError(f"{path}: the store is damaged (setting 'league' holds no seed)")
-    if stored is not None and stored.get("deals") != DEALS:
+    if stored is not None and "deals" not in stored:
         raise ConfigError(
             f"{path} was made by an older arena whose deals a bot could predict; its"
             " results can still be read (arena standings), but start a new store to play on"
+        )
+    if stored is not None and stored["deals"] != DEALS:
+        raise ConfigError(
+            f"{path} was made by another arena, which deals its games another way"
+            f" ({shown(stored['deals'])}, this one {DEALS}); play on with that arena, or"
+            " start a new store"
         )
     if config.seed is not None:
         return seed_key(config.seed)

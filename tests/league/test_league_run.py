@@ -1235,6 +1235,15 @@ def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Pa
     assert code != 0
     assert "older arena whose deals a bot could predict" in err
     assert results(store) == first  # nothing lost
+    with sqlite3.connect(store) as db:  # a newer arena's, say (found in an audit: "older")
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'league'",
+            (json.dumps(old | {"deals": "another-kdf"}),),
+        )
+    code, _, err = run_cli(*args)
+    assert code != 0
+    assert "made by another arena, which deals its games another way ('another-kdf'" in err
+    assert results(store) == first
 
 
 def test_a_second_league_on_a_store_in_use_is_refused_and_the_first_goes_on(
