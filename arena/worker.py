@@ -102,9 +102,7 @@ class Games:
         finished = time.time()
         replay = pack_replay(result.log)
         warm = tuple(
-            Warm(name, tuple(sorted(groups)))
-            for name, pool in self._pools.items()
-            for groups in pool.warm()
+            Warm(name, groups) for name, pool in self._pools.items() for groups in pool.warm()
         )
         new = {}
         for name, pool in self._pools.items():

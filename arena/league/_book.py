@@ -33,7 +33,9 @@ class _Book:
         self.count = report.skipped
         statuses = store.bot_statuses()
         self.disqualified = {n for n in names if statuses.get(n) == "disqualified"}
-        self.streak = {n: 0 for n in names} | store.fault_streaks()
+        self._stored_streak = store.fault_streaks()
+        """The fault streaks as stored: a game whose streaks are the same stores none."""
+        self.streak = {n: 0 for n in names} | self._stored_streak
         self.last_fault: dict[str, str] = {}
         """Each bot's latest fault in this run, as "cause: message"."""
         for name in names:  # a league killed between a game and the disqualification
@@ -94,10 +96,14 @@ class _Book:
             self.last_fault[result.names[fault.seat]] = f"{fault.cause}: {fault.message}"
         for name in game.seats:
             self.streak[name] = self.streak[name] + 1 if name in faulted else 0
+        changed = self.streak != self._stored_streak  # (nearly always: all 0, as before)
         self.store.record_game(
             result, index=game.index, group=game.group, started_at=played.started,
-            finished_at=played.finished, replay=played.replay, streaks=self.streak,
+            finished_at=played.finished, replay=played.replay,
+            streaks=self.streak if changed else None,
         )  # fmt: skip
+        if changed:
+            self._stored_streak = dict(self.streak)
         self.report.played += 1
         self.count += 1
         for name in game.seats:

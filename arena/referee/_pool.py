@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import itertools
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -159,26 +158,52 @@ class BotPool:
             session.groups[group] = None
         return session
 
+    def take_idle(self, group: str | None = None) -> BotSession | None:
+        """`acquire`'s answer when it needs no wait (the usual case in a long league: an
+        idle process ready for `group`, none to retire before it); else None, and
+        nothing changed."""
+        for session in reversed(self._idle):  # the most recently used first
+            if (
+                session.broken
+                or (
+                    session.process is not None
+                    and session.process.cpu_worn(self.settings.limits.cpu_seconds)
+                )
+                or len(session.groups) >= MAX_GROUPS
+            ):
+                return None  # to retire first: `acquire`'s to do
+            if group is None or group not in session.groups:
+                self._idle.remove(session)
+                self._budget.woken(session)
+                session.resume()
+                if group is not None:
+                    session.groups[group] = None
+                return session
+        return None
+
+    def keep(self, session: BotSession) -> bool:
+        """`release`'s work when it needs no wait: keep `session` for reuse if it may be
+        (True), else leave it to `release` (False, nothing changed)."""
+        if session.broken or self.settings.fresh_process:
+            return False
+        session.pause()  # an idle process gets no CPU time until its next game
+        self._idle.append(session)
+        self._budget.rested(session, self)
+        return True
+
     async def release(self, session: BotSession) -> None:
         """Give a session back after a game: kept for reuse, or closed."""
-        if session.broken or self.settings.fresh_process:
+        if not self.keep(session):
             await self._retire(session)
-        else:
-            session.pause()  # an idle process gets no CPU time until its next game
-            self._idle.append(session)
-            self._budget.rested(session, self)
 
-    def warm(self) -> list[frozenset[str]]:
-        """The latest duplicate groups (`REPORTED_GROUPS` at most) each idle process
-        played, least recently used process first: what a worker reports it holds
-        (`arena.messages.Warm`). Only the latest: a report listing every group would
-        grow with the league, on every result (a process may play thousands of games),
-        and the groups a league still hands out are the recent ones. `acquire` itself
-        never gives a process a game of a group it played, whatever was reported."""
-        return [
-            frozenset(itertools.islice(reversed(session.groups), REPORTED_GROUPS))
-            for session in self._idle
-        ]
+    def warm(self) -> list[tuple[str, ...]]:
+        """The latest duplicate groups (`REPORTED_GROUPS` at most, sorted) each idle
+        process played, least recently used process first: what a worker reports it
+        holds (`arena.messages.Warm`). Only the latest: a report listing every group
+        would grow with the league, on every result (a process may play thousands of
+        games), and the groups a league still hands out are the recent ones. `acquire`
+        itself never gives a process a game of a group it played, whatever was reported."""
+        return [session.latest(REPORTED_GROUPS) for session in self._idle]
 
     def evict(self, session: BotSession) -> None:
         """Forget an idle session the budget closes to make room (it stays counted as
@@ -323,9 +348,15 @@ async def _play_seated(
         await pool.release(session)
 
     try:
-        async with trio.open_nursery() as nursery:
-            for seat in range(len(pools)):
-                nursery.start_soon(acquire, seat)
+        # Processes ready at once are taken at once; the others (to start, or after one
+        # to retire) all at the same time.
+        for seat, pool in enumerate(pools):
+            sessions[seat] = pool.take_idle(group)
+        if None in sessions:
+            async with trio.open_nursery() as nursery:
+                for seat in range(len(pools)):
+                    if sessions[seat] is None:
+                        nursery.start_soon(acquire, seat)
         seated = [s for s in sessions if s is not None]
         played = await play_game(seated, config, seed, clocks=clocks, game_id=game_id, shown=shown)
         for fault in played.faults:
@@ -335,10 +366,15 @@ async def _play_seated(
         result = played
         return result
     finally:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for pool, session in zip(pools, sessions, strict=True):
-                    if session is not None:
+        back = [
+            (pool, session)
+            for pool, session in zip(pools, sessions, strict=True)
+            if session is not None and not (result is not None and pool.keep(session))
+        ]
+        if back:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as nursery:
+                    for pool, session in back:
                         nursery.start_soon(give_back, pool, session)
 
 

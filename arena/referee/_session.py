@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 from typing import Any
 
 import trio
@@ -40,8 +41,19 @@ class BotSession:
         """The duplicate groups it has played a game of (it plays no other game of them),
         in the order it played them (a set that keeps its order: a worker reports the
         latest, `BotPool.warm`)."""
+        self._latest: tuple[int, int, tuple[str, ...]] = (0, 0, ())
+        """`latest`'s answer, with how many groups it was made of and its `most`."""
         self._request_id = 0
         self._closed = False
+
+    def latest(self, most: int) -> tuple[str, ...]:
+        """The latest `most` groups it played a game of, sorted: made again only after it
+        played another (a worker reports them with every result, `BotPool.warm`)."""
+        made, of, latest = self._latest
+        if (made, of) != (len(self.groups), most):
+            latest = tuple(sorted(itertools.islice(reversed(self.groups), most)))
+            self._latest = (len(self.groups), most, latest)
+        return latest
 
     @property
     def broken(self) -> bool:

@@ -3,6 +3,7 @@ one transaction with their proof (`Store.record_game`, `Store.record_forfeit`)."
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from arena.store._tables import STREAKS
 
 if TYPE_CHECKING:
     from arena.referee import GameResult
+    from arena.rules import GameConfig
 
 
 def _at(values: Sequence[int] | None, seat: int) -> int | None:
@@ -46,7 +48,7 @@ def record_game(
     game_row = (
         result.game_id, index, str(result.seed), group, started_at, finished_at,
         finished_at - started_at, result.decisions, outcome.plays, outcome.rounds,
-        outcome.reason.value, json.dumps(result.config.to_dict()),
+        outcome.reason.value, _config_json(result.config),
     )  # fmt: skip
     seat_rows = [
         (result.game_id, seat, name, outcome.places[seat], _at(outcome.points, seat),
@@ -71,6 +73,12 @@ def record_game(
         )
         db.execute("INSERT INTO replays(game_id, log) VALUES (?, ?)", (result.game_id, blob))
         proofs.prove_game(result.game_id, blob)
+
+
+@functools.lru_cache(maxsize=16)
+def _config_json(config: GameConfig) -> str:
+    """A game's configuration as its row holds it (the same for every game of a league)."""
+    return json.dumps(config.to_dict())
 
 
 def record_forfeit(
