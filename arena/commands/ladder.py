@@ -9,7 +9,7 @@ import click
 
 from arena.bots import BUILD_TIMEOUT, BuildSettings
 from arena.commands._options import setting_option
-from arena.commands.report import _host_names
+from arena.commands.report import server_options
 
 _STORE = click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -113,19 +113,7 @@ def _submission_options(command: Any) -> Any:
 
 @ladder.command(short_help="Run the ladder: its web server and its games.")
 @_STORE
-@click.option("--host", default="127.0.0.1", show_default=True, callback=_host_names,
-              help="Address to listen on (0.0.0.0: every one).")  # fmt: skip
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="Port to listen on (0: any free one, named as it starts).",
-)
-@click.option(
-    "--allow-host", "allow", multiple=True, callback=_host_names, metavar="NAME",
-    help="A host name to answer besides addresses and this machine's (a proxy's name).",
-)  # fmt: skip
+@server_options
 @click.option(
     "--forwarded-allow-ips", "proxies", default=None, callback=_proxies, metavar="IPS",
     help="Reverse proxies to trust (addresses or networks, comma-separated; * for any):"

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from arena.commands._versions import active_versions, all_versions_option
 from arena.commands.rate import anchor_option
 from arena.errors import InputError
+
+F = TypeVar("F", bound=Callable[..., object])
 
 
 @click.command()
@@ -91,31 +94,44 @@ def _host_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
+_SERVER_OPTIONS = [
+    click.option(
+        "--host",
+        default="127.0.0.1",
+        show_default=True,
+        callback=_host_names,
+        help="Address to listen on (0.0.0.0: every one).",
+    ),
+    click.option(
+        "--port",
+        type=click.IntRange(0, 65535),
+        default=8000,
+        show_default=True,
+        help="Port to listen on (0: any free one, named as it starts).",
+    ),
+    click.option(
+        "--allow-host",
+        "allow",
+        multiple=True,
+        callback=_host_names,
+        metavar="NAME",
+        help="A host name to answer besides addresses, localhost and this machine's own"
+        " names (repeatable): the name a proxy or your DNS gives it.",
+    ),
+]
+"""Where a web server listens, and the names it answers (`serve`, `ladder serve`)."""
+
+
+def server_options(command: F) -> F:
+    """`--host`, `--port` and `--allow-host`."""
+    for option in reversed(_SERVER_OPTIONS):
+        command = option(command)
+    return command
+
+
 @click.command()
 @click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    callback=_host_names,
-    help="Address to listen on (0.0.0.0: every one).",
-)
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="Port to listen on (0: any free one, named as it starts).",
-)
-@click.option(
-    "--allow-host",
-    "allow",
-    multiple=True,
-    callback=_host_names,
-    metavar="NAME",
-    help="A host name to answer besides addresses, localhost and this machine's own"
-    " names (repeatable): the name a proxy or your DNS gives it.",
-)
+@server_options
 @anchor_option
 @all_versions_option
 def serve(
