@@ -14,7 +14,6 @@ tests/report/artifacts/.
 from __future__ import annotations
 
 import json
-import math
 import re
 import time
 from collections.abc import Iterator
@@ -105,9 +104,10 @@ def replay_of(root: Path, game_id: str) -> dict[str, Any]:
 # -- what the page shows, formatted as app.js formats it ---------------------------------
 
 
-def js_round(value: float) -> int:
-    """JavaScript's Math.round: halves go up."""
-    return math.floor(value + 0.5)
+def rounded(value: float) -> str:
+    """A whole number as the page and `arena standings` round it: an exact half to the
+    even number (Python's format)."""
+    return f"{value:.0f}"
 
 
 def count(value: int) -> str:
@@ -182,10 +182,10 @@ def check_standings(page: Any, base: str, league: dict[str, Any]) -> None:
 
         assert cell("rank") == str(row["rank"])
         assert cell("bot") == row["bot"]
-        assert cell("elo") == str(js_round(row["elo"]))
+        assert cell("elo") == rounded(row["elo"])
         if row["plus_minus"] is not None:
-            assert cell("plus_minus") == f"\u00b1{js_round(row['plus_minus'])}"
-            low, high = js_round(row["elo_low"]), js_round(row["elo_high"])
+            assert cell("plus_minus") == f"\u00b1{rounded(row['plus_minus'])}"
+            low, high = rounded(row["elo_low"]), rounded(row["elo_high"])
             assert cell("interval") == f"{low}\u2013{high}"
         assert cell("games") == count(row["games"])
         assert cell("wins") == count(row["wins"])
@@ -553,7 +553,7 @@ def test_head_to_head(page: Any, site: fake_site.Site) -> None:
             if share is None:
                 continue
             cell = cells.nth(c)
-            expect(cell).to_have_text(f"{js_round(100 * share)}%")
+            expect(cell).to_have_text(f"{rounded(100 * share)}%")
             assert cell.get_attribute("data-games") == str(matrix["games"][r][c])
             title = cell.get_attribute("title") or ""
             assert name in title

@@ -257,7 +257,7 @@
             style: { backgroundColor: heat(share) },
             title: p + " finished above " + q + " in " + percent(share, 1) + " of their " + count(games) + " shared games",
             dataset: { games: String(games) },
-          }, Math.round(100 * share) + "%");
+          }, percent(share, 0));
         }));
     });
     var legend = h("div", { class: "legend" },

