@@ -10,6 +10,7 @@ through in chromium matched the rules engine; these are what did not.)
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 import pytest
@@ -60,3 +61,22 @@ def test_a_number_at_an_exact_half_reads_as_arena_standings_prints_it(
     cells = page.locator("table.h2h tbody tr")
     expect(cells.nth(0).locator("td").nth(1)).to_have_text(f"{62.5:.0f}%")  # 62%
     expect(cells.nth(1).locator("td").nth(0)).to_have_text(f"{37.5:.0f}%")  # 38%
+
+
+@pytest.mark.parametrize("width", [320, 375, 1280])
+def test_the_elo_charts_axis_labels_never_run_into_one_another(
+    page: Any, halves: fake_site.Site, width: int
+) -> None:
+    """On a phone the chart's plot is some 120 px wide, and six labels of four digits
+    ran together ("10001200140016001800"): as many ticks as their labels fit."""
+    page.set_viewport_size({"width": width, "height": 800})
+    open_page(page, halves.url, "/")
+    page.wait_for_selector("svg.elo-chart text.tick")
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('svg.elo-chart text.tick')]
+             .map(t => t.getBoundingClientRect()).map(r => [r.left, r.right])"""
+    )
+    assert len(boxes) >= 2
+    boxes.sort()
+    for (_, right), (left, _) in itertools.pairwise(boxes):
+        assert right + 2 <= left, f"tick labels overlap at {width} px: {boxes}"

@@ -164,9 +164,19 @@
     });
     if (isNum(st.mean)) { lo = Math.min(lo, st.mean); hi = Math.max(hi, st.mean); }
     if (hi - lo < 20) { lo -= 10; hi += 10; }
-    var step = niceStep(hi - lo, narrow ? 3 : 6);
-    lo = Math.floor(lo / step) * step;
-    hi = Math.ceil(hi / step) * step;
+    // As many ticks as their labels fit side by side: on a phone six labels of four
+    // digits in a plot of 120 px ran into one another ("10001200140016001800").
+    var tickFont = chartFont(11, 400);
+    var tickW = 10 + Math.max(textWidth(String(Math.round(lo)), tickFont), textWidth(String(Math.round(hi)), tickFont));
+    var span = hi - lo;
+    var step = niceStep(span, narrow ? 3 : 6);
+    var low = lo, high = hi;
+    for (;;) {
+      lo = Math.floor(low / step) * step;
+      hi = Math.ceil(high / step) * step;
+      if (((hi - lo) / step) * tickW <= plotW) break;
+      step = niceStep(step * 1.5, 1); // the next nice step up: 1, 2, 5, 10
+    }
     var height = top + rows.length * rowH + axisH;
     function x(v) { return labelW + ((v - lo) / (hi - lo)) * plotW; }
     var svg = s("svg", { class: "elo-chart", width: width, height: height, viewBox: "0 0 " + width + " " + height,
