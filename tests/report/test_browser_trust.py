@@ -80,3 +80,35 @@ def test_the_elo_charts_axis_labels_never_run_into_one_another(
     boxes.sort()
     for (_, right), (left, _) in itertools.pairwise(boxes):
         assert right + 2 <= left, f"tick labels overlap at {width} px: {boxes}"
+
+
+@pytest.fixture(scope="module")
+def with_forfeit(tmp_path_factory: pytest.TempPathFactory) -> fake_site.Site:
+    """The fake league and a forfeit, listed as arena lists one: no replay."""
+    site = fake_site.write(tmp_path_factory.mktemp("forfeit"))
+    bots = site.games[0]["seats"]
+    forfeit = {"id": "g000099", "seats": bots, "places": [1] * (len(bots) - 1) + [len(bots)],
+               "reason": "forfeit", "forfeit": True, "faults": [[bots[-1], "forfeit"]],
+               "plays": None}  # fmt: skip
+    site.games = [*site.games, forfeit]
+    fake_site.write_data(site.root, "games", site.games, "games.js")
+    return site
+
+
+def test_a_forfeit_says_it_was_never_played_rather_than_that_its_replay_failed_to_load(
+    page: Any, with_forfeit: fake_site.Site
+) -> None:
+    """A forfeit has no replay (never played): its game page said "Could not load game
+    ...: could not load data/games/g000099.js. It may not be exported yet." with a
+    Try again button, and the game list offered a Replay button for it."""
+    loser = with_forfeit.games[-1]["seats"][-1]
+    open_page(page, with_forfeit.url, "/game/g000099?fault=" + loser)
+    expect(page.locator("#app")).to_contain_text("is a forfeit: it was never played")
+    expect(page.locator("#app")).not_to_contain_text("Could not load")
+    expect(page.locator("#app")).not_to_contain_text("Try again")
+    open_page(page, with_forfeit.url, "/games")
+    row = page.locator('table.games tr[data-game="g000099"]')
+    expect(row.locator("td.replay")).to_have_text("no replay")
+    expect(row.locator("td.replay a")).to_have_count(0)
+    played = page.locator("table.games tbody tr").first
+    expect(played.locator("td.replay a")).to_have_text("Replay \u25b8")

@@ -129,7 +129,8 @@
           reasonText(g.reason), g.forfeit ? h("span", { class: "badge bad" }, "forfeit") : null,
           g.withheld === true ? h("span", { class: "badge warn", title: "its deal is still to be played in other games" }, "replay held back") : null),
         td(count(g.plays), "plays"),
-        h("td", { class: "replay" }, h("a", { href: link, class: "button small" }, "Replay \u25b8")));
+        h("td", { class: "replay" }, g.forfeit === true ? h("span", { class: "muted small", title: "a forfeit was never played" }, "no replay")
+          : h("a", { href: link, class: "button small" }, "Replay \u25b8")));
     }
 
     function draw() {

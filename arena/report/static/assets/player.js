@@ -17,17 +17,35 @@
     var player = null;
     var live = true;
     // A game of a duplicate deal still being played is withheld (its hands are those of
-    // games to come): the game list says so, and its replay is not there to load.
-    function held() {
+    // games to come), and a forfeit was never played: the game list says so, and there
+    // is no replay to load.
+    function listed() {
       var fresh = !!(state.league && state.league.live);
       return A.loadGames(fresh).then(function (games) {
-        return games.some(function (g) { return g.id === id && g.withheld === true; });
-      }, function () { return false; });
+        for (var i = 0; i < games.length; i++) if (games[i].id === id) return games[i];
+        return null;
+      }, function () { return null; });
+    }
+    function forfeit(g) {
+      var gone = (g.faults || []).filter(function (f) { return f[1] === "forfeit"; })
+        .map(function (f) { return f[0]; });
+      fill(box,
+        h("p", { class: "crumbs" }, h("a", { href: href.games() }, "Games"), " \u203a ", id),
+        h("h1", null, "Game ", id),
+        notice("Game " + id + " is a forfeit: it was never played, so it has no replay. " +
+          (gone.length ? gone.join(", ") + (gone.length === 1 ? " was" : " were") +
+            " disqualified for faults in a row before it; " : "") +
+          "a forfeit counts in no bot's games, wins, places or ratings, only in its forfeits.", "warn"),
+        h("p", { class: "players" }, (g.seats || []).map(function (nm, seat) {
+          return h("span", { class: "seat-chip" }, h("span", { class: "place" }, String(seat)), botLink(nm),
+            gone.indexOf(nm) >= 0 ? h("span", { class: "badge bad" }, "forfeit") : null);
+        })));
     }
     function start() {
-      held().then(function (withheld) {
+      listed().then(function (g) {
         if (!live) return;
-        if (!withheld) { show(); return; }
+        if (g && g.forfeit === true) { forfeit(g); return; }
+        if (!(g && g.withheld === true)) { show(); return; }
         fill(box,
           h("p", { class: "crumbs" }, h("a", { href: href.games() }, "Games"), " \u203a ", id),
           notice("The replay of game " + id + " is held back until every game of its deal is played: it shows the hands of games still to come.", "warn"),
