@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from arena import REPORT_FORMAT, __version__
+from arena._text import printable
 from arena.errors import InputError, StoreError, clipped, shown
 from arena.records import forfeited
 from arena.referee._wire import action_from_dict
@@ -121,7 +122,7 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             "plays": outcome.plays,
         },
         "faults": [
-            {"seat": r["seat"], "cause": r["cause"], "message": r["message"]}
+            {"seat": r["seat"], "cause": r["cause"], "message": _message(r["message"])}
             for r in log
             if r["type"] == "fault"
         ],
@@ -134,6 +135,15 @@ FAULT_MESSAGE_CHARS = 240
 """How much of a fault's message the bot page lists with its game: arena's own words
 with a crash's exit status run past the 80 characters of an error line, and the
 message in full is in the game's replay."""
+
+
+def _message(message: Any) -> Any:
+    """A fault's message as the pages show it: its control and format characters as
+    escapes (`arena._text.printable`), as `arena replay` prints them. A message ends
+    with the bot's last lines of stderr, anything it wrote: a right-to-left override
+    (U+202E) showed the rest of the line backwards, a NUL or an escape sequence as a
+    box."""
+    return printable(message) if isinstance(message, str) else message
 
 
 CAUSE_WORDS = {
@@ -325,7 +335,7 @@ class LeagueData:
                         seat = record_seat(record, len(names))
                         message = record.get("message")
                         if isinstance(message, str):
-                            message = clipped(message, FAULT_MESSAGE_CHARS)
+                            message = clipped(_message(message), FAULT_MESSAGE_CHARS)
                             if self.withheld(game_id):
                                 group = self._group_of[game_id][0]
                                 self._held[group].append((names[seat], game_id, message))

@@ -896,3 +896,30 @@ def test_a_forfeit_counts_in_no_bots_games_wins_or_results_in_the_report(
     assert [rows[n]["faults"]["forfeit"] for n in names] == [0, 0, 6]
     matrix = league_data["matrix"]["games"]
     assert matrix == [[0 if a == b else 4 for b in range(3)] for a in range(3)]
+
+
+def test_a_fault_message_shows_control_and_format_characters_as_escapes(
+    store: Path, tmp_path: Path
+) -> None:
+    """Found in an audit: a fault's message ends with the bot's last lines of stderr,
+    which the pages showed as they were: a NUL as a box, an escape sequence's ESC
+    unseen, and a right-to-left override (U+202E) turned the rest of the line round
+    ("HAND 4 7" read "7 4 DNAH"). Shown as escapes, as `arena replay` prints them."""
+    said = "closed its output (its stderr ended: \x00\x1b[31mred \u202eHAND 4 7)"
+    escaped = "closed its output (its stderr ended: \\x00\\x1b[31mred \\u202eHAND 4 7)"
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(store.read_bytes())
+    with sqlite3.connect(copy) as db:
+        (group,) = db.execute("SELECT grp FROM games ORDER BY rowid").fetchone()
+    _with_a_fault_message(copy, group, said)
+    with Store.open(copy, readonly=True) as db:
+        data = LeagueData(db)
+        logs: dict[str, list[dict[str, Any]]] = {}
+        data.update(logs.__setitem__)
+        bots = data.league()["bots"]
+    messages = [m for bot in bots.values() for m in bot["fault_messages"].values()]
+    assert escaped in messages
+    faults = [f for log in logs.values() for f in game_payload(log)["faults"]]
+    assert escaped in [f["message"] for f in faults]
+    for text in [*messages, *(f["message"] for f in faults)]:
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text), text
