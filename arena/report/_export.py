@@ -90,8 +90,11 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
             step, ms = action.kind.value, record["ms"]
         elif kind == "fault":
             seat, step, card, ms = record_seat(record, len(names)), "fault", None, None
+            late = None
             if fault_applies(game, seat):
                 game.eliminate(seat, Cause(record["cause"]))
+            else:  # a fault after the seat was out, or after the end: recorded, no effect
+                late = "after the game's end" if game.is_over else "already out of the game"
         else:
             continue
         events = [event_to_dict(e) for e in game.events[seen:]]
@@ -105,7 +108,7 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
         text = "; ".join(describe(e, names).strip() for e in told)
         if kind == "fault":
             text = f"{names[seat]} (seat {seat}) faults: {_words(record['cause'])}" + (
-                f"; {text}" if text else ""
+                f" ({late}: it changes nothing)" if late else f"; {text}" if text else ""
             )
         frames.append(_frame(game, len(frames), seat, step, text, card, ms, out))
     outcome = game.outcome()

@@ -26,10 +26,14 @@
         td("seat " + seat, "seat", "plain"), td(botLink(names[seat]), "bot", "name")];
       if (result.points) cells.push(td(count(result.points[seat]), "points"));
       if (result.tokens) cells.push(td(count(result.tokens[seat]), "tokens"));
+      // A fault that did not put the seat out (it was out already, or the game over)
+      // is told as one of its own: its message explains no place.
+      var later = fm && !(cause && isFault(cause));
       cells.push(h("td", { dataset: { col: "cause" } },
         cause ? h("span", { class: "badge" + (isFault(cause) ? " bad" : "") }, causeText(cause))
           : result.reason === "play_cap" ? h("span", { class: "badge warn" }, "still in at the cap")
           : places[seat] === 1 ? h("span", { class: "badge good" }, "winner") : "",
+        later ? [" ", h("span", { class: "badge bad", dataset: { later: fm.cause } }, "then a fault: " + causeText(fm.cause))] : null,
         fm && fm.message ? h("span", { class: "message" }, " " + fm.message) : null));
       return h("tr", { dataset: { seat: String(seat) } }, cells);
     });

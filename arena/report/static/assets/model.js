@@ -29,7 +29,11 @@
       var was = Object.create(null);
       (p.eliminated || []).forEach(function (e) { was[e.seat] = true; });
       var fault = f.kind === "fault" && isNum(f.seat);
-      if (fault) bits.push("fault of " + who(f.seat));
+      if (fault) {
+        // A fault of a seat already out, or after the end, is recorded but changes nothing.
+        var late = p.to_move === null ? "after the end" : p.in_game && p.in_game[f.seat] === false ? "already out" : null;
+        bits.push("fault of " + who(f.seat) + (late ? " (" + late + ": no effect)" : ""));
+      }
       (f.eliminated || []).forEach(function (e) {
         if (was[e.seat]) return;
         if (fault && e.seat === f.seat) bits[0] += ", out: " + causeText(e.cause);
