@@ -372,9 +372,10 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
         f" {config.format.value}, seed {head['seed']}"
     )
     yield "   seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names))
-    replayed: Game | None = None
+    # Replayed for a spectator too: a fault of a seat already out, or after the end,
+    # is recorded but changes nothing, and says so.
+    replayed = Game(config, replay_seed(head))
     if seat is not None:
-        replayed = Game(config, replay_seed(head))
         hand = _cards([c.code for c in replayed.hand(seat)])
         yield f"   you are seat {seat} ({names[seat]}); your hand: {hand}"
     for record in log:
@@ -383,14 +384,17 @@ def render(log: Sequence[Record], seat: int | None = None) -> Iterator[str]:
             yield describe(record["event"], names)
         elif kind == "fault":
             faulty = record_seat(record, len(names))
-            yield (
-                f"!! {names[faulty]} (seat {faulty}) faults: {record['cause']}: {record['message']}"
-            )
-            if replayed is not None and fault_applies(replayed, faulty):
+            late = ""
+            if fault_applies(replayed, faulty):
                 replayed.eliminate(faulty, Cause(record["cause"]))
-        elif kind == "decision" and replayed is None:
-            record_seat(record, len(names))
-        elif kind == "decision" and replayed is not None:
+            else:
+                late = " (after the game's end" if replayed.is_over else " (already out"
+                late += ": it changes nothing)"
+            yield (
+                f"!! {names[faulty]} (seat {faulty}) faults: {record['cause']}:"
+                f" {record['message']}{late}"
+            )
+        elif kind == "decision":
             if record_seat(record, len(names), replayed.to_move) == seat:
                 obs = replayed.observation(seat)
                 legal = ", ".join(str(a) for a in replayed.legal_actions())

@@ -24,6 +24,7 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
 )
 
 from . import fake_site, test_browser
+from .sites import replay_with_late_faults
 
 pytestmark = [pytest.mark.slow]
 
@@ -115,64 +116,13 @@ def test_a_forfeit_says_it_was_never_played_rather_than_that_its_replay_failed_t
     expect(played.locator("td.replay a")).to_have_text("Replay \u25b8")
 
 
-def _replay_with_late_faults() -> list[dict[str, Any]]:
-    """A game of three played by the rules engine (the first legal action each time),
-    with a crash of the seat first out, recorded after it was out, and a timeout of
-    the winner after the end: faults a replay records (a process that ends after its
-    seat is out, a bot that does not answer game_over) and that change nothing."""
-    for seed in range(100):
-        log = _played(seed)
-        if log is not None:
-            return log
-    raise AssertionError("no game of three with a seat out before the end")
-
-
-def _played(seed: int) -> list[dict[str, Any]] | None:
-    from arena import REPLAY_FORMAT, __version__
-    from arena.rules import CODES, Game, GameConfig, event_to_dict
-
-    config = GameConfig(players=3)
-    game = Game(config, seed)
-    log: list[dict[str, Any]] = [
-        {"type": "game", "game_id": "late", "seed": seed, "config": config.to_dict(),
-         "names": ["ann", "bob", "cat"], "replay_format": REPLAY_FORMAT, "arena": __version__},
-    ]  # fmt: skip
-    log += [{"type": "event", "event": event_to_dict(e)} for e in game.events]
-    seen = len(game.events)
-    crashed = False
-    while not game.is_over:
-        action = game.legal_actions()[0]
-        card = None if action.card is None else CODES[action.card]
-        log.append({"type": "decision", "seat": game.to_move, "request_id": len(log),
-                    "choice": 0, "action": {"kind": action.kind.value, "card": card},
-                    "ms": 1.0})  # fmt: skip
-        game.apply(action)
-        events = [event_to_dict(e) for e in game.events[seen:]]
-        seen = len(game.events)
-        log += [{"type": "event", "event": e} for e in events]
-        out = [e["seat"] for e in events if e["type"] == "eliminated"]
-        if out and not crashed:
-            if game.is_over:
-                return None
-            crashed = True
-            log.append({"type": "fault", "seat": out[0], "cause": "crash",
-                        "message": "exited after it was out"})  # fmt: skip
-    outcome = game.outcome()
-    winner = outcome.places.index(1)
-    log.append({"type": "fault", "seat": winner, "cause": "timeout", "message": "no game_over"})
-    log.append({"type": "result", "places": list(outcome.places), "points": None,
-                "tokens": None, "eliminations": [], "reason": outcome.reason.value,
-                "plays": outcome.plays, "rounds": outcome.rounds})  # fmt: skip
-    return log
-
-
 def test_a_fault_that_changes_nothing_is_told_as_such(page: Any, tmp_path: Path) -> None:
     """A fault of a seat already out, or after the end, changes nothing; the viewer
     told it as any fault ("bob (seat 1) faults: crash"), and the result showed its
     message beside "winner" or "could not play" as if it explained that place."""
     from arena.report import write_replay_site
 
-    log = _replay_with_late_faults()
+    log = replay_with_late_faults()
     crashed = next(r["seat"] for r in log if r["type"] == "fault")
     winner = log[-1]["places"].index(1)
     write_replay_site(log, tmp_path / "site")

@@ -1,0 +1,19 @@
+"""`arena replay`'s play-by-play of faults that change nothing."""
+
+from __future__ import annotations
+
+from arena.replay import render
+
+from .sites import replay_with_late_faults
+
+
+def test_a_fault_that_changes_nothing_says_so_in_the_play_by_play() -> None:
+    """A replay records a fault of a seat already out (its process ended after it was
+    out) and one after the end (no answer to game_over); `arena replay` printed them
+    as any fault, as if they had put the seat out."""
+    log = replay_with_late_faults()
+    for seat in (None, 0):
+        faults = [line for line in render(log, seat) if line.startswith("!!")]
+        assert len(faults) == 2
+        assert faults[0].endswith("exited after it was out (already out: it changes nothing)")
+        assert faults[1].endswith("no game_over (after the game's end: it changes nothing)")
