@@ -31,6 +31,7 @@ from arena.errors import InputError, StoreError, clipped, shown
 from arena.records import forfeited
 from arena.referee._wire import action_from_dict
 from arena.replay import (
+    DamagedReplay,
     check_faults,
     check_format,
     check_names,
@@ -111,6 +112,11 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
                 f" ({late}: it changes nothing)" if late else f"; {text}" if text else ""
             )
         frames.append(_frame(game, len(frames), seat, step, text, card, ms, out))
+    if not game.is_over:  # (`arena replay` shows such a file as far as it goes)
+        raise DamagedReplay(
+            "it ends before its game does (no result to show: arena replay shows it as far"
+            " as it goes)"
+        )
     outcome = game.outcome()
     return {
         "id": head.get("game_id", "game"),

@@ -923,3 +923,19 @@ def test_a_fault_message_shows_control_and_format_characters_as_escapes(
     assert escaped in [f["message"] for f in faults]
     for text in [*messages, *(f["message"] for f in faults)]:
         assert not re.search("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text), text
+
+
+def test_a_replay_cut_before_its_game_ends_is_refused_in_words(
+    replay_lines: list[str], tmp_path: Path
+) -> None:
+    """Found in an audit: `arena report --replay` of a replay cut short said "not a
+    replay arena can read (RulesError: the game is not over)", the rules engine's
+    words; `arena replay` shows such a file as far as it goes."""
+    decisions = [i for i, line in enumerate(replay_lines) if '"type":"decision"' in line]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(replay_lines[: decisions[len(decisions) // 2]]) + "\n")
+    result = CliRunner().invoke(main, ["report", "--replay", str(cut), "-o", str(tmp_path / "s")])
+    assert result.exit_code != 0
+    assert "RulesError" not in result.output
+    assert "the replay is damaged: it ends before its game does" in result.output
+    assert "(the game did not finish)" in cli("replay", cut)
