@@ -78,9 +78,20 @@ def game_payload(log: Sequence[Record]) -> dict[str, Any]:
     check_faults(log, config.players)
     names: list[str] = list(head["names"])
     game = Game(config, replay_seed(head))
-    seen = 0
-    out: list[dict[str, Any]] = []  # eliminations so far
-    frames = [_frame(game, 0, None, "start", _game_text(head, config), None, None, out)]
+    # The deal is frame 0's: its round_start told with the first play, the draw pile
+    # of the deal (88) stood beside the pile after that play (87).
+    # (A seat may be out at the deal: a 1980 hand of four ONO 99 cannot play.)
+    seen = len(game.events)
+    dealt = [event_to_dict(e) for e in game.events]
+    text = "; ".join(
+        [_game_text(head, config)] + [describe(_in_words(e), names).strip() for e in dealt]
+    )
+    out: list[dict[str, Any]] = [  # eliminations so far
+        {"seat": e["seat"], "cause": e["cause"], "place": e["place"]}
+        for e in dealt
+        if e["type"] == "eliminated"
+    ]
+    frames = [_frame(game, 0, None, "start", text, None, None, out)]
     for record in log:
         kind = record["type"]
         if kind == "decision":

@@ -102,3 +102,30 @@ def _played(seed: int) -> list[dict[str, Any]] | None:
                 "tokens": None, "eliminations": [], "reason": outcome.reason.value,
                 "plays": outcome.plays, "rounds": outcome.rounds})  # fmt: skip
     return log
+
+
+def engine_replay(config: GameConfig, seed: int, game_id: str) -> list[dict[str, Any]]:
+    """A replay of a game the rules engine plays with the first legal action each time
+    (as `arena match --replays` writes one, with made-up bots ann, bob, ...)."""
+    game = Game(config, seed)
+    names = ["ann", "bob", "cat", "dan", "eve", "fay"][: config.players]
+    log: list[dict[str, Any]] = [
+        {"type": "game", "game_id": game_id, "seed": seed, "config": config.to_dict(),
+         "names": names, "replay_format": REPLAY_FORMAT, "arena": __version__},
+    ]  # fmt: skip
+    log += [{"type": "event", "event": event_to_dict(e)} for e in game.events]
+    seen = len(game.events)
+    while not game.is_over:
+        action = game.legal_actions()[0]
+        card = None if action.card is None else CODES[action.card]
+        log.append({"type": "decision", "seat": game.to_move, "request_id": len(log),
+                    "choice": 0, "action": {"kind": action.kind.value, "card": card},
+                    "ms": 1.0})  # fmt: skip
+        game.apply(action)
+        log += [{"type": "event", "event": event_to_dict(e)} for e in game.events[seen:]]
+        seen = len(game.events)
+    outcome = game.outcome()
+    log.append({"type": "result", "places": list(outcome.places), "points": None,
+                "tokens": None, "eliminations": [], "reason": outcome.reason.value,
+                "plays": outcome.plays, "rounds": outcome.rounds})  # fmt: skip
+    return log

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from tests.report.test_browser import (  # also skips without chromium or playwr
 )
 
 from . import fake_site, test_browser
-from .sites import replay_with_late_faults
+from .sites import engine_replay, replay_with_late_faults
 
 pytestmark = [pytest.mark.slow]
 
@@ -150,3 +151,29 @@ def test_a_fault_that_changes_nothing_is_told_as_such(page: Any, tmp_path: Path)
     expect(result.locator(f'tr[data-seat="{crashed}"] [data-col="cause"]')).to_contain_text(
         "could not play then a fault: crash exited after it was out"
     )
+
+
+def test_a_seat_out_at_the_deal_is_out_from_the_first_frame(page: Any, tmp_path: Path) -> None:
+    """R9.3/R5.1: a 1980 hand of four ONO 99 cannot play, and the seat is out at the
+    deal. The viewer showed it in the game at frame 0, and told its elimination (and
+    the deal, "round 1: ... draw pile 30") with the first play of another seat."""
+    from arena.report import write_replay_site
+    from arena.rules import Edition, GameConfig
+
+    config = GameConfig(players=6, edition=Edition.E1980)
+    log = engine_replay(config, 131693, "deal")  # seat 0 is dealt four ONO 99
+    write_replay_site(log, tmp_path / "site")
+    open_page(page, (tmp_path / "site" / "index.html").as_uri(), "/game/deal")
+    page.wait_for_selector("#frame-counter")
+    expect(page.locator("#frame-counter")).to_have_text("frame 0 / " + str(
+        sum(r["type"] == "decision" for r in log)))  # fmt: skip
+    seat = page.locator('.seats .seat[data-seat="0"]')
+    expect(seat).to_have_class(re.compile(r"\bout\b"))
+    expect(seat.locator(".badges")).to_contain_text("out: could not play")
+    expect(seat.locator(".faceup .card")).to_have_count(4)
+    expect(page.locator("#step-text")).to_contain_text("round 1: ann (seat 0) starts")
+    expect(page.locator("#step-text")).to_contain_text("ann (seat 0) is out (could not play)")
+    page.locator("#next-frame").click()
+    expect(page.locator("#step-text")).to_contain_text("bob (seat 1) plays")
+    expect(page.locator("#step-text")).not_to_contain_text("round 1")
+    expect(page.locator("#step-text")).not_to_contain_text("is out")
