@@ -330,10 +330,9 @@ def describe(event: Record, names: Sequence[str]) -> str:
     if kind == "out_of_round":
         return f"{who()} cannot play and is out of the round"
     if kind == "eliminated":
-        return (
-            f"{who()} is out ({event['cause']}), lays {_cards(event['cards'])} face up"
-            f" -> place {event['place']}"
-        )
+        # (one out for reaching the target lays no card: "lays - face up" said it did)
+        lays = f", lays {_cards(event['cards'])} face up" if event["cards"] else ""
+        return f"{who()} is out ({event['cause']}){lays} -> place {event['place']}"
     if kind == "token_lost":
         return f"{who()} cannot play and loses a token ({event['tokens']} left)"
     if kind == "round_end":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.replay import render
+from arena.replay import describe, render
 
 from .sites import replay_with_late_faults
 
@@ -17,3 +17,15 @@ def test_a_fault_that_changes_nothing_says_so_in_the_play_by_play() -> None:
         assert len(faults) == 2
         assert faults[0].endswith("exited after it was out (already out: it changes nothing)")
         assert faults[1].endswith("no game_over (after the game's end: it changes nothing)")
+
+
+def test_a_seat_out_for_reaching_the_target_lays_no_card_in_the_play_by_play() -> None:
+    """R9.3.a: a seat that reaches the target leaves with no card laid face up; the
+    play-by-play (and the viewer's move text) said it "lays - face up"."""
+    event = {"type": "eliminated", "seat": 1, "cause": "target", "cards": [], "place": 3}
+    assert describe(event, ["ann", "bob"]) == "bob (seat 1) is out (target) -> place 3"
+    event = {**event, "cause": "crash", "cards": ["5", "R"]}
+    assert (
+        describe(event, ["ann", "bob"])
+        == "bob (seat 1) is out (crash), lays 5 R face up -> place 3"
+    )
