@@ -177,3 +177,17 @@ def test_a_seat_out_at_the_deal_is_out_from_the_first_frame(page: Any, tmp_path:
     expect(page.locator("#step-text")).to_contain_text("bob (seat 1) plays")
     expect(page.locator("#step-text")).not_to_contain_text("round 1")
     expect(page.locator("#step-text")).not_to_contain_text("is out")
+
+
+def test_a_bot_of_a_one_replay_site_is_not_said_to_be_missing(page: Any, tmp_path: Path) -> None:
+    """`arena report --replay` makes a site of one game: a click on one of its bots'
+    names said "No bot of this name in the league." of the bot that played it."""
+    from arena.report import write_replay_site
+    from arena.rules import GameConfig
+
+    write_replay_site(engine_replay(GameConfig(players=2), 3, "one"), tmp_path / "site")
+    base = (tmp_path / "site" / "index.html").as_uri()
+    open_page(page, base, "/game/one")
+    page.locator(".seat-chip a.bot").first.click()
+    expect(page.locator("#app")).to_contain_text("This report is one game's replay")
+    expect(page.locator("#app")).not_to_contain_text("No bot of this name")

@@ -19,8 +19,13 @@
     var row = standingsRow(name);
     var crumbs = h("p", { class: "crumbs" }, h("a", { href: href.index() }, "Standings"), " \u203a ", "bot");
     if (!info && !row) {
+      // A site of one replay (arena report --replay) has no league: its bots have games
+      // but no page, and "no bot of this name" said the game's own bot was not in it.
+      var oneReplay = typeof L.start === "string" && !L.standings; // (a one-replay site opens on its game)
       return { el: h("div", { class: "stack" }, crumbs, h("h1", { class: "name" }, name),
-        notice("No bot of this name in the league.", "bad")), title: name };
+        oneReplay ? notice("This report is one game's replay (arena report --replay), with no league: no bot has a" +
+            " page of numbers here.", "warn") : notice("No bot of this name in the league.", "bad"),
+        oneReplay ? h("p", null, h("a", { href: href.games(name) }, "The games of " + name + " \u2192")) : null), title: name };
     }
     info = info || {};
     var nRows = ((L.standings && L.standings.rows) || []).length;
