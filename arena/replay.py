@@ -336,9 +336,13 @@ def describe(event: Record, names: Sequence[str]) -> str:
     if kind == "token_lost":
         return f"{who()} cannot play and loses a token ({event['tokens']} left)"
     if kind == "round_end":
+
+        def each(values: Sequence[int | None]) -> str:  # None: a seat out of the game
+            return " ".join("-" if v is None else str(v) for v in values)
+
         return (
-            f"-- round {event['round']} ends: hand points {event['hand_points']},"
-            f" scores {event['scores']}"
+            f"-- round {event['round']} ends: hand points {each(event['hand_points'])};"
+            f" scores {each(event['scores'])} (by seat)"
         )
     return f"({kind})"
 

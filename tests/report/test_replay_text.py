@@ -29,3 +29,14 @@ def test_a_seat_out_for_reaching_the_target_lays_no_card_in_the_play_by_play() -
         describe(event, ["ann", "bob"])
         == "bob (seat 1) is out (crash), lays 5 R face up -> place 3"
     )
+
+
+def test_a_points_rounds_end_gives_each_seats_points_and_a_dash_for_one_out() -> None:
+    """R9.3: a round's end gives each seat's hand points and score, by seat; a seat out
+    of the game has none (nil on the wire, SPEC §10), shown as a dash (it printed a
+    Python list: "hand points [None, 43, 60]")."""
+    event = {"type": "round_end", "round": 2, "hand_points": [None, 43, 60],
+             "scores": [None, 87, 112]}  # fmt: skip
+    assert describe(event, ["ann", "bob", "cat"]) == (
+        "-- round 2 ends: hand points - 43 60; scores - 87 112 (by seat)"
+    )

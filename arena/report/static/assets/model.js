@@ -82,7 +82,7 @@
       if (cfg.edition) bits.push(cfg.edition + " edition");
       if (cfg.format) {
         var f = String(cfg.format);
-        if (f === "tokens" && isNum(cfg.tokens)) f += " (" + cfg.tokens + " tokens)";
+        if (f === "tokens" && isNum(cfg.tokens)) f += " (" + cfg.tokens + " each)";
         if (f === "points") f += " (target " + cfg.target + ", " + cfg.ending + ")";
         bits.push(f);
       }
