@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 import trio.lowlevel
 
 from arena.errors import StoreError
-from arena.league import LeagueConfig, LeagueReport, Progress, run_league
+from arena.league import LeagueConfig, LeagueReport, Progress, _book, _run, run_league
 from arena.messages import Play, Played, Setup
 from arena.referee import FaultRecord
 from arena.rules import GameConfig
@@ -219,11 +219,21 @@ async def test_a_store_removed_or_replaced_while_the_league_writes_is_saved(
 
 
 async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A game of a duplicate deal waits for the others of its deal (`_Book.drive`); what
     it waits on goes once no game of the deal is in play or waiting, so that a league
-    running for days keeps a lock a deal in play, not one for every deal it played."""
+    running for days keeps a lock a deal in play, not one for every deal it played.
+    (The book's own locks are counted: the process's, other tests' among them, are
+    not its.)"""
+    books: list[_book._Book] = []
+
+    class Book(_book._Book):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            books.append(self)
+
+    monkeypatch.setattr(_run, "_Book", Book)
     bots = four_manifests(tmp_path)
     config = LeagueConfig(
         bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
@@ -238,7 +248,7 @@ async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
         async with scripted(setup) as (play,):
 
             async def counted(game: Play) -> Played:
-                locks.append(sum(type(o) is trio.Lock for o in gc.get_objects()))
+                locks.append(len(books[0]._groups))
                 return await play(game)
 
             yield [counted, counted]
@@ -247,4 +257,4 @@ async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
     with Store.open(config.store) as store:
         report = await run_league(config, store, Heard(), runner=runner)
     assert report.played == 4 * 30  # 40 deals of 3 games
-    assert max(locks) <= 2  # the deals in play at once, not the 40 played
+    assert 1 <= max(locks) <= 2  # the deals in play at once, not the 40 played
