@@ -80,11 +80,15 @@ GAMES: list[Setting] = [
     Setting("2022 tokens, 3 seats", GameConfig(players=3, format=Format.TOKENS, tokens=1), 2),
     Setting("1980 tokens, 2 seats, time bank", GameConfig(
         players=2, edition=Edition.E1980, format=Format.TOKENS, tokens=2), 0, bank=True),
+    Setting("1980 single, 6 seats, the draw pile runs out", GameConfig(
+        players=6, edition=Edition.E1980), 3),
 ]  # fmt: skip
 """What `arena check-bot` plays, in order: both editions, every format and ending, tables
 of 2 to 6 with the bot in every seat from the first to the sixth, with and without a
-time bank, and an act of every kind of action (play, quad, bust). Then `WIDE` games
-until its request ids are past `WIDE_ID`."""
+time bank, and an act of every kind of action (play, quad, bust). The last is a 1980 game
+at 6 seats: 54 cards leave a draw pile of 30, and it runs out (a `reshuffle` event, which
+no other game of the plan has: in some 199 of 200 such games). Then `WIDE` games until
+its request ids are past `WIDE_ID`."""
 
 WIDE = Setting("2022 single, 2 seats, request ids past 255", GameConfig(players=2), 0)
 

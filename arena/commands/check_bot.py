@@ -87,7 +87,7 @@ def _shell_warning(words: list[str]) -> Check:
     type=click.IntRange(1),
     default=1,
     show_default=True,
-    help="Games per configuration (there are ten configurations; then games at a"
+    help="Games per configuration (there are eleven configurations; then games at a"
     " table of 2 until the bot has answered a request id past 300).",
 )
 @click.option(
