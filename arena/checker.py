@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import trio
 
 import protocol
@@ -146,6 +147,8 @@ class Check:
     data: bytes | None = None
     warning: bool = False
     stderr: str = ""
+    log: str = ""
+    """Where the bot's whole stderr is kept (`--log-dir`); "" when it is not kept."""
 
 
 def hexdump(data: bytes, limit: int = 64) -> str:
@@ -191,8 +194,14 @@ class _Checker:
         log: Path,
         wrap: Wrap | None = None,
         hello_wait_ms: int = HELLO_WAIT_MS,
+        kept: bool = False,
     ) -> None:
         self.log = log
+        self.kept = kept
+        """Whether the log outlives the check (`--log-dir`): the report then names it."""
+        self.log_start = log.stat().st_size if log.exists() else 0
+        """Where this check's output begins in the log (a kept log is appended to: its
+        build's output, earlier checks)."""
         self.hello_wait = min(hello_wait_ms, clocks.startup_ms // 4) / 1000
         self.spec = spec
         self.wrap = wrap
@@ -202,12 +211,24 @@ class _Checker:
         self.checks: list[Check] = []
         self.slowest = 0.0
 
+    def stderr_tail(self) -> str:
+        """The last lines the bot wrote to its stderr during this check, or ""."""
+        if not self.log.exists():
+            return ""
+        with self.log.open("rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            file.seek(max(self.log_start, size - 2000))
+            tail = file.read().decode(errors="replace").strip()
+        return "\n".join(tail.splitlines()[-STDERR_LINES:])
+
     def add(self, check: Check) -> None:
-        if not check.ok and self.log.exists():
-            tail = self.log.read_bytes()[-2000:].decode(errors="replace").strip()
-            if tail:
-                lines = tail.splitlines()[-8:]
-                check = dataclasses.replace(check, stderr="\n".join(lines))
+        if not check.ok and (tail := self.stderr_tail()):
+            detail = check.detail
+            if self.wrap is not None and any(s in tail for s in READ_ONLY):
+                detail += READ_ONLY_NOTE
+            check = dataclasses.replace(check, detail=detail, stderr=tail)
+        if not check.ok and self.kept:
+            check = dataclasses.replace(check, log=str(self.log))
         self.checks.append(check)
 
     async def start(self, nursery: trio.Nursery) -> BotSession | None:
@@ -235,8 +256,9 @@ class _Checker:
             hello = await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME, started=begin)
         except BotFault as fault:
             await session.kill(fault, self.clocks.kill_grace_ms / 1000)
-            self.add(Check("start-up", False, f"{fault.cause}: {fault}", SECTIONS["start-up"],
-                           fault.detail))  # fmt: skip
+            detail, data = _framing(str(fault), fault, session.connection)
+            self.add(Check("start-up", False, f"{fault.cause}: {detail}", SECTIONS["start-up"],
+                           data))  # fmt: skip
             return None
         now = trio.current_time()
         ms = (now - asked) * 1000
@@ -342,16 +364,16 @@ class _Checker:
         self.slowest = max(self.slowest, slowest)
         if mine:
             fault = mine[0]
-            detail = f"{fault.cause} after {len(decisions)} good decisions: {fault.message}"
+            message = fault.message
+            if self.stderr_tail():  # the report shows it below, in full lines
+                message = message.partition(" (its stderr ended: ")[0]
+            message, data = _framing(message, fault, session.connection)
+            detail = f"{fault.cause} after {len(decisions)} good decisions: {message}"
             if number == 1 and "sending game_over" in fault.message:
                 detail += f"; that game_over was {PADDING_NOTE}"
-            elif fault.cause in ("crash", "timeout") and not decisions and number > 1:
-                detail += (
-                    f" (it made no decision in this game: the messages it was last sent were"
-                    f" the game_over of game {number - 1}{_padded(number - 1)} and this game's"
-                    " game_start)"
-                )
-            self.add(Check(name, False, detail, SECTIONS[fault.cause], fault.detail))
+            elif fault.cause in ("crash", "timeout") and not decisions:
+                detail += _first_act_note(fault.message, number)
+            self.add(Check(name, False, detail, SECTIONS[fault.cause], data))
             return None
         place = result.outcome.places[seat]
         self.add(Check(name, True, f"{len(decisions)} decisions, slowest {slowest:.1f} ms,"
@@ -447,6 +469,113 @@ async def _written_first(connection: Connection, seconds: float) -> bytes:
     return b""
 
 
+STDERR_LINES = 8
+"""How many of the bot's last stderr lines a failed check shows."""
+
+READ_ONLY = ("Read-only file system", "Permission denied", "EROFS", "EACCES")
+"""What a bot's stderr says when it wrote where it may not (its folder, in the sandbox)."""
+
+READ_ONLY_NOTE = (
+    " (in the sandbox, as in a league, the bot's folder is read-only: a bot writes only"
+    " under /tmp, where $TMPDIR and $HOME point, private to its process, SPEC §14.4)"
+)
+
+
+def _partial_frame(connection: Connection) -> bytes:
+    """The bytes of a frame the bot began and did not finish (b"" if none): its length
+    prefix, or part of it, and as much of the body as came."""
+    decoder = getattr(connection, "_decoder", None)
+    buffer = getattr(decoder, "_buffer", None)
+    return bytes(buffer) if isinstance(buffer, (bytes, bytearray)) else b""
+
+
+def _framing(message: str, fault: Any, connection: Connection) -> tuple[str, bytes | None]:
+    """`message`, with what its bytes say of a wrong length prefix (SPEC §3.1), and the
+    bytes to show: a little-endian prefix, one that counts fewer bytes than its map has,
+    or one that promised more than came (a timeout, which the referee can only put down
+    to an unflushed buffer)."""
+    data: bytes | None = fault.detail
+    limit = protocol.DEFAULT_MAX_FRAME
+    if fault.cause == "timeout":
+        part = _partial_frame(connection)
+        if len(part) >= 4:
+            n = int.from_bytes(part[:4], "big")
+            message = message.removesuffix(" (a bot must flush stdout after each frame: SPEC §3.6)")
+            came = (
+                f"{len(part) - 4} bytes of a frame's body had come after a length prefix of {n:,}"
+            )
+            if _map_size(part[4:]) == len(part) - 4:
+                message += (
+                    f" ({came}, and they hold a whole map: the prefix is wrong: it counts the"
+                    " bytes of the encoded body (not characters), big-endian, SPEC §3.1)"
+                )
+            else:
+                message += (
+                    f" ({came}, and no more: either the rest is in a buffer the bot did not"
+                    " flush, SPEC §3.6, or the prefix is wrong: it counts the bytes of the"
+                    " encoded body (not characters), big-endian, §3.1)"
+                )
+            return message, part
+        return message, data
+    if not data or len(data) < 4 or "those 4 length bytes are the text" in message:
+        return message, data
+    if "exceeds the limit" in message:
+        little = int.from_bytes(data[:4], "little")
+        if 0 < little <= limit:
+            follows = ", the size of the map that follows" if len(data) - 4 == little else ""
+            message += (
+                f" (read little-endian, those 4 bytes are {little}{follows}: the length"
+                " prefix is big-endian, most significant byte first, SPEC §3.1)"
+            )
+    elif "incomplete input" in message:
+        n = int.from_bytes(data[:4], "big")
+        size = _map_size(data[4:])
+        needs = f"the map in it is {size} bytes" if size else "the map in it is longer"
+        message += (
+            f" (its length prefix says {n} bytes, and {needs}: the prefix counts the bytes"
+            " of the encoded body, not its characters or its items, SPEC §3.1)"
+        )
+    return message, data
+
+
+def _map_size(data: bytes) -> int:
+    """The size in bytes of the msgpack value that `data` begins with; 0 if it holds
+    no whole one."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed(data)
+    try:
+        unpacker.unpack()
+    except Exception:  # any failure: the bytes do not hold a whole value
+        return 0
+    return int(unpacker.tell())
+
+
+def _first_act_note(message: str, number: int) -> str:
+    """For a bot that made no decision in game `number` before its crash or timeout:
+    the messages it was sent since its last decision, which the fault may come from."""
+    if number == 1:
+        if message.startswith("no action"):  # a timeout (a crash says what ended)
+            return (
+                " (its first act went unanswered: a first decision that loads what the bot"
+                " needs takes its time from the clock, SPEC §8.4; a bot that reads its stdin"
+                " in pieces of a fixed size may get the game_start and the act in one piece,"
+                " and take it for one message, §3.6)"
+            )
+        return ""
+    before = f"the game_over of game {number - 1}{_padded(number - 1)}"
+    if "sending game_start" in message:
+        return f" (it was gone before this game began: the last message it was sent was {before})"
+    if "sending act" in message:
+        return (
+            f" (it made no decision in this game: the messages it was last sent were {before}"
+            " and this game's game_start)"
+        )
+    return (
+        f" (it made no decision in this game: since its last decision it was sent {before},"
+        " this game's game_start and its first act)"
+    )
+
+
 PADDING_NOTE = (
     f"padded to {PADDED // 1024} KiB with {PAD_KEY!r}, a key to ignore, SPEC §3.5: a bot"
     " reads frames of any size up to 16 MiB, and a game_over after a long game carries"
@@ -496,11 +625,19 @@ async def check_bot(
     rounds: int = 1,
     wrap: Wrap | None = None,
     hello_wait_ms: int = HELLO_WAIT_MS,
+    log_dir: Path | None = None,
 ) -> list[Check]:
     """Run every check on the bot (each of its processes started through `wrap`, the
     sandbox, if given); the list of results, in order. The referee's hello is written
     `hello_wait_ms` after the start (at most a quarter of the start-up time), or as
-    soon as the bot writes first, which fails it."""
+    soon as the bot writes first, which fails it. The bot's stderr is appended to
+    `log_dir`/NAME.log if given (where its build's output is), else to a temporary
+    file that goes with the check."""
+    if log_dir is not None:
+        log = log_dir / f"{spec.name}.log"
+        checker = _Checker(spec, clocks, limits, rounds, log, wrap, hello_wait_ms, kept=True)
+        await checker.run()
+        return checker.checks
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         log = Path(tmp) / "stderr.log"
         checker = _Checker(spec, clocks, limits, rounds, log, wrap, hello_wait_ms)
@@ -518,7 +655,12 @@ def report(command: Sequence[str], checks: Sequence[Check]) -> list[str]:
             if check.data:
                 lines.append(f"        bytes received: {hexdump(check.data)}")
             if check.stderr:
-                lines.append("        the bot's stderr ended with:")
+                whole = (
+                    f"all of it is in {check.log}"
+                    if check.log
+                    else "check-bot --log-dir DIR keeps all of it"
+                )
+                lines.append(f"        the bot's stderr ended with ({whole}):")
                 lines.extend(f"          | {line}" for line in check.stderr.splitlines())
             if check.section:
                 lines.append(f"        see protocol/SPEC.md {check.section}")

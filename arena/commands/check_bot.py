@@ -80,7 +80,8 @@ def _shell_warning(words: list[str]) -> Check:
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Folder for the bot's log (its build's output).",
+    help="Folder for the bot's log, NAME.log: its build's output and its stderr (without it,"
+    " a failed check shows the stderr's last lines only).",
 )
 @click.option(
     "--rounds",
@@ -136,6 +137,7 @@ def check_bot_command(
             rounds=rounds,
             wrap=wrap,
             hello_wait_ms=hello_wait_ms,
+            log_dir=opts.get("log_dir"),
         )
 
     checks = run_stoppable(run, lambda: " before the checks were done", resumable=False)

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 
+from ..sandbox.helpers import needs_bwrap
+
 pytestmark = pytest.mark.subprocess
 
 BOT = """\
@@ -92,6 +94,89 @@ def test_the_plain_bot_conforms(tmp_path: Path) -> None:
     assert code == 0, out
 
 
+def test_a_little_endian_length_prefix_is_told_to_be_big_endian(tmp_path: Path) -> None:
+    """SPEC §3.1. The report said only "frame of 704643072 bytes exceeds the limit":
+    the bytes, reversed, are the hello's own length."""
+    code, out = check(tmp_path, "little_endian", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert fail.startswith("  FAIL  start-up: malformed: hello: frame of "), out
+    assert "(read little-endian, those 4 bytes are 42, the size of the map that follows:" in fail
+    assert "the length prefix is big-endian, most significant byte first, SPEC §3.1)" in fail
+
+
+def test_a_length_prefix_that_counts_characters_is_told_to_count_bytes(tmp_path: Path) -> None:
+    """SPEC §3.1: N is the body's length in bytes. A hello named "Zoë" counted as text is
+    one short; the report said only "Unpack failed: incomplete input"."""
+    code, out = check(tmp_path, "counts_characters", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert "incomplete input (its length prefix says 41 bytes, and the map in it is 42" in fail
+    assert "the prefix counts the bytes of the encoded body, not its characters" in fail
+
+
+def test_a_length_prefix_that_promises_more_than_comes_is_not_put_down_to_flushing(
+    tmp_path: Path,
+) -> None:
+    """A prefix one too big: the referee waits for a byte that never comes, and the
+    timeout said only "a bot must flush stdout after each frame", which the bot does.
+    The report now shows the frame that came and that it holds a whole map."""
+    code, out = check(tmp_path, "one_too_many", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert fail.startswith("  FAIL  start-up: timeout: no hello within 3,000 ms"), out
+    assert "must flush" not in fail
+    assert (
+        "(42 bytes of a frame's body had come after a length prefix of 43, and they hold a"
+        " whole map: the prefix is wrong: it counts the bytes of the encoded body"
+    ) in fail
+    assert "bytes received: 00 00 00 2b 84 a4 74 79 70 65" in out
+
+
+def test_a_bot_that_crashes_on_its_first_act_of_a_game_is_told_it_got_the_act(
+    tmp_path: Path,
+) -> None:
+    """A bot that crashed on the first act of a 1980 game was told that "the messages it
+    was last sent were the game_over of game 3 and this game's game_start": the act,
+    where its traceback was, went unmentioned. And its stderr was shown twice (in the
+    line, joined with '|', and below it); now once, in full lines."""
+    code, out = check(tmp_path, "no_1980", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert fail.startswith("  FAIL  game 4: 1980 single, 3 seats, ONO on tens, seat 2:"), out
+    assert "crash after 0 good decisions: closed its output while the referee waited for" in fail
+    assert "the messages it was last sent were" not in fail
+    assert (
+        "(it made no decision in this game: since its last decision it was sent the game_over"
+        " of game 3, this game's game_start and its first act)"
+    ) in fail
+    assert "its stderr ended" not in fail
+    assert out.count("ValueError: no 1980 strategy yet") == 1
+    assert "the bot's stderr ended with (check-bot --log-dir DIR keeps all of it):" in out
+    assert "| ValueError: no 1980 strategy yet" in out
+
+
+def test_with_a_log_dir_the_report_names_the_file_with_all_of_the_bots_stderr(
+    tmp_path: Path,
+) -> None:
+    """The report shows the last 8 lines of the bot's stderr and its log went with the
+    check: `--log-dir` kept the build's output only. It keeps the stderr too, and a
+    failed check names the file; an earlier check's lines are not shown as this one's."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "mine.log").write_text("an earlier check's last words\n")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    code, out = check(bot, "no_1980", "--sandbox", "none", "--log-dir", str(logs))
+    assert code == 1, out
+    assert f"the bot's stderr ended with (all of it is in {logs / 'mine.log'}):" in out
+    assert "an earlier check's" not in out
+    log = (logs / "mine.log").read_text()
+    assert log.startswith("an earlier check's last words\n")
+    assert "line 1\nline 2\n" in log
+    assert "ValueError: no 1980 strategy yet" in log
+
+
 def test_a_bot_that_fails_on_a_reshuffle_fails(tmp_path: Path) -> None:
     """R4.3, SPEC §7.4: when the draw pile runs out the discard pile is shuffled into a
     new one (a `reshuffle` event). No game of check-bot's plan ran out of cards (2022's
@@ -102,3 +187,16 @@ def test_a_bot_that_fails_on_a_reshuffle_fails(tmp_path: Path) -> None:
     fail = failure(out)
     assert fail.startswith("  FAIL  game 11: 1980 single, 6 seats, the draw pile runs out"), out
     assert "| KeyError: 'reshuffle'" in out
+
+
+@needs_bwrap
+def test_a_bot_that_writes_to_its_folder_is_told_that_the_folder_is_read_only(
+    tmp_path: Path,
+) -> None:
+    """SPEC §14.4: in the sandbox (as in a league) the bot's folder is read-only and a
+    bot writes only under its own /tmp. The report showed the OSError and no more."""
+    code, out = check(tmp_path, "writes_its_folder", "--sandbox", "bwrap")
+    assert code == 1, out
+    fail = failure(out)
+    assert "the bot's folder is read-only: a bot writes only under /tmp" in fail
+    assert "SPEC §14.4" in fail
