@@ -438,7 +438,9 @@ class _Checker:
                            " last game; a bot exits only after bye or at the end of its stdin",
                            SECTIONS["bye"]))  # fmt: skip
         elif code != 0:
-            self.add(Check("bye", False, f"{process.exit_status()} after bye", SECTIONS["bye"]))
+            self.add(Check("bye", False, f"{process.exit_status()} after bye: a bot exits with"
+                           " status 0 after bye, the end of a session that went well",
+                           SECTIONS["bye"]))  # fmt: skip
         else:
             self.add(Check("bye", True, f"exited with status 0 in {ms:.0f} ms", SECTIONS["bye"]))
         if extra:

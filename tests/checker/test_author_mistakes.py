@@ -69,7 +69,7 @@ while True:
                 file.write("seen\\n")
         send({"type": "action", "request_id": message["request_id"], "choice": 0})
     elif kind == "bye":
-        sys.exit(0)
+        sys.exit(1 if MISTAKE == "exit_1_on_bye" else 0)
 """
 
 
@@ -200,3 +200,16 @@ def test_a_bot_that_writes_to_its_folder_is_told_that_the_folder_is_read_only(
     fail = failure(out)
     assert "the bot's folder is read-only: a bot writes only under /tmp" in fail
     assert "SPEC §14.4" in fail
+
+
+def test_a_bot_that_exits_with_status_1_on_bye_is_told_the_status_it_must_give(
+    tmp_path: Path,
+) -> None:
+    """SPEC §4.4: after bye a bot exits with status 0. The report said "exited with status
+    1 after bye", not what was expected instead."""
+    code, out = check(tmp_path, "exit_1_on_bye", "--sandbox", "none")
+    assert code == 1, out
+    assert failure(out) == (
+        "  FAIL  bye: exited with status 1 after bye: a bot exits with status 0 after bye,"
+        " the end of a session that went well"
+    )
