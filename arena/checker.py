@@ -13,6 +13,7 @@ import fcntl
 import itertools
 import os
 import random
+import re
 import struct
 import tempfile
 import termios
@@ -368,6 +369,7 @@ class _Checker:
             if self.stderr_tail():  # the report shows it below, in full lines
                 message = message.partition(" (its stderr ended: ")[0]
             message, data = _framing(message, fault, session.connection)
+            message += _answer_note(message)
             detail = f"{fault.cause} after {len(decisions)} good decisions: {message}"
             if number == 1 and "sending game_over" in fault.message:
                 detail += f"; that game_over was {PADDING_NOTE}"
@@ -386,8 +388,10 @@ class _Checker:
         process = session.process
         if process is None or not await process.wait_exit(EXITED_S):
             return session
+        # (status 0 is a bot that meant to leave, not one that choked on the padding)
+        padded = _padded(number) if _returncode(process) != 0 else ""
         self.add(Check(f"after game {number}", False, f"{process.exit_status()} after the"
-                       f" game_over of that game{_padded(number)}: a bot reads every message"
+                       f" game_over of that game{padded}: a bot reads every message"
                        " and exits only after bye or at the end of its stdin",
                        SECTIONS["crash"]))  # fmt: skip
         await session.close(self.clocks)
@@ -550,6 +554,28 @@ def _map_size(data: bytes) -> int:
     except Exception:  # any failure: the bytes do not hold a whole value
         return 0
     return int(unpacker.tell())
+
+
+NO_ANSWER = "only an act takes an answer: hello, game_start and game_over take none, SPEC §4.1"
+
+
+def _answer_note(message: str) -> str:
+    """For an answer with the wrong request_id, or one that came unasked, whose it may
+    have been: a bot that answers every message, or keeps an earlier act's id."""
+    if "a frame sent before it was asked for" in message:
+        return f" ({NO_ANSWER})"
+    got = re.search(r"request_id: expected (\d+), got int (-?\d+)", message)
+    if got is None:
+        return ""
+    expected, answered = int(got[1]), int(got[2])
+    if answered < 1:
+        return f" (no act has that request_id: they start at 1; {NO_ANSWER})"
+    if answered == expected - 1:
+        return (
+            " (the previous act's: an action copies the request_id of the act it answers,"
+            " and answers each act once, SPEC §6.2)"
+        )
+    return ""
 
 
 def _first_act_note(message: str, number: int) -> str:

@@ -52,6 +52,8 @@ while True:
     kind = message["type"]
     if kind == "hello":
         send({"type": "hello", "name": "Zoë", "version": "1", "protocol": 1})
+    elif MISTAKE == "answers_every_message" and kind != "bye":
+        send({"type": "action", "request_id": message.get("request_id", 0), "choice": 0})
     elif kind == "game_start":
         edition = message["edition"]
     elif kind == "act":
@@ -67,7 +69,12 @@ while True:
         if MISTAKE == "writes_its_folder":
             with open("memory.txt", "a") as file:
                 file.write("seen\\n")
-        send({"type": "action", "request_id": message["request_id"], "choice": 0})
+        request_id = message["request_id"]
+        if MISTAKE == "previous_request_id" and request_id > 1:
+            request_id -= 1
+        send({"type": "action", "request_id": request_id, "choice": 0})
+    elif kind == "game_over" and MISTAKE == "one_game_only":
+        sys.exit(0)
     elif kind == "bye":
         sys.exit(1 if MISTAKE == "exit_1_on_bye" else 0)
 """
@@ -213,3 +220,39 @@ def test_a_bot_that_exits_with_status_1_on_bye_is_told_the_status_it_must_give(
         "  FAIL  bye: exited with status 1 after bye: a bot exits with status 0 after bye,"
         " the end of a session that went well"
     )
+
+
+def test_a_bot_that_answers_every_message_is_told_that_only_an_act_takes_one(
+    tmp_path: Path,
+) -> None:
+    """SPEC §4.1. Its answer to game_start came as the act was written, and was taken
+    for the act's: "action.request_id: expected 1, got int 0", and no more."""
+    code, out = check(tmp_path, "answers_every_message")
+    assert code == 1, out
+    fail = failure(out)
+    assert fail.startswith("  FAIL  game 1: "), out
+    assert "request_id: expected 1, got int 0" in fail or "sent before it was asked" in fail
+    assert "only an act takes an answer: hello, game_start and game_over take none" in fail
+
+
+def test_a_bot_that_answers_with_the_previous_acts_request_id_is_told_so(
+    tmp_path: Path,
+) -> None:
+    code, out = check(tmp_path, "previous_request_id", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert "malformed after 1 good decisions: action.request_id: expected 2, got int 1" in fail
+    assert "(the previous act's: an action copies the request_id of the act it answers" in fail
+
+
+def test_a_bot_that_leaves_after_its_first_game_is_not_told_of_the_padding(
+    tmp_path: Path,
+) -> None:
+    """A bot that exits with status 0 at its first game_over meant to: the note on that
+    game_over's padding to 256 KiB (for a bot that chokes on a big frame) misled."""
+    code, out = check(tmp_path, "one_game_only", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert fail.startswith("  FAIL  after game 1: exited with status 0 after the game_over"), out
+    assert "padded" not in fail
+    assert "a bot reads every message and exits only after bye or at the end of its stdin" in fail
