@@ -256,8 +256,12 @@ class _Checker:
         try:  # the wait counts as start-up time: the limit runs from the process's start
             hello = await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME, started=begin)
         except BotFault as fault:
-            await session.kill(fault, self.clocks.kill_grace_ms / 1000)
             detail, data = _framing(str(fault), fault, session.connection)
+            # How it ended, as a game's crash says: "exited with status 2" (a wrong file
+            # name in its run command, an exception at import) or killed by a signal.
+            if fault.cause == "crash" and await process.wait_exit(EXITED_S):
+                detail += f": the process {process.exit_status()}"
+            await session.kill(fault, self.clocks.kill_grace_ms / 1000)
             self.add(Check("start-up", False, f"{fault.cause}: {detail}", SECTIONS["start-up"],
                            data))  # fmt: skip
             return None

@@ -256,3 +256,17 @@ def test_a_bot_that_leaves_after_its_first_game_is_not_told_of_the_padding(
     assert fail.startswith("  FAIL  after game 1: exited with status 0 after the game_over"), out
     assert "padded" not in fail
     assert "a bot reads every message and exits only after bye or at the end of its stdin" in fail
+
+
+def test_a_run_command_that_names_a_missing_file_says_how_the_bot_ended(tmp_path: Path) -> None:
+    """`run = "python3 main.py"` in a folder with bot.py: Python says it on stderr and
+    exits with status 2; the start-up's failure said only "closed its output while the
+    referee waited for hello" (a crash during a game tells the status)."""
+    (tmp_path / "bot.py").write_text(BOT)
+    (tmp_path / "bot.toml").write_text('name = "mine"\nrun = "python3 main.py"\n')
+    result = CliRunner().invoke(main, ["check-bot", "--sandbox", "none", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    fail = failure(result.output)  # (it may be gone before the referee's hello is written)
+    assert fail.startswith("  FAIL  start-up: crash: "), result.output
+    assert fail.endswith(" hello: the process exited with status 2"), fail
+    assert "can't open file" in result.output
