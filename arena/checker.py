@@ -229,7 +229,14 @@ class _Checker:
                 detail += READ_ONLY_NOTE
             check = dataclasses.replace(check, detail=detail, stderr=tail)
         if not check.ok and self.kept:
-            check = dataclasses.replace(check, log=str(self.log))
+            log = str(self.log)
+            cap = self.limits.stderr_kb
+            if self.log.exists() and self.log.stat().st_size >= cap * 1024:
+                log += (
+                    f" (it is full, at {cap:,} KiB: what the bot wrote after that was dropped;"
+                    " remove the file, or give another --log-dir)"
+                )
+            check = dataclasses.replace(check, log=log)
         self.checks.append(check)
 
     async def start(self, nursery: trio.Nursery) -> BotSession | None:
@@ -694,6 +701,8 @@ def report(command: Sequence[str], checks: Sequence[Check]) -> list[str]:
                 )
                 lines.append(f"        the bot's stderr ended with ({whole}):")
                 lines.extend(f"          | {line}" for line in check.stderr.splitlines())
+            elif check.log:
+                lines.append(f"        the bot's stderr is kept in {check.log}")
             if check.section:
                 lines.append(f"        see protocol/SPEC.md {check.section}")
     failed = sum(1 for c in checks if not c.ok)

@@ -270,3 +270,20 @@ def test_a_run_command_that_names_a_missing_file_says_how_the_bot_ended(tmp_path
     assert fail.startswith("  FAIL  start-up: crash: "), result.output
     assert fail.endswith(" hello: the process exited with status 2"), fail
     assert "can't open file" in result.output
+
+
+def test_a_full_log_is_said_to_be_full(tmp_path: Path) -> None:
+    """A log is appended to up to its cap (1 MiB): an author who checks again and again
+    with one --log-dir found no stderr in the report, and none in the file, without a
+    word on why."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "mine.log").write_bytes(b"x" * (1024 * 1024))
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    code, out = check(bot, "no_1980", "--sandbox", "none", "--log-dir", str(logs))
+    assert code == 1, out
+    assert (
+        f"the bot's stderr is kept in {logs / 'mine.log'} (it is full, at 1,024 KiB: what the"
+        " bot wrote after that was dropped; remove the file, or give another --log-dir)"
+    ) in out
