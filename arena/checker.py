@@ -498,14 +498,6 @@ READ_ONLY_NOTE = (
 )
 
 
-def _partial_frame(connection: Connection) -> bytes:
-    """The bytes of a frame the bot began and did not finish (b"" if none): its length
-    prefix, or part of it, and as much of the body as came."""
-    decoder = getattr(connection, "_decoder", None)
-    buffer = getattr(decoder, "_buffer", None)
-    return bytes(buffer) if isinstance(buffer, (bytes, bytearray)) else b""
-
-
 def _framing(message: str, fault: Any, connection: Connection) -> tuple[str, bytes | None]:
     """`message`, with what its bytes say of a wrong length prefix (SPEC §3.1), and the
     bytes to show: a little-endian prefix, one that counts fewer bytes than its map has,
@@ -514,7 +506,7 @@ def _framing(message: str, fault: Any, connection: Connection) -> tuple[str, byt
     data: bytes | None = fault.detail
     limit = protocol.DEFAULT_MAX_FRAME
     if fault.cause == "timeout":
-        part = _partial_frame(connection)
+        part = connection.unfinished()
         if len(part) >= 4:
             n = int.from_bytes(part[:4], "big")
             message = message.removesuffix(" (a bot must flush stdout after each frame: SPEC §3.6)")

@@ -204,6 +204,12 @@ class FrameDecoder:
         """Whether part of a frame has arrived but not all of it (useful at EOF)."""
         return bool(self._buffer)
 
+    def unfinished(self) -> bytes:
+        """The bytes of a frame begun and not finished (its length prefix, or part of
+        it, and as much of its body as came), or b"": what a sender that stopped
+        mid-frame, or whose prefix promised more than it sent, left."""
+        return bytes(self._buffer)
+
     @property
     def broken(self) -> bool:
         """Whether a bad length prefix has ended the stream."""

@@ -299,6 +299,11 @@ class Connection:
                 detail=self.last_bytes,
             )
 
+    def unfinished(self) -> bytes:
+        """The bytes of a frame the bot began and did not finish, or b""
+        (`protocol.FrameDecoder.unfinished`)."""
+        return self._decoder.unfinished()
+
     def held(self) -> bytes:
         """The bytes received from the bot but not taken as a message, as far as they
         were kept (the last read's first bytes), or b"": what a bot wrote after its last

@@ -309,3 +309,14 @@ def test_fuzz_corrupted_frames(message: dict[str, Any], position: int, noise: by
     frame[position : position + len(noise)] = noise
     with contextlib.suppress(ProtocolError):
         decode_frame(bytes(frame), max_frame=1 << 20)
+
+
+def test_a_decoder_gives_the_bytes_of_a_frame_begun_and_not_finished() -> None:
+    """What a sender left mid-frame (or whose prefix promised more than it sent) is
+    there to show, prefix and all; nothing once the frame is whole."""
+    decoder = FrameDecoder()
+    frame = encode_frame({"type": "bye"})
+    decoder.feed(frame[:6])
+    assert decoder.unfinished() == frame[:6]
+    decoder.feed(frame[6:])
+    assert decoder.unfinished() == b""
