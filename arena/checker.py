@@ -29,7 +29,7 @@ import protocol
 from arena.bots import BotProcess, BotSpec, Limits, start_process
 from arena.errors import BotCrashed, BotFault, BotMalformed
 from arena.referee import BotSession, Clocks, Connection, PipePort, Wrap, memory_pair, play_game
-from arena.referee._connection import Steps
+from arena.referee._connection import Steps, unfinished_hint
 from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
 
 SECTIONS = {
@@ -509,7 +509,7 @@ def _framing(message: str, fault: Any, connection: Connection) -> tuple[str, byt
         part = connection.unfinished()
         if len(part) >= 4:
             n = int.from_bytes(part[:4], "big")
-            message = message.removesuffix(" (a bot must flush stdout after each frame: SPEC §3.6)")
+            message = message.removesuffix(unfinished_hint(part))  # the checker says more
             came = (
                 f"{len(part) - 4} bytes of a frame's body had come after a length prefix of {n:,}"
             )

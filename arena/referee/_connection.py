@@ -90,6 +90,20 @@ def late(missing: str, limit: Limit | None, took_ms: float, *, waited: bool = Tr
 _FLUSH = " (a bot must flush stdout after each frame: SPEC §3.6)"
 
 
+def unfinished_hint(part: bytes, nothing: str = _FLUSH) -> str:
+    """What a timeout's message adds of `part`, a frame the bot began and did not finish
+    (`Connection.unfinished`): a frame not flushed, or a length prefix that promised more
+    than the body has (little-endian, counting characters); `nothing` if none came."""
+    if len(part) < 4:
+        return _FLUSH if part else nothing
+    return (
+        f" ({len(part) - 4:,} bytes of a frame came after a length prefix of"
+        f" {int.from_bytes(part[:4], 'big'):,}, and no more: a bot must flush stdout after"
+        " each frame, SPEC §3.6, and its prefix counts the bytes of the encoded body,"
+        " big-endian, §3.1)"
+    )
+
+
 class Connection:
     """One bot's end of the wire: a message sent, a message received, by a deadline, as
     steps for a driver (see `Steps`) over the bot's `Port`.
@@ -176,7 +190,8 @@ class Connection:
         read = port.read_some
         while (message := self._take(what)) is None:
             if (yield (target, _IN, deadline, None, None)) is None:
-                raise BotTimeout(f"{late(f'no {what}', limit, (now() - since) * 1000)}{_FLUSH}")
+                hint = unfinished_hint(self.unfinished())
+                raise BotTimeout(f"{late(f'no {what}', limit, (now() - since) * 1000)}{hint}")
             try:
                 data = read()
             except BlockingIOError:
@@ -243,7 +258,7 @@ class Connection:
         while True:
             seen = yield wait
             if seen is None:
-                hint = _FLUSH if decoder.partial else ""
+                hint = unfinished_hint(decoder.unfinished(), "")
                 raise BotTimeout(f"{late(f'no {what}', limit, (now() - sent_at) * 1000)}{hint}")
             try:
                 data = read()

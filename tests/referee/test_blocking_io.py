@@ -121,7 +121,9 @@ async def test_half_an_answer_by_the_deadline_is_a_timeout(pipes: Pipes) -> None
     with (
         pipes.bot(data[:3], data[3:7]),
         pytest.raises(  # half a frame: a bot that did not flush, most likely
-            BotTimeout, match=NO_ACTION[:-1] + r" \(a bot must flush stdout after each frame"
+            BotTimeout,
+            match=NO_ACTION[:-1] + r" \(3 bytes of a frame came after a length"
+            r" prefix of \d+, and no more: a bot must flush stdout after each frame",
         ),
     ):
         drive(pipes.connection.exchange_steps(ACT, "action", soon(0.2)), pipes.stop_read)

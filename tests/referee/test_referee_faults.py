@@ -420,12 +420,16 @@ async def test_half_a_frame_by_the_deadline_is_a_timeout_that_hints_at_flushing(
 ) -> None:
     """Issue 44.3: a bot whose answer sits in its stdout buffer but for a first part
     is told the limit, the time, and what most likely happened."""
-    half = protocol.encode_frame({"type": "action", "request_id": 1, "choice": 0})[:6]
+    frame = protocol.encode_frame({"type": "action", "request_id": 1, "choice": 0})
+    half = frame[:6]
     result, _ = await run_game([after(0, ("sleep", 0.01, half)), first_legal])
     assert [(f.seat, f.cause) for f in result.faults] == [(0, "timeout")]
+    # What came, and both ways a frame comes short: unflushed, or a prefix too large.
     assert result.faults[0].message == (
         "no action within 1,000 ms (+50 ms grace): waited 1,050.0 ms"
-        " (a bot must flush stdout after each frame: SPEC §3.6)"
+        f" (2 bytes of a frame came after a length prefix of {len(frame) - 4}, and no more:"
+        " a bot must flush stdout after each frame, SPEC §3.6, and its prefix counts the"
+        " bytes of the encoded body, big-endian, §3.1)"
     )
 
 
