@@ -126,10 +126,12 @@ def match(
     )
     finished: list[GameResult] = []
 
+    told: set[str] = set()  # the bots whose first fault's message was said
+
     def on_result(result: GameResult) -> None:
         finished.append(result)
         if not (as_json or quiet):
-            _print_game(result)
+            _print_game(result, told)
 
     def stopped() -> str:
         """Stopped (Ctrl-C, SIGTERM, a hang-up): the table of the games finished (not
@@ -223,10 +225,17 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
 
 
-def _print_game(result: GameResult) -> None:
+def _print_game(result: GameResult, told: set[str]) -> None:
+    """A game's line: its finishing order and its faults; each bot's first fault with
+    its message (what went wrong, with the bot's last stderr lines), once (`told`)."""
     order = " > ".join("=".join(result.names[s] for s in g) for g in result.outcome.order())
     faults = "".join(f"  [{result.names[f.seat]}: {f.cause}]" for f in result.faults)
     click.echo(f"{result.game_id}  {order}{faults}", err=True)
+    for fault in result.faults:
+        name = result.names[fault.seat]
+        if name not in told:
+            told.add(name)
+            click.echo(f"  {name}: {fault.cause}: {printable(fault.message)}", err=True)
 
 
 def _point_at_logs(rows: list[BotSummary], log_dir: Path | None) -> None:

@@ -59,6 +59,22 @@ def test_match_prints_a_results_table(tmp_path: Path) -> None:
     assert sum(int(row[2]) for row in body.values()) >= 3  # shared first places count
 
 
+def test_a_match_says_each_bots_first_fault_with_its_message_once(tmp_path: Path) -> None:
+    """Found in an audit: an author whose bot crashed in a match was told "[bot: crash]"
+    and where its log is, never what went wrong. A bot's first fault is said with its
+    message (the referee's words and the bot's last stderr lines), once; later ones by
+    their cause."""
+    a = make_bot(tmp_path, "alice")
+    b = make_bot(tmp_path, "raiser", "raises_mid_game")
+    result = CliRunner().invoke(main, ["match", str(a), str(b), "-n", "3", "--seed", "4"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    told = [line for line in lines if line.startswith("  raiser: crash: ")]
+    assert len(told) == 1, lines
+    assert "ZeroDivisionError" in told[0]
+    assert sum("[raiser: crash]" in line for line in lines) == 3
+
+
 def test_match_json_summary_has_seeds_orders_and_causes(tmp_path: Path) -> None:
     a = make_bot(tmp_path, "alice")
     b = make_bot(tmp_path, "hanger", "garbage")
