@@ -6,7 +6,7 @@
 //! - no `--level`: as many playouts as the clock allows (a fraction of the time
 //!   of the decision or of a share of the bank, less a safety margin);
 //! - `--level N`: a fixed number of playouts per decision (LEVELS), the same on
-//!   every machine; the clock still caps it, so the bot never times out.
+//!   every machine; the clock still caps it, as it caps the search without a level.
 
 use std::io::{self, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
