@@ -222,7 +222,9 @@ _RUN_OPTIONS = [
     setting_option(Limits, "--processes", type=size(1)),
     setting_option(Limits, "--file-size-mb", type=size(0)),
     setting_option(Limits, "--open-files", type=size(16)),
-    setting_option(RunSettings, "--max-frame", type=click.IntRange(16, MAX_FRAME_LIMIT)),
+    # At least 1 KiB: every hello the protocol allows fits (its name is 64 code points at
+    # most); below some 52 bytes none did, and every bot was charged malformed at start-up.
+    setting_option(RunSettings, "--max-frame", type=click.IntRange(1024, MAX_FRAME_LIMIT)),
     setting_option(RunSettings, "--log-dir", type=click.Path(file_okay=False, path_type=Path)),
     click.option(
         "--no-logs",

@@ -363,7 +363,7 @@ def test_bots_start_under_a_hard_limit_below_arenas(tmp_path: Path) -> None:
     [
         "--decision-ms", "--bank-ms", "--increment-ms", "--startup-ms", "--grace-ms",
         "--exit-grace-ms", "--memory-mb", "--cpu-seconds", "--processes", "--file-size-mb",
-        "--max-frame", "--tokens", "--target",
+        "--max-frame", "--tokens", "--target", "--open-files",
     ],
 )  # fmt: skip
 def test_a_number_too_large_for_an_option_is_refused_in_one_line(
@@ -378,6 +378,17 @@ def test_a_number_too_large_for_an_option_is_refused_in_one_line(
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{option}'" in result.stderr
     assert "is not in the range" in result.stderr
+
+
+def test_a_frame_limit_no_hello_fits_in_is_refused(tmp_path: Path) -> None:
+    """Found in an audit: --max-frame took 16; below some 52 bytes no kit's hello fits, and
+    every bot was charged malformed at start-up, as if its fault."""
+    a, b = (make_bot(tmp_path, n) for n in ("alice", "bob"))
+    result = CliRunner().invoke(
+        main, ["match", str(a), str(b), "-n", "1", "--sandbox", "none", "--max-frame", "100"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "100 is not in the range 1024<=x" in result.stderr
 
 
 def test_a_log_that_cannot_be_written_stops_the_match_in_one_line(tmp_path: Path) -> None:
