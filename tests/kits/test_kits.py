@@ -265,3 +265,21 @@ def test_a_fresh_java_kit_has_loaded_all_an_act_needs_before_its_hello() -> None
         "game_over_2022_single", "bye",
     )  # fmt: skip
     assert sorted(_classes_loaded(spec.command, session) - at_hello) == []
+
+
+@pytest.mark.skipif(_kit_missing("java") is not None, reason=str(_kit_missing("java")))
+def test_a_java_kit_short_of_memory_says_so_on_stderr_and_crashes() -> None:
+    """Found in an audit: a JVM that cannot reserve its heap (here under a 300 MiB address
+    space) printed its error to stdout, so the bot was charged malformed for "text on
+    stdout", and a JVM crash wrote an hs_err file into the bot's folder. The kit sends the
+    JVM's own messages to stderr: a crash, whose message holds the JVM's words."""
+    java = KITS / "java"
+    before = set(java.iterdir())
+    result = CliRunner().invoke(main, [
+        "match", str(java), str(KITS / "python" / "random"), "-n", "1", "--memory-mb", "300",
+        "--sandbox", "none", "--no-logs",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "[java-heuristic: crash]" in result.stderr, result.stderr
+    assert "Could not reserve enough space" in result.stderr
+    assert set(java.iterdir()) == before  # no hs_err file
