@@ -89,7 +89,7 @@ def test_the_python_bot_helper_imports_little() -> None:
 # function alike) points down this list of floors, or stays in its own package.
 FLOORS = [
     ["protocol", "arena", "arena.errors", "arena._text", "arena._gc", "arena._memgroups",
-     "arena._syscalls", "arena._declared"],
+     "arena._syscalls", "arena._declared", "arena._locks"],
     ["arena.rules", "arena.seeds", "arena.ratings", "arena._seccomp"],
     ["arena.records", "arena.schedule", "arena.sandbox"],
     ["arena.bots"],

@@ -3,11 +3,7 @@ streaks, disqualifications."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
-import trio
-
+from arena._locks import KeyedLocks
 from arena.league._config import LeagueConfig
 from arena.league._dispatch import _ALONE, Dispatch
 from arena.league._report import LeagueReport, Progress
@@ -40,10 +36,9 @@ class _Book:
         """Each bot's latest fault in this run, as "cause: message"."""
         for name in names:  # a league killed between a game and the disqualification
             self._check_streak(name)
-        self._groups: dict[str, tuple[trio.Lock, list[int]]] = {}
+        self._groups = KeyedLocks()
         """Of each duplicate group with a game in play or waiting, the lock held while
-        one is played (see `drive`) and how many are: it goes with the last of them,
-        so that a long league keeps none for the groups it played."""
+        one is played (see `drive`)."""
 
     async def drive(self, dispatch: Dispatch, player: Player) -> None:
         """Give `player` the games `dispatch` hands it until none is left (a slow game
@@ -53,28 +48,12 @@ class _Book:
         of a bot playing one deal at once, in two seats, could tell each other their
         hands (a lock or an inotify watch on a file they both see crosses the sandbox)."""
         while (game := dispatch.next(player)) is not None:
-            async with self._alone(game.group) if game.group is not None else _ALONE:
+            async with self._groups.hold(game.group) if game.group is not None else _ALONE:
                 if not self._forfeit(game):
                     play = Play(game.game_id, game.seats, game.seed, game.group)
                     played = await player(play)
                     dispatch.report(player, played.warm)
                     self._record(game, played)
-
-    @contextlib.asynccontextmanager
-    async def _alone(self, group: str) -> AsyncIterator[None]:
-        """Hold `group`'s lock (made for its first game in play or waiting, forgotten
-        after its last)."""
-        if group not in self._groups:
-            self._groups[group] = (trio.Lock(), [0])
-        lock, users = self._groups[group]
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                del self._groups[group]
 
     def _forfeit(self, game: ScheduledGame) -> bool:
         """Record `game` as a forfeit if a disqualified bot sits at it."""

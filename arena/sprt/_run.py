@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from statistics import NormalDist
@@ -24,6 +24,7 @@ from typing import Any
 import trio
 
 from arena._declared import about
+from arena._locks import KeyedLocks
 from arena.bots import (
     BotSpec,
     BuildSettings,
@@ -529,8 +530,8 @@ class _Book:
             faults, stored=len(self.games),
         )  # fmt: skip
         self._pairs: dict[int, Pair] = {}
-        self._pairs_playing: defaultdict[int, trio.Lock] = defaultdict(trio.Lock)
-        """Held while a game of the pair is played (see `drive`)."""
+        self._pairs_playing = KeyedLocks()
+        """Held while a game of the pair is played (see `drive`); gone with the last."""
         self._advance(report=False)
 
     def _pair(self, index: int) -> Pair:
@@ -557,7 +558,7 @@ class _Book:
         """Give `player` the next game until none is left or the test is done. The two
         games of a pair are never played at once (see `arena.league`'s `drive`)."""
         for pair, game in queue:
-            async with self._pairs_playing[pair.index]:
+            async with self._pairs_playing.hold(pair.index):
                 played = await player(
                     Play(game.game_id, game.seats, game.seed, game.group, game.shown)
                 )
