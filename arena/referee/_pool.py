@@ -136,24 +136,13 @@ class BotPool:
         for session in reversed(list(self._idle)):  # the most recently used first
             if session not in self._idle:
                 continue  # taken while this task waited
-            if (
-                session.broken
-                or (
-                    session.process is not None
-                    and session.process.cpu_worn(self.settings.limits.cpu_seconds)
-                )  # replaced before its CPU limit could cut a game short
-                or len(session.groups) >= MAX_GROUPS
-            ):
+            if self._spent(session):
                 self._idle.remove(session)
                 self._budget.woken(session)
                 await self._retire(session)
             elif group is None or group not in session.groups:
-                self._idle.remove(session)
-                self._budget.woken(session)
-                session.resume()
-                break
-        else:
-            session = await self._start()
+                return self._take(session, group)
+        session = await self._start()
         if group is not None:
             session.groups[group] = None
         return session
@@ -163,23 +152,32 @@ class BotPool:
         idle process ready for `group`, none to retire before it); else None, and
         nothing changed."""
         for session in reversed(self._idle):  # the most recently used first
-            if (
-                session.broken
-                or (
-                    session.process is not None
-                    and session.process.cpu_worn(self.settings.limits.cpu_seconds)
-                )
-                or len(session.groups) >= MAX_GROUPS
-            ):
+            if self._spent(session):
                 return None  # to retire first: `acquire`'s to do
             if group is None or group not in session.groups:
-                self._idle.remove(session)
-                self._budget.woken(session)
-                session.resume()
-                if group is not None:
-                    session.groups[group] = None
-                return session
+                return self._take(session, group)
         return None
+
+    def _spent(self, session: BotSession) -> bool:
+        """An idle session to retire rather than reuse: broken, near its CPU limit (it
+        is replaced before the limit could cut a game short), or at `MAX_GROUPS`."""
+        return (
+            session.broken
+            or (
+                session.process is not None
+                and session.process.cpu_worn(self.settings.limits.cpu_seconds)
+            )
+            or len(session.groups) >= MAX_GROUPS
+        )
+
+    def _take(self, session: BotSession, group: str | None) -> BotSession:
+        """Take idle `session` for a game of `group`: woken, and the group noted."""
+        self._idle.remove(session)
+        self._budget.woken(session)
+        session.resume()
+        if group is not None:
+            session.groups[group] = None
+        return session
 
     def keep(self, session: BotSession) -> bool:
         """`release`'s work when it needs no wait: keep `session` for reuse if it may be
