@@ -58,6 +58,8 @@ from arena.league._report import (
 )
 from arena.league._resume import (
     DEALS,
+    run_settings,
+    setting_changes,
     settings_in_play,
 )
 from arena.league._run import (
@@ -85,5 +87,7 @@ __all__ = [
     "read_league_file",
     "register",
     "run_league",
+    "run_settings",
+    "setting_changes",
     "settings_in_play",
 ]

@@ -15,6 +15,7 @@ import msgspec
 from arena.errors import ConfigError, StoreError, shown
 from arena.league._config import LeagueConfig
 from arena.league._prepare import _smaller_tables, in_one_line
+from arena.referee import RunSettings
 from arena.rules import POINTS_RULES, Format, rules_in_play
 from arena.schedule import MAX_GAMES, Schedule, is_schedule_of, make_schedule
 from arena.seeds import new_secret, seed_key
@@ -95,44 +96,59 @@ def _schedule(
     return schedule
 
 
-def _resumable_settings(config: LeagueConfig) -> dict[str, Any]:
-    """The settings that shape a league's games but not its schedule: a resume may
-    change them (a slower machine needs longer clocks), with a warning that names each
-    change (`_settings_changed`), as the games stored so far were played under the old.
-    The stderr cap (`Limits.stderr_kb`) shapes only the logs, and is not among them."""
-    run = config.run
+def run_settings(run: RunSettings) -> dict[str, Any]:
+    """The settings of `run` that shape the games but not who plays whom: the sandbox,
+    the limits (which decide who crashes), the frame limit and fresh processes. A
+    resume of a league or an SPRT may change them, with a warning that names each change
+    (`setting_changes`). The stderr cap (`Limits.stderr_kb`) shapes only the logs, and
+    is not among them."""
     limits = dataclasses.asdict(run.limits)
     del limits["stderr_kb"]
     return {
-        "clocks": run.clocks.to_dict(),
         "sandbox": run.sandbox,
         "limits": limits,
         "max_frame": run.max_frame,
         "fresh_process": run.fresh_process,
-        "fault_limit": config.fault_limit,
     }
+
+
+def _resumable_settings(config: LeagueConfig) -> dict[str, Any]:
+    """The settings that shape a league's games but not its schedule: `run_settings`,
+    the clocks (a slower machine needs longer clocks) and the fault limit."""
+    run = config.run
+    return (
+        {"clocks": run.clocks.to_dict()} | run_settings(run) | {"fault_limit": config.fault_limit}
+    )
+
+
+def setting_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Each change from `before` (as stored) to `now`, as `key old -> new`: those of the
+    sections (clocks, limits) first, then the others, of the keys `before` holds."""
+    changes = []
+    for section, values in now.items():
+        if isinstance(values, dict) and section in before:
+            stored = before[section]
+            was: dict[str, Any] = stored if isinstance(stored, dict) else {}
+            changes += [
+                f"{key} {shown(was.get(key))} -> {shown(value)}"
+                for key, value in values.items()
+                if was.get(key) != value
+            ]
+    changes += [
+        f"{key} {shown(before[key])} -> {shown(value)}"
+        for key, value in now.items()
+        if not isinstance(value, dict) and key in before and before[key] != value
+    ]
+    return changes
 
 
 def _settings_changed(
     before: dict[str, Any], now: dict[str, Any], disqualified: Sequence[str] = ()
 ) -> str:
     """The warning for a resume whose settings (`_resumable_settings`) are not those of the
-    last run: each change, as `key old -> new`, of the settings `before` holds; with a
-    new fault limit, that the `disqualified` bots stay so (their games stay forfeits)."""
-    changes = []
-    for section in ("clocks", "limits"):
-        if section not in before:
-            continue
-        values = before[section]
-        was: dict[str, Any] = values if isinstance(values, dict) else {}
-        changes += [
-            f"{key} {shown(was.get(key))} -> {shown(value)}"
-            for key, value in now[section].items()
-            if was.get(key) != value
-        ]
-    for key in ("sandbox", "max_frame", "fresh_process", "fault_limit"):
-        if key in before and before[key] != now[key]:
-            changes.append(f"{key} {shown(before[key])} -> {shown(now[key])}")
+    last run: each change (`setting_changes`); with a new fault limit, that the
+    `disqualified` bots stay so (their games stay forfeits)."""
+    changes = setting_changes(before, now)
     stays = ""
     if disqualified and before.get("fault_limit", now["fault_limit"]) != now["fault_limit"]:
         stays = (

@@ -33,7 +33,13 @@ from arena.bots import (
     run_builds,
 )
 from arena.errors import ArenaError, BotError, ConfigError, StoreError, shown
-from arena.league import BUILT_DIGESTS, build_and_check, settings_in_play
+from arena.league import (
+    BUILT_DIGESTS,
+    build_and_check,
+    run_settings,
+    setting_changes,
+    settings_in_play,
+)
 from arena.messages import Play, Played, Setup
 from arena.ratings import ELO_PER_NAT, fit_plackett_luce
 from arena.referee import RunSettings
@@ -434,29 +440,10 @@ def _run_settings(config: SprtConfig, store: SprtStore, say: Callable[[str], Non
     and the limits, which decide which bot faults (a loss). A resume may change them
     (another machine), with a warning that names each change, as a league's resume
     does; the clocks and the rest are the test's own (`_identity`)."""
-    run = config.run
-    limits = dataclasses.asdict(run.limits)
-    del limits["stderr_kb"]  # the logs only
-    now: dict[str, Any] = {
-        "sandbox": run.sandbox,
-        "limits": limits,
-        "max_frame": run.max_frame,
-        "fresh_process": run.fresh_process,
-    }
+    now = run_settings(config.run)
     before = store.get_meta(RUN_SETTINGS)
     if isinstance(before, dict) and store.count():
-        was_limits = before.get("limits")
-        was = was_limits if isinstance(was_limits, dict) else {}
-        changes = [
-            f"{key} {shown(was.get(key))} -> {shown(value)}"
-            for key, value in limits.items()
-            if "limits" in before and was.get(key) != value
-        ]
-        changes += [
-            f"{key} {shown(before[key])} -> {shown(now[key])}"
-            for key in ("sandbox", "max_frame", "fresh_process")
-            if key in before and before[key] != now[key]
-        ]
+        changes = setting_changes(before, now)
         if changes:
             say(
                 "warning: the test's games so far were played with other settings than"
