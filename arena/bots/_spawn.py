@@ -112,17 +112,26 @@ async def spawn(
     theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
 
     def start() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            list(command),
-            stdin=theirs[0],
-            stdout=theirs[1],
-            stderr=theirs[2],
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-            preexec_fn=preexec_fn,
-            pass_fds=tuple(pass_fds),
-        )
+        # The child's ends are closed here, in the spawner thread, before it forks the
+        # next bot: a child forked while arena still held them (for a preexec_fn, for
+        # milliseconds, longer on a busy machine) held them too, and a bot that closed
+        # its input then took its next act in silence (a timeout, not a crash), as one
+        # whose output had closed stayed open to the referee.
+        try:
+            return subprocess.Popen(
+                list(command),
+                stdin=theirs[0],
+                stdout=theirs[1],
+                stderr=theirs[2],
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                preexec_fn=preexec_fn,
+                pass_fds=tuple(pass_fds),
+            )
+        finally:
+            for fd in theirs:
+                os.close(fd)
 
     done = trio.Event()
     token = trio.lowlevel.current_trio_token()
@@ -132,7 +141,12 @@ async def spawn(
         with contextlib.suppress(trio.RunFinishedError):
             token.run_sync_soon(done.set)
 
-    future = _spawner().submit(start)
+    try:
+        future = _spawner().submit(start)
+    except BaseException:  # (an interpreter shutting down): nothing was started
+        for fd in (*theirs, *ours):
+            os.close(fd)
+        raise
     future.add_done_callback(wake)
     try:
         with trio.CancelScope(shield=True):
@@ -145,9 +159,6 @@ async def spawn(
         for fd in ours:
             os.close(fd)
         raise
-    finally:
-        for fd in theirs:
-            os.close(fd)
     return Child(popen, *(trio.lowlevel.FdStream(fd) for fd in ours))
 
 
