@@ -525,8 +525,8 @@ def _framing(message: str, fault: Any, connection: Connection) -> tuple[str, byt
                     " encoded body (not characters), big-endian, §3.1)"
                 )
             return message, part
-        return message, data
-    if not data or len(data) < 4 or "those 4 length bytes are the text" in message:
+        return message, part or data
+    if not data or len(data) < 4 or "the bot wrote text to stdout" in message:
         return message, data
     if "exceeds the limit" in message:
         little = int.from_bytes(data[:4], "little")

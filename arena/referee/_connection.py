@@ -45,18 +45,32 @@ _TEXT = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
 """The bytes of printable ASCII text, with tab and newlines."""
 
 
+_WROTE_TEXT = (
+    "the bot wrote text to stdout, which carries only frames; write debugging output to"
+    " stderr, SPEC §3.6)"
+)
+
+
+def _text(data: bytes, what: str) -> str:
+    """For `data`, bytes where a length prefix belongs (`what` names them), what to do
+    if they are text, or begin with a line of text and then what may be the first
+    bytes of a prefix (a short line printed before a frame: "3\\n" then 00 00 00 21);
+    otherwise ""."""
+    if data and set(data) <= _TEXT:
+        return f" ({what} are the text {data.decode()!r}: {_WROTE_TEXT}"
+    line = data[: data.find(b"\n") + 1]
+    if line and set(line) <= _TEXT and data[len(line)] == 0:
+        return f" ({what} begin with the text {line.decode()!r}: {_WROTE_TEXT}"
+    return ""
+
+
 def text_on_stdout(err: protocol.ProtocolError) -> str:
     """For a length prefix that is text (a bot that prints to stdout: "got " is a
-    length of 1735357472), what to do about it; otherwise ""."""
+    length of 1735357472), or begins with a line of text ("3\\n" and two bytes of a
+    frame's prefix), what to do about it; otherwise ""."""
     if not isinstance(err, protocol.FrameTooLarge) or not 0 <= err.length < 1 << 32:
         return ""
-    prefix = err.length.to_bytes(4, "big")
-    if not set(prefix) <= _TEXT:
-        return ""
-    return (
-        f" (those 4 length bytes are the text {prefix.decode()!r}: the bot wrote text to"
-        " stdout, which carries only frames; write debugging output to stderr, SPEC §3.6)"
-    )
+    return _text(err.length.to_bytes(4, "big"), "those 4 length bytes")
 
 
 def fault_from_protocol(err: protocol.ProtocolError, what: str) -> BotFault:
@@ -95,6 +109,10 @@ def unfinished_hint(part: bytes, nothing: str = _FLUSH) -> str:
     (`Connection.unfinished`): a frame not flushed, or a length prefix that promised more
     than the body has (little-endian, counting characters); `nothing` if none came."""
     if len(part) < 4:
+        # A prefix of a frame of 16 MiB or less begins with a 0: 1 to 3 bytes of text
+        # ("0\\n", a choice printed) are no frame's, flushed or not.
+        if text := _text(part, f"the {len(part)} bytes that came"):
+            return text
         return _FLUSH if part else nothing
     return (
         f" ({len(part) - 4:,} bytes of a frame came after a length prefix of"

@@ -70,6 +70,11 @@ while True:
             with open("memory.txt", "a") as file:
                 file.write("seen\\n")
         request_id = message["request_id"]
+        if MISTAKE == "prints_its_choice":  # the choice as text, not in a frame
+            print(0, flush=True)
+            continue
+        if MISTAKE == "prints_before_the_frame":
+            print(0, flush=True)
         if MISTAKE == "previous_request_id" and request_id > 1:
             request_id -= 1
         send({"type": "action", "request_id": request_id, "choice": 0})
@@ -110,6 +115,35 @@ def test_a_little_endian_length_prefix_is_told_to_be_big_endian(tmp_path: Path) 
     assert fail.startswith("  FAIL  start-up: malformed: hello: frame of "), out
     assert "(read little-endian, those 4 bytes are 42, the size of the map that follows:" in fail
     assert "the length prefix is big-endian, most significant byte first, SPEC §3.1)" in fail
+
+
+def test_a_line_printed_before_the_frame_is_told_to_be_text_not_little_endian(
+    tmp_path: Path,
+) -> None:
+    """SPEC §3.6. print(0) before the frame: "0\\n" and the first two bytes of its
+    prefix were read as a length, which the report called a little-endian prefix."""
+    code, out = check(tmp_path, "prints_before_the_frame", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert "little-endian" not in fail
+    assert (
+        "(those 4 length bytes begin with the text '0\\n': the bot wrote text to stdout,"
+        " which carries only frames; write debugging output to stderr, SPEC §3.6)"
+    ) in fail, out
+    assert "bytes received: 30 0a 00 00 00 21 83 a4 74 79 70 65" in out
+
+
+def test_a_choice_printed_in_place_of_the_frame_is_told_to_be_text_not_unflushed(
+    tmp_path: Path,
+) -> None:
+    """SPEC §3.6. print(0) and no frame: 2 bytes, too few for a length prefix; the
+    report told the author to flush stdout, and showed no bytes."""
+    code, out = check(tmp_path, "prints_its_choice", "--sandbox", "none")
+    assert code == 1, out
+    fail = failure(out)
+    assert "flush" not in fail
+    assert "(the 2 bytes that came are the text '0\\n': the bot wrote text to stdout" in fail
+    assert "bytes received: 30 0a\n" in out
 
 
 def test_a_length_prefix_that_counts_characters_is_told_to_count_bytes(tmp_path: Path) -> None:

@@ -197,6 +197,41 @@ async def test_text_printed_before_the_act_is_named_as_text_on_stdout(pipes: Pip
     assert "a frame sent" not in message
 
 
+async def test_a_short_line_printed_before_the_frame_is_named_as_text(pipes: Pipes) -> None:
+    """print(choice) before the frame: "3\\n" and the frame's first two bytes make the
+    prefix, not text through and through; the fault said only "exceeds the limit" (and
+    check-bot called it a little-endian prefix: tests/checker)."""
+    answer = frame({"type": "action", "request_id": 1, "choice": 3})
+    with pipes.bot(b"3\n" + answer), pytest.raises(BotMalformed) as caught:
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
+    message = str(caught.value)
+    assert message.startswith("action: frame of 856293376 bytes exceeds the limit")
+    assert "those 4 length bytes begin with the text '3\\n': the bot wrote text to stdout" in (
+        message
+    )
+
+
+async def test_a_choice_printed_as_text_is_named_as_text_not_as_unflushed(
+    pipes: Pipes,
+) -> None:
+    """print(choice) in place of the frame: 2 bytes, too few for a length prefix, so the
+    timeout told the author to flush stdout, which they had done."""
+    with pipes.bot(b"0\n"), pytest.raises(BotTimeout) as caught:
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(0.2)), pipes.stop_read)
+    message = str(caught.value)
+    assert message.endswith(
+        " (the 2 bytes that came are the text '0\\n': the bot wrote text to stdout, which"
+        " carries only frames; write debugging output to stderr, SPEC §3.6)"
+    )
+    assert "flush" not in message
+
+
+async def test_a_short_prefix_that_is_no_text_still_hints_at_flushing(pipes: Pipes) -> None:
+    with pipes.bot(b"\x00\x00"), pytest.raises(BotTimeout) as caught:
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(0.2)), pipes.stop_read)
+    assert str(caught.value).endswith(" (a bot must flush stdout after each frame: SPEC §3.6)")
+
+
 async def test_a_huge_length_that_is_no_text_is_not_called_text(pipes: Pipes) -> None:
     with pipes.bot(b"\xff\xff\xff\xf0" + b"x" * 10), pytest.raises(BotMalformed) as caught:
         drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
