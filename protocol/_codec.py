@@ -116,6 +116,9 @@ def decode_body(body: bytes | bytearray | memoryview) -> Message:
         raise FrameError("msgpack data nested too deeply") from None
     except ProtocolError:
         raise
+    except msgpack.FormatError as err:  # msgpack's C unpacker gives it no words
+        why = str(err) or "a value begins with the byte 0xc1, which msgpack never uses"
+        raise FrameError(f"frame body is not valid msgpack: {why}") from None
     except (ValueError, TypeError, OverflowError, RecursionError, msgpack.UnpackException) as err:
         raise FrameError(f"frame body is not valid msgpack: {err}") from None
     if type(value) is not dict:

@@ -109,6 +109,18 @@ def test_bad_bodies(body: bytes, fragment: str) -> None:
         decode_body(body)
 
 
+@pytest.mark.parametrize("body", [b"\xc1", b"\x81\xa1a\xc1", b"\x81\xa1a\x92\x01\xc1"])
+def test_the_byte_msgpack_never_uses_is_named(body: bytes) -> None:
+    """SPEC §3.2. msgpack's C unpacker raises FormatError without a word for 0xc1: the
+    fault read "frame body is not valid msgpack: " and stopped there."""
+    with pytest.raises(FrameError) as caught:
+        decode_body(body)
+    assert str(caught.value) == (
+        "frame body is not valid msgpack: a value begins with the byte 0xc1, which msgpack"
+        " never uses"
+    )
+
+
 def test_deep_but_legal_nesting_decodes() -> None:
     body = b"\x81\xa1a" + b"\x91" * 500 + b"\x01"
     value: Any = decode_body(body)["a"]
