@@ -566,6 +566,8 @@ def _answer_note(message: str) -> str:
     """For an answer with the wrong request_id, or one that came unasked, whose it may
     have been: a bot that answers every message, or keeps an earlier act's id."""
     if "a frame sent before it was asked for" in message:
+        if ": an action for request_id" in message:  # the referee says whose it was
+            return ""
         return f" ({NO_ANSWER})"
     got = re.search(r"request_id: expected (\d+), got int (-?\d+)", message)
     if got is None:

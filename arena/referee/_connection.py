@@ -256,7 +256,7 @@ class Connection:
         if port.waiting():
             self._read_waiting(read, what)
         if decoder.pending or decoder.partial:
-            self._refuse_buffered(what)
+            self._refuse_buffered(what, canonical[1] if canonical is not None else None)
         # The time runs from the first write: a bot that leaves no room in its input
         # (it filled the pipe itself) thinks meanwhile (SPEC §8.2).
         self.sent_at = sent_at = now()
@@ -310,8 +310,9 @@ class Connection:
             raise BotCrashed(f"pipe broken while waiting for {what}") from err
         self._got(data)
 
-    def _refuse_buffered(self, what: str) -> None:
-        """Raise BotMalformed if bytes of the bot wait in the decoder (SPEC §4.1)."""
+    def _refuse_buffered(self, what: str, request_id: int | None = None) -> None:
+        """Raise BotMalformed if bytes of the bot wait in the decoder (SPEC §4.1); the
+        act about to be sent has `request_id`, if given."""
         decoder = self._decoder
         if decoder.pending or decoder.partial:
             hint = ""
@@ -326,11 +327,37 @@ class Connection:
                     f"{what}: bytes that are no frame came before it was asked for{hint}",
                     detail=self.last_bytes,
                 )
+            if not decoder.pending:
+                raise BotMalformed(
+                    f"{what}: part of a frame ({decoder.buffered:,} bytes) came before it was"
+                    " asked for (nothing may come between an answer and the next act: SPEC"
+                    " §4.1)",
+                    detail=self.last_bytes,
+                )
             raise BotMalformed(
-                f"{what}: a frame sent before it was asked for (nothing may come between"
-                " an answer and the next act: SPEC §4.1)",
+                f"{what}: a frame sent before it was asked for{self._early(request_id)}"
+                " (nothing may come between an answer and the next act: SPEC §4.1)",
                 detail=self.last_bytes,
             )
+
+    def _early(self, request_id: int | None) -> str:
+        """What the first frame waiting in the decoder is, when it is an action for the
+        act about to be sent (`request_id`: written before its act) or for an act already
+        answered (a second answer); otherwise ""."""
+        if request_id is None or self._decoder.broken:
+            return ""
+        try:
+            message = self._decoder.next_message()
+        except protocol.ProtocolError:
+            return ""
+        if message is None or message.get("type") != "action":
+            return ""
+        got = message.get("request_id")
+        if type(got) is not int or not 1 <= got <= request_id:
+            return ""
+        if got == request_id:
+            return f": an action for request_id {got}, the act not yet sent"
+        return f": an action for request_id {got}, an act already answered"
 
     def unfinished(self) -> bytes:
         """The bytes of a frame the bot began and did not finish, or b""

@@ -131,6 +131,16 @@ def test_broken_bots_fail_with_cause_and_spec_section(
     assert "checks failed: the bot does not conform" in out
 
 
+def test_an_answer_written_ahead_is_not_told_that_only_an_act_takes_one(tmp_path: Path) -> None:
+    """SPEC §4.1. A bot that wrote the next act's answer ahead was told "only an act takes
+    an answer: hello, game_start and game_over take none", which it knew."""
+    code, out = check(tmp_path, "answers_ahead")
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert ": an action for request_id 2, the act not yet sent (" in fail
+    assert "only an act takes an answer" not in fail
+
+
 @pytest.mark.parametrize(
     ("behaviour", "status"),
     [

@@ -286,6 +286,64 @@ async def test_part_of_a_frame_left_after_an_answer_is_malformed_at_the_next_act
         )
 
 
+def act_steps(pipes: Pipes, request_id: int) -> object:
+    """The exchange of the act `request_id` as a game makes it (with its canonical answer,
+    which tells the connection the act's id)."""
+    act = {"type": "act", "request_id": request_id}
+    canonical = (_wire.canonical_action(request_id), request_id)
+    return drive(
+        pipes.connection.exchange_steps(act, "action", soon(5), None, canonical), pipes.stop_read
+    )
+
+
+async def test_an_answer_written_ahead_is_named_as_the_answer_to_the_act_not_yet_sent(
+    pipes: Pipes,
+) -> None:
+    """SPEC §4.1. The fault said "a frame sent before it was asked for", and check-bot
+    added that "only an act takes an answer: hello, game_start and game_over take none":
+    of a bot that had answered the act about to be sent, not any of those."""
+    pipes.answer(frame({"type": "action", "request_id": 1, "choice": 0}))
+    with pytest.raises(BotMalformed) as caught:
+        act_steps(pipes, 1)
+    assert str(caught.value) == (
+        "action: a frame sent before it was asked for: an action for request_id 1, the act"
+        " not yet sent (nothing may come between an answer and the next act: SPEC §4.1)"
+    )
+
+
+async def test_a_second_answer_is_named_as_an_answer_to_an_act_already_answered(
+    pipes: Pipes,
+) -> None:
+    answer = frame({"type": "action", "request_id": 1, "choice": 0})
+    with pipes.bot(answer + answer):
+        assert act_steps(pipes, 1) == {"type": "action", "request_id": 1, "choice": 0}
+    with pytest.raises(BotMalformed) as caught:
+        act_steps(pipes, 2)
+    assert ": an action for request_id 1, an act already answered (" in str(caught.value)
+
+
+async def test_an_unasked_frame_that_answers_no_act_is_not_named_as_an_answer(
+    pipes: Pipes,
+) -> None:
+    """An answer to game_start (request_id 0, or none): no act's."""
+    pipes.answer(frame({"type": "action", "request_id": 0, "choice": 0}))
+    with pytest.raises(BotMalformed) as caught:
+        act_steps(pipes, 1)
+    assert str(caught.value) == (
+        "action: a frame sent before it was asked for (nothing may come between an answer"
+        " and the next act: SPEC §4.1)"
+    )
+
+
+async def test_part_of_a_frame_before_the_act_is_called_part_of_a_frame(pipes: Pipes) -> None:
+    pipes.answer(b"\x00\x00")
+    with pytest.raises(BotMalformed) as caught:
+        act_steps(pipes, 1)
+    assert str(caught.value).startswith(
+        "action: part of a frame (2 bytes) came before it was asked for (nothing may come"
+    )
+
+
 async def test_a_stop_wakes_the_wait_at_once(pipes: Pipes) -> None:
     os.write(pipes.stop_write, b"x")
     start = time.perf_counter()
