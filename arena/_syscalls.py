@@ -17,6 +17,7 @@ another kernel or version (statx or newfstatat, poll or epoll, pipe or pipe2, ..
 Some calls are judged by their arguments (`arena._seccomp` compiles the judges):
 
 - lock: succeeds without locking anything (errno 0);
+- times: the calls that set a file's times succeed without setting them (errno 0);
 - fcntl: allowed, but its locks succeed without locking, F_GETLK fails with ENOLCK,
   F_NOTIFY, F_SETLEASE and F_SETSIG with EPERM;
 - madvise: allowed with advice that moves no page of a file into or out of the shared
@@ -39,7 +40,7 @@ from typing import NamedTuple
 ALLOW = "allow"
 ENOSYS = "ENOSYS"
 EPERM = "EPERM"
-JUDGED = ("lock", "fcntl", "madvise", "socket", "preadv2", "clone")
+JUDGED = ("lock", "times", "fcntl", "madvise", "socket", "preadv2", "clone")
 """The verdicts that look at a call's arguments (`arena._seccomp`)."""
 
 
@@ -74,8 +75,7 @@ POLICY: tuple[Rule, ...] = (
         fstatfs64 readlink readlinkat getdents getdents64 getcwd chdir fchdir mkdir
         mkdirat rmdir unlink unlinkat rename renameat renameat2 link linkat symlink
         symlinkat mknod mknodat chmod fchmod fchmodat fchmodat2 chown fchown lchown
-        fchownat chown32 fchown32 lchown32 umask truncate truncate64 utime utimes
-        utimensat futimesat utimensat_time64
+        fchownat chown32 fchown32 lchown32 umask truncate truncate64
         """,
     ),
     _rule(
@@ -196,6 +196,15 @@ POLICY: tuple[Rule, ...] = (
         "the same file)",
         """
         flock
+        """,
+    ),
+    _rule(
+        "times",
+        "setting a file's times: succeeds without setting them (the device nodes in /dev are "
+        "the machine's, 0666, and any process may set their times to now: a number set "
+        "by one process was read by another, of another sandbox and later)",
+        """
+        utime utimes utimensat futimesat utimensat_time64
         """,
     ),
     _rule(

@@ -248,3 +248,66 @@ async def test_under_the_sandbox_the_keyrings_are_out_of_reach(tmp_path: Path) -
     wrote, read = await keyring_relay(tmp_path, sandboxed=True)
     assert wrote == {"error": "ENOSYS"}
     assert read == {"error": "ENOSYS"}
+
+
+TIMES = textwrap.dedent(
+    """
+    import errno, json, os, sys, time
+    DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+    GAP_MS = 173
+    def mtime(device):
+        return os.stat(device).st_mtime_ns
+    out = {}
+    if sys.argv[-1] == "write":
+        for device in DEVICES:  # each set to now: every process may (they are 0666)
+            before = mtime(device)
+            try:
+                os.utime(device)
+                out[device] = "changed" if mtime(device) != before else "unchanged"
+            except OSError as err:
+                out[device] = errno.errorcode.get(err.errno, str(err.errno))
+        # A number: /dev/full's time set GAP_MS after /dev/zero's.
+        os.utime("/dev/zero")
+        end = time.monotonic() + 2 * GAP_MS / 1000
+        while time.monotonic() < end and mtime("/dev/full") - mtime("/dev/zero") < GAP_MS * 10**6:
+            os.utime("/dev/full")
+    out["gap_ms"] = (mtime("/dev/full") - mtime("/dev/zero")) // 10**6
+    print("TIMES " + json.dumps(out), file=sys.stderr, flush=True)
+    """
+)
+
+
+async def times_relay(tmp_path: Path, sandboxed: bool) -> list[dict[str, Any]]:
+    """A process sets the times of the device nodes every sandbox sees (the host's own,
+    bound in: their inodes are the machine's), the gap between two of them a number,
+    then exits; a later process, in a sandbox of its own, reads the gap."""
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    scripts = [
+        ("writer", TIMES.replace("sys.argv[-1]", '"write"'), "TIMES "),
+        ("reader", TIMES, "TIMES "),
+    ]
+    return await one_after_another(tmp_path, folder, scripts, bwrap_wrap() if sandboxed else None)
+
+
+async def test_without_the_sandbox_the_times_of_dev_null_carry_a_number(tmp_path: Path) -> None:
+    """The control: /dev/null and its kind are 0666, so any process may set their times
+    to now (utimensat with no times), and any later process reads them."""
+    wrote, read = await times_relay(tmp_path, sandboxed=False)
+    assert set(wrote.values()) - {wrote["gap_ms"]} == {"changed"}
+    assert wrote["gap_ms"] >= 173
+    assert read["gap_ms"] == wrote["gap_ms"]
+
+
+@needs_bwrap
+async def test_under_the_sandbox_setting_a_files_times_changes_nothing(tmp_path: Path) -> None:
+    """Found in an audit: a bot process set the times of /dev/zero and /dev/full 173 ms
+    apart, exited, and a process of another sandbox read 173 (the device nodes bwrap
+    binds into /dev are the host's, their mounts writable, and a time set to now needs
+    no more than write permission): any number, from any bot to any other, at once or
+    in a later game. Now utime, utimes, utimensat and futimesat succeed without setting
+    anything."""
+    wrote, read = await times_relay(tmp_path, sandboxed=True)
+    devices = {k: v for k, v in wrote.items() if k != "gap_ms"}
+    assert set(devices.values()) == {"unchanged"}, devices
+    assert read["gap_ms"] == wrote["gap_ms"]
