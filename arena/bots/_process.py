@@ -405,7 +405,9 @@ async def start_process(
     # found before there is a process to clean up.
     log = CappedLog(log_path, limits.stderr_kb * 1024)
     try:
-        workdir = Path(tempfile.mkdtemp(prefix=f"arena-{spec.name}-"))
+        # Named after no bot: a bot sees this path (its HOME and TMPDIR), and an SPRT's
+        # NEW and OLD are NAME.new and NAME.old (blind seats: neither may learn which).
+        workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
     except BaseException:
         log.close()
         raise

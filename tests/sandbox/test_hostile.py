@@ -52,7 +52,7 @@ class Scene:
         self.logs = root / "logs"
         self.store = root / "league.sqlite"
         self.workdirs: list[Path] = []
-        """The hostile bot's private folders, as arena made them on the host, in the last match."""
+        """The bots' private folders, as arena made them on the host, in the last match."""
         self.victim = make_bot(self.bots, "victim", "none", token=self.token)
         self.secret = self.bots / "victim" / "secret.txt"
         self.secret.write_text(f"victim's secret {self.token}")
@@ -66,7 +66,7 @@ class Scene:
         return make_bot(self.bots, "hostile", attack, *args, token=self.token)
 
     def _workdirs(self) -> list[Path]:
-        return list((self.root / "work").glob("arena-hostile-*"))
+        return list((self.root / "work").glob("arena-bot-*"))
 
     async def play(self, hostile: BotSpec, *, sandboxed: bool) -> list[GameResult]:
         """The victim (seat 0 first, so it runs when the hostile starts) against `hostile`."""
@@ -350,7 +350,7 @@ async def test_the_limits_hold_inside_the_sandbox(
     assert report["caps"] == "0000000000000000"
     if os.geteuid() == 0:
         assert report["uid"] >= UID_BASE
-    assert report["home"].startswith(str(scene.root / "work" / "arena-hostile-"))
+    assert report["home"].startswith(str(scene.root / "work" / "arena-bot-"))
     assert scene.workdirs == []  # removed with the process
     assert report["cwd"] == str(scene.bots / "hostile")
     assert all(faults == [] for _, _, faults in outcomes(results))

@@ -384,6 +384,37 @@ def test_a_field_that_tries_to_help_new_cannot_tell_it_from_old(tmp_path: Path) 
     assert result["verdict"] == "inconclusive"
 
 
+ROLE = LOGGER.replace(
+    """f.write(f"{os.getpid()} {m['game_id']}\\n")""",
+    """f.write(repr(sorted(os.environ.items())) + "\\n")""",
+)
+
+
+def test_neither_new_nor_old_finds_its_role_in_its_environment(tmp_path: Path) -> None:
+    """Found in an audit: a bot's HOME and TMPDIR were named after it, and NEW and OLD
+    of one name are NAME.new and NAME.old in the games (/tmp/arena-random.old-xyz): two
+    byte-identical copies of the heuristic that played at random where HOME said
+    ".old" came out +175 Elo [+105, +273] in 200 pairs, arena having warned that
+    identical submissions can only be found equal. The environment names neither."""
+    folders = []
+    for folder_name in ("mine", "mine-before"):
+        folder = tmp_path / folder_name
+        folder.mkdir()
+        (folder / "bot.py").write_text(ROLE)
+        run = f"python3 bot.py {tmp_path / 'env.log'} 0"
+        (folder / "bot.toml").write_text(f'name = "mine"\nrun = "{run}"\n')
+        folders.append(folder)
+    field = logger_bots(tmp_path, ["field"], 0.0)[0]
+    sprt(
+        *map(str, folders), "--field", str(field), "--max-games", "4",
+        "--store", str(tmp_path / "t.sqlite"), "-j", "1",
+    )  # fmt: skip
+    seen = (tmp_path / "env.log").read_text()
+    assert seen.count("HOME") == 4  # NEW or OLD, in each of the 4 games
+    for word in ("mine", ".new", ".old", "field"):
+        assert word not in seen, seen
+
+
 def test_a_direct_test_warns_unless_the_bots_are_trusted(tmp_path: Path) -> None:
     """Issue 41.2: in a direct test NEW plays both sides of every deal; arena says so
     unless --trusted, and a test against a field needs no warning."""
