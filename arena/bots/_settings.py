@@ -21,7 +21,10 @@ class BuildSettings:
     )
     build_network: bool = dataclasses.field(
         default=False,
-        metadata=about("Let builds use the network (sandboxed builds have none otherwise)."),
+        metadata=about(
+            "Let builds use the network (sandboxed builds have none otherwise): the"
+            " host's, its loopback services included."
+        ),
     )
     build_disk_mb: int = dataclasses.field(
         default=BUILD_DISK_MB,
