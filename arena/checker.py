@@ -27,7 +27,7 @@ import trio
 
 import protocol
 from arena.bots import BotProcess, BotSpec, Limits, start_process
-from arena.errors import BotCrashed, BotFault, BotMalformed
+from arena.errors import BotCrashed, BotFault, BotMalformed, shown
 from arena.referee import BotSession, Clocks, Connection, PipePort, Wrap, memory_pair, play_game
 from arena.referee._connection import Steps, unfinished_hint
 from arena.rules import ActionKind, Edition, Ending, Format, Game, GameConfig, derive_seed
@@ -280,8 +280,8 @@ class _Checker:
             if asked > begin
             else f"hello in {ms:.0f} ms"
         )
-        self.add(Check("start-up", True, f"{when}: name {hello.name!r},"
-                       f" version {hello.version!r}, protocol {hello.protocol}",
+        self.add(Check("start-up", True, f"{when}: name {shown(hello.name)},"
+                       f" version {shown(hello.version)}, protocol {hello.protocol}",
                        SECTIONS["start-up"]))  # fmt: skip
         return session
 

@@ -51,7 +51,8 @@ while True:
     message = msgpack.unpackb(read_exactly(n))
     kind = message["type"]
     if kind == "hello":
-        send({"type": "hello", "name": "Zoë", "version": "1", "protocol": 1})
+        version = "1" if MISTAKE != "long_version" else "build " + "x" * 4000 + "\x1b[2J"
+        send({"type": "hello", "name": "Zoë", "version": version, "protocol": 1})
     elif MISTAKE == "answers_every_message" and kind != "bye":
         send({"type": "action", "request_id": message.get("request_id", 0), "choice": 0})
     elif kind == "game_start":
@@ -104,6 +105,17 @@ def failure(out: str) -> str:
 def test_the_plain_bot_conforms(tmp_path: Path) -> None:
     code, out = check(tmp_path, "none", "--sandbox", "none")
     assert code == 0, out
+
+
+def test_a_long_version_is_shown_cut_short_and_escaped(tmp_path: Path) -> None:
+    """Found in an audit: check-bot printed a hello's version of 4,000 characters in
+    full, in one line; SPEC §6.1 lets arena shorten it for display."""
+    code, out = check(tmp_path, "long_version", "--sandbox", "none")
+    assert code == 0, out
+    line = next(line for line in out.splitlines() if "start-up" in line)
+    assert "version 'build xxx" in line
+    assert len(line) < 300, line
+    assert "\x1b" not in line
 
 
 def test_a_little_endian_length_prefix_is_told_to_be_big_endian(tmp_path: Path) -> None:
