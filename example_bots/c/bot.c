@@ -56,8 +56,8 @@ static void on_act(const msgpack_object *msg, const game_info *game)
     }
     size_t choice = 0;
     if (act.n_legal == 0) {
-        fprintf(stderr, BOT_NAME ": act %lld has no legal action; answering 0\n",
-                (long long)act.request_id);
+        fprintf(stderr, BOT_NAME ": act %llu has no legal action; answering 0\n",
+                (unsigned long long)act.request_id);
     } else {
         choice = strategy_choose(game, &act);
         if (choice >= act.n_legal) {

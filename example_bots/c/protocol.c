@@ -277,13 +277,13 @@ int proto_encode_hello(msgpack_sbuffer *sb, const char *name, const char *versio
     return 0;
 }
 
-int proto_encode_action(msgpack_sbuffer *sb, int64_t request_id, int64_t choice)
+int proto_encode_action(msgpack_sbuffer *sb, uint64_t request_id, int64_t choice)
 {
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     if (msgpack_pack_map(&pk, 3) != 0 ||
         pack_cstr(&pk, "type") != 0 || pack_cstr(&pk, "action") != 0 ||
-        pack_cstr(&pk, "request_id") != 0 || msgpack_pack_int64(&pk, request_id) != 0 ||
+        pack_cstr(&pk, "request_id") != 0 || msgpack_pack_uint64(&pk, request_id) != 0 ||
         pack_cstr(&pk, "choice") != 0 || msgpack_pack_int64(&pk, choice) != 0) {
         return -1;
     }
@@ -328,6 +328,16 @@ bool proto_as_int(const msgpack_object *o, int64_t *out)
         return true;
     }
     return false;
+}
+
+bool proto_as_uint(const msgpack_object *o, uint64_t *out)
+{
+    /* msgpack-c decodes every int >= 0, signed formats included, as POSITIVE_INTEGER */
+    if (o == NULL || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+        return false;
+    }
+    *out = o->via.u64;
+    return true;
 }
 
 bool proto_get_int(const msgpack_object *map, const char *key, int64_t *out)
@@ -390,7 +400,7 @@ int proto_parse_act(const msgpack_object *msg, act_view *a, char *err, size_t er
     a->owes = 1;
     a->direction = 1;
     a->decision_ms = -1;
-    if (!proto_get_int(msg, "request_id", &a->request_id)) {
+    if (!proto_as_uint(proto_get(msg, "request_id"), &a->request_id)) {
         set_err(err, errlen, "act without an int request_id");
         return -1;
     }

@@ -71,8 +71,9 @@ int proto_write_frame(FILE *out, const char *body, size_t len);
 
 /* {type: "hello", name, version, protocol: 1}; appended to sb. */
 int proto_encode_hello(msgpack_sbuffer *sb, const char *name, const char *version);
-/* {type: "action", request_id, choice}; appended to sb. */
-int proto_encode_action(msgpack_sbuffer *sb, int64_t request_id, int64_t choice);
+/* {type: "action", request_id, choice}; appended to sb. request_id is a
+ * msgpack uint up to 2^64 - 1 (SPEC §5.3). */
+int proto_encode_action(msgpack_sbuffer *sb, uint64_t request_id, int64_t choice);
 
 /* --- reading fields by name (never by position; unknown keys are ignored) */
 
@@ -82,6 +83,8 @@ const msgpack_object *proto_get(const msgpack_object *map, const char *key);
 bool proto_is_str(const msgpack_object *o, const char *s);
 /* Whether `o` is an int (any msgpack int format) that fits int64; sets *out. */
 bool proto_as_int(const msgpack_object *o, int64_t *out);
+/* Whether `o` is an int >= 0 (any msgpack int format) that fits uint64; sets *out. */
+bool proto_as_uint(const msgpack_object *o, uint64_t *out);
 /* proto_as_int(proto_get(map, key), out). */
 bool proto_get_int(const msgpack_object *map, const char *key, int64_t *out);
 /* Copy a str into dst (NUL-terminated). Returns false, with dst = "", if `o`
@@ -115,7 +118,7 @@ typedef struct {
  * else (events, hand_sizes, scores, clock ...) is in `msg`: read it with
  * proto_get, e.g. proto_get(proto_get(a->msg, "observation"), "discard"). */
 typedef struct {
-    int64_t request_id;
+    uint64_t request_id;  /* a msgpack uint, up to 2^64 - 1 (SPEC §5.3) */
     int64_t total;        /* observation.total */
     int64_t owes;         /* observation.owes: 1, or 2 after a Play 2 */
     int64_t direction;    /* observation.direction: 1 or -1 */

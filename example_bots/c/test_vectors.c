@@ -408,8 +408,9 @@ static void check_encoding(const char *name, const msgpack_object *json,
         proto_copy_str(proto_get(json, "version"), version, sizeof version);
         r = proto_encode_hello(&sb, who, version);
     } else {
-        int64_t request_id = 0, choice = 0;
-        CHECK(proto_get_int(json, "request_id", &request_id) &&
+        uint64_t request_id = 0;
+        int64_t choice = 0;
+        CHECK(proto_as_uint(proto_get(json, "request_id"), &request_id) &&
                   proto_get_int(json, "choice", &choice),
               "%s: request_id and choice in json", name);
         r = proto_encode_action(&sb, request_id, choice);
@@ -437,12 +438,13 @@ static void check_referee_fields(const char *name, const msgpack_object *msg,
     if (proto_is_str(type, "act")) {
         act_view act;
         char err[160];
-        int64_t rid = -1, total = -1000;
-        proto_get_int(json, "request_id", &rid);
+        uint64_t rid = 0;
+        int64_t total = -1000;
+        proto_as_uint(proto_get(json, "request_id"), &rid);
         proto_get_int(proto_get(json, "observation"), "total", &total);
         CHECK(proto_parse_act(msg, &act, err, sizeof err) == 0, "%s: parse act: %s", name, err);
-        CHECK(act.request_id == rid, "%s: request_id %lld, json %lld", name,
-              (long long)act.request_id, (long long)rid);
+        CHECK(act.request_id == rid, "%s: request_id %llu, json %llu", name,
+              (unsigned long long)act.request_id, (unsigned long long)rid);
         CHECK(act.n_legal == array_size(proto_get(json, "legal")), "%s: %zu legal actions",
               name, act.n_legal);
         CHECK(act.total == total, "%s: total %lld, json %lld", name, (long long)act.total,
@@ -450,8 +452,8 @@ static void check_referee_fields(const char *name, const msgpack_object *msg,
         game_info g = {.seat = 0};
         size_t choice = strategy_choose(&g, &act);
         CHECK(choice < act.n_legal, "%s: strategy chose %zu of %zu", name, choice, act.n_legal);
-        printf("  %-30s request_id %lld, total %lld, %zu legal, strategy picks %zu (%s %s)\n",
-               name, (long long)act.request_id, (long long)act.total, act.n_legal, choice,
+        printf("  %-30s request_id %llu, total %lld, %zu legal, strategy picks %zu (%s %s)\n",
+               name, (unsigned long long)act.request_id, (long long)act.total, act.n_legal, choice,
                act.legal[choice].kind == ACTION_PLAY ? "play"
                : act.legal[choice].kind == ACTION_BUST ? "bust"
                : act.legal[choice].kind == ACTION_QUAD ? "quad"
@@ -534,6 +536,53 @@ static void check_refused(const char *dir, const char *name)
     }
     printf("  %-30s refused: %s\n", name, err);
     fclose(f);
+}
+
+/* SPEC §5.3: request_id is a msgpack uint up to 2^64 - 1, copied unchanged into
+ * the answer. The kit read it as an int64, and an act with an id of 2^63 or more
+ * was "an act without an int request_id": the bot exited. */
+static void check_large_request_id(void)
+{
+    const uint64_t ids[] = {1, (uint64_t)INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        msgpack_sbuffer in;
+        msgpack_sbuffer_init(&in);
+        msgpack_packer pk;
+        msgpack_packer_init(&pk, &in, msgpack_sbuffer_write);
+        msgpack_pack_map(&pk, 3);
+        msgpack_pack_str_with_body(&pk, "type", 4);
+        msgpack_pack_str_with_body(&pk, "act", 3);
+        msgpack_pack_str_with_body(&pk, "request_id", 10);
+        msgpack_pack_uint64(&pk, ids[i]);
+        msgpack_pack_str_with_body(&pk, "legal", 5);
+        msgpack_pack_array(&pk, 1);
+        msgpack_pack_map(&pk, 1);
+        msgpack_pack_str_with_body(&pk, "kind", 4);
+        msgpack_pack_str_with_body(&pk, "quad", 4);
+        msgpack_unpacked msg;
+        char err[160] = "";
+        act_view act;
+        CHECK(proto_decode(in.data, in.size, &msg, err, sizeof err) == PROTO_OK, "decode: %s", err);
+        CHECK(proto_parse_act(&msg.data, &act, err, sizeof err) == 0, "request_id %llu: %s",
+              (unsigned long long)ids[i], err);
+        CHECK(act.request_id == ids[i], "request_id %llu read as %llu",
+              (unsigned long long)ids[i], (unsigned long long)act.request_id);
+        msgpack_sbuffer out;
+        msgpack_sbuffer_init(&out);
+        CHECK(proto_encode_action(&out, act.request_id, 0) == 0, "encode");
+        msgpack_unpacked back;
+        CHECK(proto_decode(out.data, out.size, &back, err, sizeof err) == PROTO_OK, "%s", err);
+        uint64_t got = 0;
+        CHECK(proto_as_uint(proto_get(&back.data, "request_id"), &got) && got == ids[i],
+              "request_id %llu answered as %llu", (unsigned long long)ids[i],
+              (unsigned long long)got);
+        printf("  request_id %llu read and answered unchanged\n", (unsigned long long)ids[i]);
+        msgpack_unpacked_destroy(&back);
+        msgpack_sbuffer_destroy(&out);
+        proto_act_free(&act);
+        msgpack_unpacked_destroy(&msg);
+        msgpack_sbuffer_destroy(&in);
+    }
 }
 
 /* --- 3. frames in pieces --------------------------------------------------- */
@@ -981,6 +1030,9 @@ int main(int argc, char **argv)
             check_refused(dir, names[i]);
         }
     }
+
+    printf("request ids up to 2^64 - 1:\n");
+    check_large_request_id();
 
     printf("frames in pieces:\n");
     check_pieces();
