@@ -186,7 +186,9 @@ int proto_decode(const char *body, size_t len, msgpack_unpacked *out,
     if (r == MSGPACK_UNPACK_CONTINUE) {
         set_err(err, errlen, "the msgpack map ends after the frame does");
     } else if (r == MSGPACK_UNPACK_NOMEM_ERROR) {
-        set_err(err, errlen, "out of memory decoding msgpack");
+        /* msgpack-c also says so for containers nested past its fixed stack */
+        set_err(err, errlen, "out of memory decoding msgpack, or maps and arrays nested "
+                             "more than 32 levels below the top map (msgpack-c's limit)");
     } else if (r < 0) {
         set_err(err, errlen, "frame body is not valid msgpack");
     } else if (off != len) {
