@@ -319,7 +319,7 @@ type helloMessage struct {
 
 type actionMessage struct {
 	Type      string `msgpack:"type"`
-	RequestID int64  `msgpack:"request_id"`
+	RequestID uint64 `msgpack:"request_id"`
 	Choice    int64  `msgpack:"choice"`
 }
 
@@ -339,7 +339,7 @@ func EncodeHello(name, version string) ([]byte, error) {
 }
 
 // EncodeAction returns the body of {type: "action", request_id, choice}.
-func EncodeAction(requestID, choice int64) ([]byte, error) {
+func EncodeAction(requestID uint64, choice int64) ([]byte, error) {
 	return encode(actionMessage{Type: "action", RequestID: requestID, Choice: choice})
 }
 
@@ -349,6 +349,17 @@ func EncodeAction(requestID, choice int64) ([]byte, error) {
 func GetInt(m Map, key string) (int64, bool) {
 	v, ok := m[key].(int64)
 	return v, ok
+}
+
+// GetUint returns m[key] if it is an int >= 0 (up to 2^64 - 1, as request_id, SPEC §5.3).
+func GetUint(m Map, key string) (uint64, bool) {
+	switch v := m[key].(type) {
+	case int64:
+		return uint64(v), v >= 0
+	case uint64:
+		return v, true
+	}
+	return 0, false
 }
 
 // GetStr returns m[key] if it is a str.
@@ -416,7 +427,7 @@ func ParseGameStart(msg Map) (GameInfo, error) {
 // Everything else (events, hand_sizes, discard, scores, tokens ...) is in Msg:
 // e.g. GetList(GetMap(a.Msg, "observation"), "discard").
 type Act struct {
-	RequestID     int64
+	RequestID     uint64   // a msgpack uint, up to 2^64 - 1 (SPEC §5.3)
 	Total         int64    // observation.total (1980: may be negative)
 	Owes          int64    // observation.owes: 1, or 2 after a Play 2 / Double Play
 	Direction     int64    // observation.direction: 1 or -1
@@ -433,7 +444,7 @@ type Act struct {
 func ParseAct(msg Map) (Act, error) {
 	a := Act{Owes: 1, Direction: 1, DecisionMs: -1, Msg: msg}
 	var ok bool
-	if a.RequestID, ok = GetInt(msg, "request_id"); !ok {
+	if a.RequestID, ok = GetUint(msg, "request_id"); !ok {
 		return a, errors.New("act without an int request_id")
 	}
 	legal, ok := GetList(msg, "legal")

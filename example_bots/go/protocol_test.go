@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,7 +77,7 @@ type indexVector struct {
 	Error   string `json:"error"`
 	Context struct {
 		Expect     string `json:"expect"`
-		RequestID  int64  `json:"request_id"`
+		RequestID  uint64 `json:"request_id"`
 		LegalCount int    `json:"legal_count"`
 	} `json:"context"`
 }
@@ -202,7 +203,7 @@ func checkEncoding(t *testing.T, msg Map, bin []byte) {
 		version, _ := GetStr(msg, "version")
 		body, err = EncodeHello(name, version)
 	} else {
-		rid, ok1 := GetInt(msg, "request_id")
+		rid, ok1 := GetUint(msg, "request_id")
 		choice, ok2 := GetInt(msg, "choice")
 		if !ok1 || !ok2 {
 			t.Fatalf("request_id and choice in the json: %v", msg)
@@ -225,7 +226,7 @@ func checkRefereeFields(t *testing.T, name string, msg Map) {
 		if err != nil {
 			t.Fatalf("ParseAct: %v", err)
 		}
-		rid, _ := GetInt(msg, "request_id")
+		rid, _ := GetUint(msg, "request_id")
 		total, _ := GetInt(GetMap(msg, "observation"), "total")
 		legal, _ := GetList(msg, "legal")
 		if act.RequestID != rid || act.Total != total || len(act.Legal) != len(legal) {
@@ -278,7 +279,7 @@ func TestBadFramesRefused(t *testing.T) {
 
 // refereeCheck is the referee's check of a bot message (SPEC §6.1, §6.2), as the
 // reject vectors describe it; it returns "" or the error class of index.json.
-func refereeCheck(msg Map, expect string, requestID int64, legalCount int) string {
+func refereeCheck(msg Map, expect string, requestID uint64, legalCount int) string {
 	if expect == "hello" {
 		if p, present := msg["protocol"]; present {
 			if n, ok := p.(int64); ok && n != ProtocolVersion {
@@ -300,7 +301,7 @@ func refereeCheck(msg Map, expect string, requestID int64, legalCount int) strin
 	if typ, _ := GetStr(msg, "type"); typ != "action" {
 		return "MessageError"
 	}
-	if rid, ok := GetInt(msg, "request_id"); !ok || rid != requestID {
+	if rid, ok := GetUint(msg, "request_id"); !ok || rid != requestID {
 		return "MessageError"
 	}
 	choice, present := msg["choice"]
@@ -344,13 +345,41 @@ func TestRejectedMessagesAndTheKitsOwn(t *testing.T) {
 	if msg, err := DecodeBody(body); err != nil || refereeCheck(msg, "hello", 0, 0) != "" {
 		t.Errorf("the kit's hello: %v %v", err, msg)
 	}
-	for _, tc := range []struct{ rid, choice int64 }{{1, 0}, {255, 2}, {70000, 1}, {1 << 40, 5}} {
+	for _, tc := range []struct {
+		rid    uint64
+		choice int64
+	}{{1, 0}, {255, 2}, {70000, 1}, {1 << 40, 5}, {1 << 63, 3}, {math.MaxUint64, 4}} {
 		body, err := EncodeAction(tc.rid, tc.choice)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if msg, err := DecodeBody(body); err != nil || refereeCheck(msg, "action", tc.rid, 6) != "" {
 			t.Errorf("the kit's action %v: %v %v", tc, err, msg)
+		}
+	}
+}
+
+// SPEC §5.3: request_id is a msgpack uint up to 2^64 - 1, copied unchanged. The kit
+// read it as an int64: an act with an id of 2^63 or more could not be answered.
+func TestRequestIDsUpToTheLargestUint64(t *testing.T) {
+	for _, rid := range []uint64{1, math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64} {
+		msg, err := DecodeBody(packed(t, map[string]any{
+			"type": "act", "request_id": rid, "legal": []any{map[string]any{"kind": "quad"}},
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		act, err := ParseAct(msg)
+		if err != nil || act.RequestID != rid {
+			t.Fatalf("request_id %d: ParseAct gives %d, %v", rid, act.RequestID, err)
+		}
+		body, err := EncodeAction(act.RequestID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, err := DecodeBody(body)
+		if got, ok := GetUint(answer, "request_id"); err != nil || !ok || got != rid {
+			t.Fatalf("request_id %d answered as %v (%v)", rid, answer["request_id"], err)
 		}
 	}
 }
