@@ -5,7 +5,7 @@ mod common;
 
 use common::{all_names, bin, from_bot, has_json, index_names, json, parse_json, same, Pieces};
 use ono99::protocol::{
-    action_message, decode_body, encode_body, frame, get, get_array, get_int, get_str,
+    action_message, decode_body, encode_body, frame, get, get_array, get_int, get_str, get_uint,
     hello_message, read_frame, read_message, Act, FrameError, GameInfo, Kind, Value,
     DEFAULT_MAX_FRAME, MAX_INCOMING,
 };
@@ -109,7 +109,7 @@ fn the_bots_messages_encode_byte_for_byte() {
                 get_str(&msg, "version").unwrap(),
             ),
             Some("action") => action_message(
-                get_int(&msg, "request_id").unwrap(),
+                get_uint(&msg, "request_id").unwrap(),
                 get_int(&msg, "choice").unwrap(),
             ),
             other => panic!("{name}: a bot message of type {other:?}"),
@@ -178,7 +178,7 @@ fn acts_and_game_starts_through_the_kit() {
                 let act = Act::from_message(msg).unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_eq!(
                     act.request_id,
-                    get_int(&want, "request_id").unwrap(),
+                    get_uint(&want, "request_id").unwrap(),
                     "{name}: request_id"
                 );
                 assert_eq!(act.total, get_int(obs, "total").unwrap(), "{name}: total");
@@ -319,6 +319,30 @@ fn unknown_keys_and_kinds_are_ignored() {
         Act::from_message(no_id).is_err(),
         "an act without request_id cannot be answered"
     );
+}
+
+/// SPEC §5.3: request_id is a msgpack uint up to 2^64 - 1, copied unchanged. The kit
+/// read it as an i64: an act with an id of 2^63 or more could not be answered.
+#[test]
+fn request_ids_up_to_the_largest_u64_are_answered_unchanged() {
+    for rid in [1, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX] {
+        let msg = Value::Map(vec![
+            (Value::from("type"), Value::from("act")),
+            (Value::from("request_id"), Value::from(rid)),
+            (
+                Value::from("legal"),
+                Value::Array(vec![Value::Map(vec![(
+                    Value::from("kind"),
+                    Value::from("quad"),
+                )])]),
+            ),
+        ]);
+        let act = Act::from_message(decode_body(&encode_body(&msg)).unwrap())
+            .unwrap_or_else(|e| panic!("request_id {rid}: {e}"));
+        assert_eq!(act.request_id, rid);
+        let answer = decode_body(&encode_body(&action_message(act.request_id, 0))).unwrap();
+        assert_eq!(get_uint(&answer, "request_id"), Some(rid), "{answer}");
+    }
 }
 
 // ---------------------------------------------------------------------------
