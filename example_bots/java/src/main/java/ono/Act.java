@@ -12,7 +12,8 @@ import org.msgpack.value.Value;
  * read it by key with {@link Protocol#get}, e.g.
  * {@code Protocol.get(Protocol.get(act.msg(), "observation"), "discard")}.
  *
- * @param requestId     copied into the answer by {@link Bot}
+ * @param requestId     copied into the answer by {@link Bot}: unsigned, up to 2^64 - 1 (SPEC §5.3),
+ *                      so from 2^63 on a negative long ({@code Long.toUnsignedString} prints it)
  * @param total         observation.total (1980: may be negative)
  * @param owes          observation.owes: 1, or 2 after a Play 2 / Double Play
  * @param direction     observation.direction: 1 or -1
@@ -48,7 +49,7 @@ public record Act(long requestId, long total, long owes, long direction, int pla
     /** Read an act message. Missing observation fields get neutral values (total 0, owes 1 ...). */
     public static Act from(ImmutableMapValue msg) throws BadAct {
         Value requestId = Protocol.get(msg, "request_id");
-        if (!Protocol.isLong(requestId)) {
+        if (!Protocol.isUnsignedLong(requestId)) {
             throw new BadAct("an act without an int request_id");
         }
         Value legal = Protocol.get(msg, "legal");
@@ -81,7 +82,7 @@ public record Act(long requestId, long total, long owes, long direction, int pla
             actions.add(new Legal(kind(Protocol.get(entry, "kind")), card == null ? "" : card));
         }
         return new Act(
-                Protocol.asLong(requestId, -1),
+                Protocol.asUnsignedLong(requestId, -1),
                 Protocol.getLong(obs, "total", 0),
                 Protocol.getLong(obs, "owes", 1),
                 Protocol.getLong(obs, "direction", 1),

@@ -211,8 +211,8 @@ public final class Bot {
         int choice = decide(act);
         long usedMs = (System.nanoTime() - started) / 1_000_000;
         if (act.decisionMs() >= 0 && usedMs > act.decisionMs() / 2) {
-            log.printf("%s: request %d: the decision took %d ms of %d%n",
-                    NAME, act.requestId(), usedMs, act.decisionMs());
+            log.printf("%s: request %s: the decision took %d ms of %d%n",
+                    NAME, Long.toUnsignedString(act.requestId()), usedMs, act.decisionMs());
         }
         Protocol.writeFrame(out, Protocol.encodeAction(act.requestId(), choice));
         return true;
@@ -222,14 +222,15 @@ public final class Bot {
     private int decide(Act act) {
         int n = act.legal().size();
         if (n == 0) {
-            log.println(NAME + ": act " + act.requestId() + " has no legal action; answering 0");
+            log.println(NAME + ": act " + Long.toUnsignedString(act.requestId()) + " has no legal action; answering 0");
             return 0;
         }
         int choice;
         try {
             choice = strategy.choose(game, act);
         } catch (RuntimeException | StackOverflowError e) {
-            log.println(NAME + ": the strategy failed on request " + act.requestId() + ", playing index 0: " + e);
+            log.println(NAME + ": the strategy failed on request " + Long.toUnsignedString(act.requestId())
+                    + ", playing index 0: " + e);
             e.printStackTrace(log);
             return 0;
         }

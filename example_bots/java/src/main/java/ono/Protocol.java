@@ -20,6 +20,7 @@ import org.msgpack.core.MessagePackException;
 import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ImmutableMapValue;
 import org.msgpack.value.ImmutableValue;
+import org.msgpack.value.IntegerValue;
 import org.msgpack.value.Value;
 import org.msgpack.value.ValueFactory;
 
@@ -282,12 +283,20 @@ public final class Protocol {
         }
     }
 
-    /** The body of {type: "action", request_id, choice} (SPEC §6.2). */
+    /**
+     * The body of {type: "action", request_id, choice} (SPEC §6.2). {@code requestId} is
+     * unsigned, as {@link #asUnsignedLong} reads it: a negative long is 2^63 or more.
+     */
     public static byte[] encodeAction(long requestId, long choice) {
         try (MessageBufferPacker packer = MessagePack.newDefaultBufferPacker()) {
             packer.packMapHeader(3);
             packer.packString("type").packString("action");
-            packer.packString("request_id").packLong(requestId);
+            packer.packString("request_id");
+            if (requestId >= 0) {
+                packer.packLong(requestId);
+            } else { // a uint64 (0xcf) of 2^63 or more
+                packer.writePayload(ByteBuffer.allocate(9).put((byte) 0xcf).putLong(requestId).array());
+            }
             packer.packString("choice").packLong(choice);
             return packer.toByteArray();
         } catch (IOException e) {
@@ -340,6 +349,28 @@ public final class Protocol {
     /** {@code v} as a long if it is an int that fits one (a bool or a float is not), else {@code otherwise}. */
     public static long asLong(Value v, long otherwise) {
         return isLong(v) ? v.asIntegerValue().toLong() : otherwise;
+    }
+
+    /** Whether {@code v} is an int from 0 to 2^64 - 1 (a request_id, SPEC §5.3). */
+    public static boolean isUnsignedLong(Value v) {
+        if (v == null || !v.isIntegerValue()) {
+            return false;
+        }
+        IntegerValue i = v.asIntegerValue();
+        return i.isInLongRange() ? i.toLong() >= 0 : i.toBigInteger().bitLength() <= 64;
+    }
+
+    /**
+     * {@code v} as an unsigned 64-bit int in a long's bits if it is an int from 0 to
+     * 2^64 - 1, else {@code otherwise}: from 2^63 on the long is negative
+     * ({@code Long.toUnsignedString} prints it).
+     */
+    public static long asUnsignedLong(Value v, long otherwise) {
+        if (!isUnsignedLong(v)) {
+            return otherwise;
+        }
+        IntegerValue i = v.asIntegerValue();
+        return i.isInLongRange() ? i.toLong() : i.toBigInteger().longValue();
     }
 
     /** {@code asLong(get(map, key), otherwise)}. */

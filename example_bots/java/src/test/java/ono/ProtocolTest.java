@@ -318,6 +318,23 @@ class ProtocolTest {
         assertEquals(Long.MIN_VALUE, Protocol.getLong(big, "b", 0));
     }
 
+    /**
+     * SPEC §5.3: request_id is a msgpack uint up to 2^64 - 1, copied unchanged. The kit
+     * read it as a long: an act with an id of 2^63 or more could not be answered.
+     */
+    @Test
+    void requestIdsUpToTheLargestUint64AreAnsweredUnchanged() throws Exception {
+        String[] ids = {"01", "cf7fffffffffffffff", "cf8000000000000000", "cfffffffffffffffff"};
+        for (String id : ids) {
+            // {"type": "act", "request_id": id, "legal": [{"kind": "quad"}]}
+            Act act = Act.from(decodeOne(frameOf("83a474797065a3616374aa726571756573745f6964" + id
+                    + "a56c6567616c9181a46b696e64a471756164")));
+            byte[] body = Protocol.encodeAction(act.requestId(), 0);
+            assertEquals("83a474797065a6616374696f6eaa726571756573745f6964" + id + "a663686f69636500",
+                    HexFormat.of().formatHex(body), "request_id " + id);
+        }
+    }
+
     @Test
     void floatsAndBoolsAreNotInts() throws IOException {
         ImmutableMapValue f = decodeOne(Vectors.bin("bad_action_choice_float"));
