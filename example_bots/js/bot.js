@@ -59,7 +59,8 @@ export async function runSession(input = process.stdin, output = process.stdout)
         break;
 
       case "act": {
-        if (!Array.isArray(msg.legal) || msg.legal.length === 0 || !Number.isInteger(msg.request_id)) {
+        const id = msg.request_id; // a number, or a BigInt above 2**53 (SPEC §5.3: up to 2**64 - 1)
+        if (!Array.isArray(msg.legal) || msg.legal.length === 0 || !(Number.isSafeInteger(id) || (typeof id === "bigint" && id >= 0n))) {
           log("an act without request_id or legal actions:", msg);
           return 1;
         }

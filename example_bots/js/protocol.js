@@ -38,6 +38,10 @@ export class FrameError extends Error {
 // keep their insertion order, so a message built in SPEC field order comes out in
 // the canonical form of SPEC §3.4 (the referee accepts any valid encoding anyway).
 const encoder = new Encoder();
+// For a message holding a BigInt (a request_id above 2**53, SPEC §5.3): it writes the
+// BigInt as a uint64. Not the encoder of every message: with useBigInt64 it writes a
+// plain number of 2**32 or more as a float.
+const bigIntEncoder = new Encoder({ useBigInt64: true });
 
 /**
  * Return `message` (a plain object) as one complete frame: length prefix and body.
@@ -47,7 +51,8 @@ export function encodeFrame(message) {
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
     throw new TypeError("a message must be a plain object");
   }
-  const body = encoder.encode(message);
+  const big = Object.values(message).some((value) => typeof value === "bigint");
+  const body = (big ? bigIntEncoder : encoder).encode(message);
   const frame = Buffer.allocUnsafe(HEADER_SIZE + body.byteLength);
   frame.writeUInt32BE(body.byteLength, 0);
   frame.set(body, HEADER_SIZE);
@@ -70,6 +75,9 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 let keysSeen = 0;
 
 const decoderOptions = {
+  // int64 and uint64 formats come back as BigInt (not as an inexact number above 2**53);
+  // narrowInts turns those that fit a number back into plain numbers.
+  useBigInt64: true,
   // msgpack ext types (the timestamp included) are not allowed anywhere (SPEC §3.2).
   extensionCodec: {
     tryToEncode: () => null,
@@ -93,7 +101,7 @@ const decoderOptions = {
 };
 
 // The message as the bot sees it: str -> string, int -> number, nil -> null ...
-// (int64/uint64 values come back as plain numbers, exact up to 2**53).
+// (an int beyond 2**53 in size, in v1 only a request_id, comes back as a BigInt).
 const decoder = new Decoder(decoderOptions);
 
 // The same body with str values left as raw bytes, only to check their UTF-8.
@@ -121,7 +129,7 @@ export function decodeBody(body) {
   let raw;
   try {
     keysSeen = 0;
-    message = decoder.decode(body);
+    message = narrowInts(decoder.decode(body));
     const keysDecoded = keysSeen;
     raw = rawDecoder.decode(body);
     if (!isMap(message)) {
@@ -137,6 +145,33 @@ export function decodeBody(body) {
     throw new FrameError(`frame body is not valid msgpack: ${err.message}`);
   }
   return message;
+}
+
+/**
+ * `value` with every BigInt that is a safe integer replaced by a number, in place
+ * (iterative: no recursion limit). A larger one stays a BigInt: request_id is a msgpack
+ * uint up to 2**64 - 1 (SPEC §5.3), and the answer must carry it unchanged.
+ */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function narrowInts(value) {
+  const narrow = (v) => (typeof v === "bigint" && v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v);
+  const todo = [value];
+  while (todo.length > 0) {
+    const item = todo.pop();
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        item[i] = narrow(item[i]);
+        todo.push(item[i]);
+      }
+    } else if (isMap(item)) {
+      for (const key of Object.keys(item)) {
+        item[key] = narrow(item[key]);
+        todo.push(item[key]);
+      }
+    }
+  }
+  return narrow(value);
 }
 
 /** The number of keys in all the maps inside `value` (iterative: no recursion limit). */

@@ -102,6 +102,21 @@ describe("node bot.js", () => {
     }
   });
 
+  test("an act with request_id 2**64 - 1 is answered with that id (SPEC §5.3)", async () => {
+    const act = { ...json("act_2022_single"), request_id: 2n ** 64n - 1n };
+    const bot = new Bot();
+    try {
+      bot.send(bin("referee_hello"));
+      checkHello(await bot.next());
+      bot.send(bin("game_start_2022_single"), encodeFrame(act));
+      checkAction(await bot.next(), act);
+      bot.send(bin("bye"));
+      assert.deepStrictEqual(await bot.exit(), { code: 0, signal: null });
+    } finally {
+      bot.kill();
+    }
+  });
+
   test("the whole golden session, fed in small pieces", async () => {
     const session = JSON.parse(readFileSync(`${VECTORS}index.json`, "utf8")).session.filter((name) => name !== null);
     const fromReferee = session.filter((name) => !name.startsWith("bot_") && !name.startsWith("action_"));

@@ -197,6 +197,24 @@ describe("values the decoder gives", () => {
     assert.ok(Number.isInteger(message.choice));
   });
 
+  test("a request_id up to 2**64 - 1 is exact, and encodes back unchanged (SPEC §5.3)", () => {
+    // The decoder gave int64/uint64 as inexact numbers above 2**53: the bot answered an
+    // act with request_id 2**64 - 1 with the float 1.8446744073709552e19 (malformed).
+    const cases = [
+      [1, 1, "01"],
+      [2 ** 40, 2 ** 40, "cf0000010000000000"],
+      [2n ** 53n + 1n, 2n ** 53n + 1n, "cf0020000000000001"],
+      [2n ** 64n - 1n, 2n ** 64n - 1n, "cfffffffffffffffff"],
+    ];
+    for (const [sent, seen, hex] of cases) {
+      const act = decodeOne(encodeFrame({ type: "act", request_id: sent, total: -(2 ** 40) }));
+      assert.equal(act.request_id, seen);
+      assert.equal(act.total, -(2 ** 40), "a safe int64 is a plain number");
+      const answer = encodeFrame({ type: "action", request_id: act.request_id, choice: 0 });
+      assert.equal(answer.subarray(4).toString("hex"), `83a474797065a6616374696f6eaa726571756573745f6964${hex}a663686f69636500`);
+    }
+  });
+
   test("unknown keys are kept and harmless", () => {
     const message = decodeOne(bin("ok_action_extra_key"));
     assert.equal(message.note, "thinking");
