@@ -17,7 +17,7 @@ use yardstick::determinize::template;
 use yardstick::game::{card_from_code, State, MAX_SEATS};
 use yardstick::policy;
 use yardstick::protocol::{
-    self, get, get_array, get_int, get_str, Value, MAX_INCOMING, PROTOCOL_VERSION,
+    self, get, get_array, get_int, get_str, get_uint, Value, MAX_INCOMING, PROTOCOL_VERSION,
 };
 use yardstick::search::{search, Params};
 use yardstick::tracker::{action_from_legal, Tracker};
@@ -147,7 +147,7 @@ fn run_session(opts: &Options, input: &mut dyn Read, output: &mut dyn Write) -> 
             "act" => {
                 let started = Instant::now();
                 let request_id =
-                    get_int(&msg, "request_id").ok_or("an act without an int request_id")?;
+                    get_uint(&msg, "request_id").ok_or("an act without an int request_id")?;
                 let n_legal = get_array(&msg, "legal").map_or(0, |l| l.len());
                 let choice = if n_legal <= 1 {
                     if let Some(t) = tracker.as_mut() {

@@ -322,7 +322,7 @@ pub fn hello_message(name: &str, version: &str) -> Value {
 }
 
 /// `{type: "action", request_id, choice}` (SPEC §6.2).
-pub fn action_message(request_id: i64, choice: i64) -> Value {
+pub fn action_message(request_id: u64, choice: i64) -> Value {
     map(vec![
         ("type", Value::from("action")),
         ("request_id", Value::from(request_id)),
@@ -349,6 +349,11 @@ pub fn get<'a>(map: &'a Value, key: &str) -> Option<&'a Value> {
 /// An int field (any msgpack int format that fits i64; not a float, not a bool).
 pub fn get_int(map: &Value, key: &str) -> Option<i64> {
     get(map, key)?.as_i64()
+}
+
+/// An int field >= 0 that fits u64 (`request_id` goes up to 2^64 - 1, SPEC §5.3).
+pub fn get_uint(map: &Value, key: &str) -> Option<u64> {
+    get(map, key)?.as_u64()
 }
 
 /// A str field.
@@ -438,8 +443,8 @@ pub struct Legal {
 /// `get_array(act.observation(), "discard")`.
 #[derive(Debug, Clone)]
 pub struct Act {
-    /// Copied into the answer by the bot loop.
-    pub request_id: i64,
+    /// Copied into the answer by the bot loop: a msgpack uint, up to 2^64 - 1 (SPEC §5.3).
+    pub request_id: u64,
     /// `observation.total` (1980: may be negative).
     pub total: i64,
     /// `observation.owes`: 1, or 2 after a Play 2 / Double Play.
@@ -463,7 +468,7 @@ impl Act {
     /// answered: no int `request_id` or no array `legal`. Missing observation
     /// fields get neutral values (total 0, owes 1, direction 1).
     pub fn from_message(msg: Value) -> Result<Act, String> {
-        let request_id = get_int(&msg, "request_id").ok_or("an act without an int request_id")?;
+        let request_id = get_uint(&msg, "request_id").ok_or("an act without an int request_id")?;
         let legal = get_array(&msg, "legal")
             .ok_or("an act without a legal array")?
             .iter()
