@@ -317,6 +317,11 @@ def _problem(value: Any, kind: click.ParamType[Any], param: click.Option | None)
     if isinstance(kind, click.IntRange | click.types.IntParamType):
         if isinstance(value, bool) or not isinstance(value, int):
             return f"must be a whole number{_range(kind)}"
+    elif isinstance(kind, click.types.FloatParamType):
+        # float() would take "600" and true (then kept as they are, a build's deadline
+        # failed with a traceback on "600"), and raise TypeError on an array or a date.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"must be a number{_range(kind)}"
     elif isinstance(kind, click.Choice) and not isinstance(value, str):
         return f"must be one of {', '.join(map(_toml, kind.choices))}"
     try:
@@ -327,7 +332,7 @@ def _problem(value: Any, kind: click.ParamType[Any], param: click.Option | None)
 
 
 def _range(kind: click.ParamType[Any]) -> str:
-    if not isinstance(kind, click.IntRange):
+    if not isinstance(kind, click.IntRange | click.FloatRange):
         return ""
     if kind.max is None:
         return f" >= {kind.min}"

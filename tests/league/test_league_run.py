@@ -1488,6 +1488,12 @@ def test_a_resumed_league_disqualifies_as_an_uninterrupted_one(tmp_path: Path) -
         ("clocks", 'decision_ms = "1000"', '[clocks] decision_ms = "1000": must be a whole number'),
         ("clocks", "kill_grace_ms = -3", "[clocks] kill_grace_ms = -3: -3 is not in the range"),
         ("limits", "stderr_kb = 1.5", "[limits] stderr_kb = 1.5: must be a whole number from 0"),
+        # A number of seconds: once "600" and true taken as they are (a build then failed
+        # with a TypeError traceback on "600"), an array or a date a traceback at once.
+        ("league", 'build_timeout = "600"', '[league] build_timeout = "600": must be a number'),
+        ("league", "build_timeout = true", "[league] build_timeout = true: must be a number"),
+        ("league", "build_timeout = [600]", "[league] build_timeout = [600]: must be a number"),
+        ("league", "build_timeout = 0.5", "[league] build_timeout = 0.5: 0.5 is not in the range"),
         # Numbers too large for a deadline, a limit or a message: once tracebacks.
         ("clocks", f"decision_ms = {10**17}", f"[clocks] decision_ms = {10**17}: {10**17} is not"),
         ("clocks", f"kill_grace_ms = {10**20}", f"[clocks] kill_grace_ms = {10**20}: {10**20} is"),
