@@ -27,7 +27,7 @@ from arena._declared import about
 from arena.bots import BotSpec, BuildSettings, Limits, build, load_manifest, resolve_command
 from arena.checker import check_bot, conforms, report
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
-from arena.errors import ArenaError, BotError, BuildError
+from arena.errors import ArenaError, BotError, BuildError, InputError
 from arena.ladder._cluster import ClusterLink
 from arena.ladder._db import LadderDB, Submission, mark_ladder
 from arena.ladder._select import Rated, choose_table, rate_active, without
@@ -97,9 +97,17 @@ class LadderSettings:
         return self.folder / "logs"
 
     def make_folders(self) -> None:
-        for folder in (self.uploads, self.bots, self.builds, self.logs):
-            folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.bots, 0o755)
+        """Make the ladder's folders beside its store; InputError if one cannot be made
+        (a file of the folder's name, a folder that cannot be written)."""
+        try:
+            for folder in (self.uploads, self.bots, self.builds, self.logs):
+                folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.bots, 0o755)
+        except OSError as err:
+            raise InputError(
+                f"{self.folder}: cannot make the ladder's folders beside its store:"
+                f" {err.strerror or err}"
+            ) from None
 
 
 def _tail(text: str, limit: int = OUTPUT_KEEP) -> str:

@@ -41,8 +41,8 @@ async def open_ladder(
         with Store.open(settings.store, readonly=True) as store:
             _check_ladder(store, settings.store, "")
     resolve_sandbox("bwrap")  # the ladder never builds or runs a bot outside it
-    settings.make_folders()
-    with Store.open(settings.store) as store:
+    with Store.open(settings.store) as store:  # (refuses a folder, '' among them, first)
+        settings.make_folders()
         if store.games_count():
             _check_ladder(store, settings.store, " (give a new file)")
             store.verify()

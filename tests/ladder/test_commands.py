@@ -4,8 +4,14 @@ serve's alone (settle accepted them and did nothing with them)."""
 
 from __future__ import annotations
 
-import click
+import os
+from pathlib import Path
 
+import click
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
 from arena.commands.ladder import serve, settle
 
 
@@ -22,3 +28,19 @@ def test_settle_offers_no_option_of_the_submissions_it_does_not_take() -> None:
 def test_settle_and_serve_share_the_options_of_the_games() -> None:
     games = {"--table-size", "--concurrency", "--cluster", "--duplicate", "--fault-limit"}
     assert games | {"--build-timeout", "--max-unpacked-mb"} <= names(serve) & names(settle)
+
+
+@pytest.mark.skipif(os.environ.get("ARENA_NO_SANDBOX") == "1", reason="needs bubblewrap")
+def test_a_store_whose_ladder_folders_cannot_be_made_is_refused_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena ladder serve ''` (the folder .) and a store whose STORE.ladder is a file
+    once ended in a traceback (ValueError, NotADirectoryError) from making the
+    ladder's folders: now one line, naming what is wrong."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.sqlite.ladder").write_text("not a folder")
+    for store, said in [("", ". is a folder"), ("x.sqlite", "x.sqlite.ladder: cannot make")]:
+        result = CliRunner().invoke(main, ["ladder", "serve", store, "--port", "0"])
+        assert result.exit_code == 2, (store, result.output)
+        assert f"arena: error: {said}" in result.stderr
+        assert "Traceback" not in result.output
