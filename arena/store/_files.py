@@ -275,7 +275,10 @@ _HOLDERS = {FORMAT: "a league", SPRT_FORMAT: "an SPRT"}
 
 def format_of(path: Path) -> str | None:
     """The meta "format" of the SQLite file at `path`, read-only (another process is
-    writing it), or None if it cannot be read."""
+    writing it), or None if it cannot be read (or is no regular file: SQLite would wait
+    for ever on a FIFO for a writer)."""
+    if not os.path.isfile(path):
+        return None
     uri = Path(os.path.realpath(path)).as_uri() + "?mode=ro"
     try:
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 
@@ -249,3 +252,22 @@ def test_an_export_onto_another_store_is_refused_and_leaves_it_whole(
         assert err.startswith(f"arena: error: -o {other} is an SQLite file")
         assert len(err.splitlines()) == 1
         assert other.read_bytes() == before
+
+
+def test_a_fifo_given_as_the_store_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """A FIFO is no store: `arena standings` said so, but `arena export` asked SQLite
+    what the file was (an SPRT's store?) first, and SQLite waited for ever for a
+    writer to open the FIFO. Run in a process of its own: a regression hangs it, not
+    the tests."""
+    fifo = tmp_path / "league.sqlite"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "export", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "is not a regular file (a FIFO, a device...)" in done.stderr
+    assert done.stdout == ""
