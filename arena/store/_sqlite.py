@@ -54,9 +54,25 @@ def store_error(path: Path, doing: str, err: sqlite3.Error, what: str = LEAGUE_S
             " another user's folder), and a store open to write keeps its log files beside"
             " it; arena standings, report and serve read it there"
         )
+    if primary == "SQLITE_READONLY" and (stuck := _read_only_side_files(path)):
+        # SQLite makes them with the store's mode: a reader of a read-only store leaves
+        # them read-only, and the store, made writable again, was still "read-only".
+        meaning = (
+            f"the store can be written, but its side file(s) {', '.join(stuck)} cannot"
+            " (made read-only as the store was, when it was read): make them writable too"
+        )
     if meaning:
         return StoreError(f"{path}: {doing}: {meaning} ({err})")
     return StoreError(f"{path}: {doing}: {err}")
+
+
+def _read_only_side_files(path: Path) -> list[str]:
+    """The names of the store's write-ahead log files (-wal, -shm) that this process
+    may not write, where it may write the store itself."""
+    if not os.access(path, os.W_OK):
+        return []
+    sides = [path.with_name(path.name + end) for end in ("-wal", "-shm")]
+    return [side.name for side in sides if side.exists() and not os.access(side, os.W_OK)]
 
 
 def _writable_folder(folder: Path) -> bool:

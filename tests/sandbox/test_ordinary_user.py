@@ -78,3 +78,45 @@ def test_an_ordinary_user_builds_and_checks_each_kit_in_the_sandbox(
     assert "  build: built in the sandbox" in done.stdout, done.stdout
     assert "  sandbox: bubblewrap" in done.stdout, done.stdout
     assert re.search(r"^result: all \d+ checks passed$", done.stdout, re.M), done.stdout
+
+
+WRITE_AS_OWNER = """
+import sys
+from pathlib import Path
+from arena.errors import StoreError
+from arena.store import Store
+path = Path(sys.argv[1])
+if sys.argv[2] == "read":
+    with Store.open(path, readonly=True) as store:
+        print(store.games_count())
+else:
+    try:
+        with Store.open(path) as store:
+            store.set_meta("note", 1)
+    except StoreError as err:
+        print(err)
+"""
+
+
+def test_side_files_left_read_only_by_a_reader_are_named_when_writing_fails(
+    user_tmp: Path,
+) -> None:
+    """A store made read-only (chmod 444) and read by its owner gets its -wal and -shm
+    made by SQLite with the store's mode: read-only. Made writable again, the store
+    still could not be written, and arena said "the store is read-only", which its mode
+    belied. (Root writes any file: its owner, an ordinary user, runs arena here.)"""
+    from arena.store import Store
+
+    path = user_tmp / "league.sqlite"
+    with Store.open(path) as store:
+        store.sync_bots([("ada", "run ada", "d")])
+    give_to_ordinary_user(user_tmp)
+    path.chmod(0o444)
+    read = as_ordinary_user(["-c", WRITE_AS_OWNER, str(path), "read"], home=user_tmp, cwd=user_tmp)
+    assert read.returncode == 0, read.stderr
+    assert (user_tmp / "league.sqlite-shm").exists()
+    path.chmod(0o644)
+    done = as_ordinary_user(["-c", WRITE_AS_OWNER, str(path), "write"], home=user_tmp, cwd=user_tmp)
+    assert done.returncode == 0, done.stderr
+    assert "its side file(s) league.sqlite-shm cannot" in done.stdout, done.stdout
+    assert "make them writable too" in done.stdout
