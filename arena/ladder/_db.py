@@ -149,6 +149,8 @@ class LadderDB:
             with Store.open(path) as store:
                 mark_ladder(store)
             created = True
+        else:  # a folder, a FIFO, an empty file, a damaged one, an SPRT's: said as a store's
+            Store.open(path, readonly=True).close()
         try:
             db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
         except sqlite3.Error as err:

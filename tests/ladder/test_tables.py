@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -130,6 +131,28 @@ def test_settle_and_author_add_make_no_store_of_a_mistyped_path(tmp_path: Path) 
     assert "author name 'bad name!' must be" in done.stderr
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("typo")] == []
     assert "Traceback" not in done.stderr
+
+
+def test_author_commands_refuse_what_is_no_store_as_every_command_does(tmp_path: Path) -> None:
+    """`arena ladder author add/revoke` connected to the file as it was: an empty file or
+    /dev/null was "cannot open: no such table: meta", a FIFO "disk I/O error", the path
+    '' "unable to open database file". Now each is said as the other commands say it."""
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    fifo = tmp_path / "fifo.sqlite"
+    os.mkfifo(fifo)
+    cases = {
+        str(empty): f"{empty} is an empty file, not an arena league store",
+        "/dev/null": "/dev/null is not a regular file (a FIFO, a device...)",
+        str(fifo): f"{fifo} is not a regular file (a FIFO, a device...)",
+        "": ". is a folder, not an arena league store",
+    }
+    for store, said in cases.items():
+        for command in (["add"], ["revoke"]):
+            done = arena("ladder", "author", *command, "alice", store)
+            assert (done.returncode, done.stdout) == (2, ""), done.stderr
+            assert f"arena: error: {said}" in done.stderr, done.stderr
+    assert empty.read_bytes() == b""
 
 
 @pytest.mark.parametrize("duplicate", [False, True])
