@@ -55,7 +55,10 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
     send, receive = trio.open_memory_channel[ToWorker](1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_messages, stdin, send, nursery.cancel_scope)
-        setup = await receive.receive()
+        try:
+            setup = await receive.receive()
+        except trio.EndOfChannel:  # the coordinator stopped before it sent one (Ctrl-C
+            return  # as the workers started): nothing to play, nor a traceback to show
         if not isinstance(setup, Setup):
             raise ArenaError(f"a worker needs its setup first, not {type(setup).__name__}")
         sending = trio.Lock()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -117,3 +119,17 @@ def workers_of(parent: int) -> list[int]:
             if b"arena.worker" in cmdline and int(stat.rsplit(")", 1)[1].split()[1]) == parent:
                 found.append(int(entry.name))
     return found
+
+
+def test_a_worker_whose_coordinator_stops_before_its_setup_ends_quietly() -> None:
+    """A league or an SPRT stopped (Ctrl-C, SIGTERM) just as it started its workers
+    closes their input before it sends a setup: each worker printed a traceback
+    (trio.EndOfChannel) onto the terminal under arena's "interrupted"."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.worker"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
