@@ -248,6 +248,8 @@ def log_folder(opts: dict[str, Any], beside: Path | None) -> Path | None:
         return None
     if beside is None:  # a match keeps no store: a folder of its own under $TMPDIR
         return Path(tempfile.mkdtemp(prefix="arena-match-logs-"))
+    if not beside.name:  # '' (the folder .) or /: no store, nor a name to put -logs after
+        raise InputError(f"{beside} is a folder, not a store: give the store's file")
     return beside.with_name(f"{beside.stem}-logs")
 
 

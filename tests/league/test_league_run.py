@@ -812,6 +812,21 @@ def test_a_finished_store_on_a_read_only_file_system_is_read(tmp_path: Path) -> 
     assert os.listdir(shelf) == ["league.sqlite"]
 
 
+def test_an_empty_store_path_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--store ''` (the folder .): a league and an SPRT made their default log folder
+    beside it first, and Path('.').with_name raised a ValueError traceback."""
+    four_bots(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    bots = ("bots/ann", "bots/bob")
+    for command in (["league", "--bots", "bots"], ["sprt", *bots, "--trusted"]):
+        code, out, err = run_cli(*command, "--store", "", "--sandbox", "none", "-q")
+        assert (code, out) == (2, ""), err
+        assert err == "arena: error: . is a folder, not a store: give the store's file\n"
+    assert os.listdir(tmp_path) == ["bots"]  # nothing made
+
+
 def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     four_bots(tmp_path)
     path = league_file(tmp_path)
