@@ -128,7 +128,9 @@ def _output(out: Path | None) -> Iterator[TextIO]:
         with stream:
             yield stream
         os.replace(temporary, out)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        if isinstance(err, OSError):  # a full disk: said of the file, not in a word
+            raise InputError(f"-o {out}: cannot write: {err.strerror or err}") from None
         raise

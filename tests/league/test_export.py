@@ -4,6 +4,7 @@ or as CSV of seat rows, streamed (bounded memory), and refuses what standings re
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
@@ -271,3 +272,23 @@ def test_a_fifo_given_as_the_store_is_refused_not_waited_on(tmp_path: Path) -> N
     assert done.returncode == 2, done.stderr
     assert "is not a regular file (a FIFO, a device...)" in done.stderr
     assert done.stdout == ""
+
+
+def test_a_full_disk_under_the_out_file_is_said_of_it_and_leaves_it_as_it_was(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write into -o's file that fails (a full disk) said only "arena: error: No space
+    left on device", naming no file, and exited 1."""
+    import arena.export
+
+    def full(*args: object, **kwargs: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(arena.export, "write_jsonl", full)
+    out = tmp_path / "games.jsonl"
+    out.write_text("kept\n")
+    code, _, err = run_cli("export", str(store), "-o", str(out))
+    assert code == 2
+    assert err == f"arena: error: -o {out}: cannot write: No space left on device\n"
+    assert out.read_text() == "kept\n"
+    assert sorted(os.listdir(tmp_path)) == ["games.jsonl"]  # no part file left
