@@ -234,6 +234,12 @@ def load_manifest(folder: Path) -> BotSpec:
     """Read `folder/bot.toml`; raises ManifestError with the reason (a FIFO or a
     device there is refused, not read)."""
     path = folder / MANIFEST
+    # A submission's manifest is its own: a link out of its folder (to /etc/shadow, to
+    # the organiser's files) would be read with arena's rights, and its keys or its
+    # name shown.
+    inside = os.path.realpath(folder)
+    if os.path.commonpath([inside, os.path.realpath(path)]) != inside:
+        raise ManifestError(f"{path}: a link out of its folder (a submission's files are its own)")
     try:
         # Without waiting: a FIFO's open would wait for a writer, and then its read.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)

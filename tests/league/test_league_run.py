@@ -1187,6 +1187,9 @@ def test_a_strangers_bot_toml_is_left_out_in_one_line(
     assert len(err) < 400
 
 
+OUT_OF_FOLDER = "a link out of its folder (a submission's files are its own)"
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind: str) -> None:
     """A stranger's bot folder whose bot.toml is a FIFO made arena match, check-bot
@@ -1199,8 +1202,13 @@ def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind:
         os.mkfifo(eve / "bot.toml")
     elif kind == "folder":  # its message was "cannot read: [Errno 21] ...: 14" (a leaked fd)
         (eve / "bot.toml").mkdir()
-    else:
+    else:  # a link to a device, out of its folder
         (eve / "bot.toml").symlink_to("/dev/zero")
+    why = (
+        "a link out of its folder (a submission's files are its own)"
+        if kind == "device"
+        else "not a regular file"
+    )
     ann = str(tmp_path / "bots" / "ann")
     for args in (
         ["match", str(eve), ann, "-n", "1"],
@@ -1212,11 +1220,36 @@ def test_a_bot_toml_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind:
             capture_output=True, text=True, timeout=30,
         )  # fmt: skip
         assert proc.returncode == 2, proc.stderr
-        assert proc.stderr == f"arena: error: {eve / 'bot.toml'}: not a regular file\n"
+        assert proc.stderr == f"arena: error: {eve / 'bot.toml'}: {why}\n"
     # A league leaves it out, saying so (it was skipped without a word, as no bot).
     code, _, err = run_cli("league", str(league_file(tmp_path)), "--sandbox", "none")
     assert code == 0, err
-    assert f"left out: {eve / 'bot.toml'}: not a regular file" in err
+    assert f"left out: {eve / 'bot.toml'}: {why}" in err
+
+
+def test_a_bot_toml_linked_out_of_its_folder_is_not_read(tmp_path: Path) -> None:
+    """Found in an audit: a submission's bot.toml that links out of its folder (to
+    /etc/shadow, to a file of the organiser's) was read with arena's rights, and the
+    keys of the file it reached named in the error. A link inside the folder holds."""
+    four_bots(tmp_path)
+    mine = tmp_path / "organiser.toml"
+    mine.write_text('password = "hunter2"\n')
+    eve = tmp_path / "bots" / "eve"
+    eve.mkdir()
+    (eve / "bot.toml").symlink_to(mine)
+    code, _, err = run_cli("check-bot", str(eve), "--sandbox", "none")
+    assert code == 2
+    assert err == f"arena: error: {eve / 'bot.toml'}: {OUT_OF_FOLDER}\n"
+    assert "password" not in err
+    # A link to a file of its own folder is the submission's own.
+    ann = tmp_path / "bots" / "ann"
+    (ann / "real.toml").write_text((ann / "bot.toml").read_text())
+    (ann / "bot.toml").unlink()
+    (ann / "bot.toml").symlink_to("real.toml")
+    code, _, err = run_cli(
+        "match", str(ann), str(tmp_path / "bots" / "bob"), "-n", "1", "--sandbox", "none"
+    )
+    assert code == 0, err
 
 
 def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Path) -> None:
