@@ -13,11 +13,12 @@ writable temporary folder (its HOME and TMPDIR, and /tmp).
           --perms 0755 --dir /etc --ro-bind-try /etc/ld.so.cache /etc/ld.so.cache ...
           --proc /proc --dev /dev
           --size BYTES --perms 1777 --tmpfs /tmp
+          --size 4096 --perms 0755 --tmpfs /dev/pts          (no ptys)
           --perms 1777 --dir WORKDIR                         (or --symlink /tmp WORKDIR)
           --perms 0755 --dir PARENT ...                      (mount points' parents)
           --ro-bind PREFIX PREFIX ...                        (Python, protocol)
           --ro-bind FOLDER FOLDER                            (the submission)
-          --remount-ro / --remount-ro /dev
+          --remount-ro / --remount-ro /dev --remount-ro /dev/pts
           --setenv HOME WORKDIR --setenv TMPDIR WORKDIR --chdir FOLDER
           --seccomp FD                                       (the filters, from a memfd)
           -- prlimit --as=N:N --cpu=N:N ...                  (the resource limits)
@@ -350,6 +351,10 @@ def bwrap_wrap(
         args += runtime
         args += ["--proc", "/proc", "--dev", "/dev"]
         args += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+        # No ptys: the kernel counts every devpts's against one limit of the machine's
+        # (kernel.pty.max), shown to all (kernel.pty.nr): one bot took every container's,
+        # and told a number to another. An empty tmpfs over /dev/pts, read-only below.
+        args += ["--size", "4096", "--perms", "0755", "--tmpfs", "/dev/pts"]
         dirs = _Dirs([Path("/etc"), Path("/tmp")])
         # HOME and TMPDIR name `workdir`: inside, it is (or leads to) the private /tmp.
         args += dirs.parents_of(workdir)
@@ -365,7 +370,7 @@ def bwrap_wrap(
         if not _under(cwd, seen):
             args += dirs.make(cwd)
         # Nothing else is writable: not the root, /etc or /dev (tmpfs without a size).
-        args += ["--remount-ro", "/", "--remount-ro", "/dev"]
+        args += ["--remount-ro", "/", "--remount-ro", "/dev", "--remount-ro", "/dev/pts"]
         args += ["--setenv", "HOME", str(workdir), "--setenv", "TMPDIR", str(workdir)]
         args += ["--chdir", str(cwd), "--"]
         if rlimits:
