@@ -238,6 +238,47 @@ def memory_children(count: str, mb: str) -> Report:
     return {"ends": ends}
 
 
+def memory_outside(kind: str, count: str, mb: str) -> Report:
+    """Fork `count` children that each hold `mb` MiB outside their address space, in
+    pieces of 4 MiB (within the tests' file size limit): memfds written and never
+    mapped (`memfd`), or System V shared memory segments attached, touched and
+    detached (`sysv`). Reports how each ended, then removes the segments (they
+    outlive their maker)."""
+    import ctypes
+
+    piece = 4 * 1024 * 1024
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    pids = []
+    for _ in range(int(count)):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                held = []
+                for _ in range(int(mb) // 4):
+                    if kind == "memfd":
+                        fd = os.memfd_create("held")
+                        os.write(fd, b"x" * piece)
+                        held.append(fd)
+                    else:
+                        segment = libc.shmget(0, ctypes.c_size_t(piece), 0o1600)
+                        address = libc.shmat(segment, None, 0)
+                        ctypes.memset(address, 1, piece)
+                        libc.shmdt(ctypes.c_void_p(address))
+                time.sleep(1.0)
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    ends = []
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        ends.append(f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else "exit")
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]:
+            libc.shmctl(int(line.split()[1]), 0, None)  # IPC_RMID
+    return {"ends": ends}
+
+
 FILL = [0]
 """MiB to write to $TMPDIR at the first act (the `fill_at_act` bot)."""
 
@@ -515,6 +556,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "fill_disk": fill_disk,
     "memory": memory,
     "memory_children": memory_children,
+    "memory_outside": memory_outside,
     "fill_at_act": fill_at_act,
     "fill_tmp": fill_tmp,
     "limits": limits,

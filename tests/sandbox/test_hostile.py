@@ -390,6 +390,40 @@ async def test_a_bots_processes_share_one_memory_limit(scene: Scene) -> None:
 
 
 @needs_bwrap
+@needs_memory_groups
+@pytest.mark.parametrize("kind", ["memfd", "sysv"])
+async def test_memory_outside_the_address_space_counts_in_the_memory_group(
+    tmp_path: Path, kind: str
+) -> None:
+    """Found in an audit: memfds written and never mapped, and System V segments
+    attached, touched and detached, are outside a process's address space: without a
+    memory group a process of --memory-mb 256 held 1.5 GiB so (docs/fair-play.md). In
+    its memory group the kernel counts them, and past it kills one of the bot's own
+    processes (a child, whose end the bot reports, or the bot, whose crash says why):
+    here two children of 160 MiB each, under 256 MiB in all."""
+    token = f"arena-outside-{uuid.uuid4().hex}"
+    hog = make_bot(tmp_path / "bots", "hog", "memory_outside", kind, 2, 160, token=token)
+    other = make_bot(tmp_path / "bots", "other", "none", token=token)
+    settings = RunSettings(
+        clocks=CLOCKS,
+        limits=Limits(memory_mb=256, cpu_seconds=60, processes=32, file_size_mb=4),
+        log_dir=tmp_path / "logs",
+    )
+    results, _ = await run_match(
+        [hog, other], GameConfig(players=2), games=1, seed=2, settings=settings, wrap=bwrap_wrap()
+    )
+    found = reports(tmp_path / "logs" / "hog.log")
+    if found:  # a child was killed, and the bot played on
+        assert "signal 9" in found[0]["ends"], found
+        assert results[0].faults == []
+    else:  # the bot itself was killed
+        (fault,) = results[0].faults
+        assert results[0].names[fault.seat] == "hog"
+        assert "passing its memory limit (--memory-mb" in fault.message, fault.message
+    assert await gone(token)
+
+
+@needs_bwrap
 async def test_a_user_namespace_of_its_own_is_denied(scene: Scene) -> None:
     """Issue 10.4: as root, a sandboxed bot could unshare a user and mount namespace,
     mount a tmpfs with no size limit and fill the host's memory past its 8 MiB /tmp and
