@@ -199,12 +199,19 @@ SAME_JUDGEMENT = [
 def _judged(message: str) -> str:
     """A fault's message without the times measured, nor the exit status of a bot that
     crashed: whether its process has exited by the time the referee looks (it waits
-    50 ms) is the machine's timing, not the referee's judgement."""
+    50 ms) is the machine's timing, not the referee's judgement. So is whether a bot
+    that crashes at once has gone before the referee writes to it (the write fails) or
+    after (its output ends while the referee waits): a crash either way."""
     status = (
         r": the process (?:exited with status \d+(?:, before bye \([^)]*\))?|was killed by \w+)"
         r"[^(]*?(?= \(|$)"
     )
     message = re.sub(status, "", message)
+    message = re.sub(
+        r"pipe closed while sending (\w+)|closed its output while the referee waited for (\w+)",
+        lambda m: f"gone at {m[1] or m[2]}",
+        message,
+    )
     return re.sub(r"\d+\.\d+", "T", message)
 
 
