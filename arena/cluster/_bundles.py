@@ -164,17 +164,34 @@ _HEADERS = frozenset(
 )  # fmt: skip
 
 
+HEADERS_IN_A_ROW = 8
+"""The most long names and pax headers before one member: tarfile reads each by calling
+itself for the next, holding every one read so far (a chain of 300 pax headers of 1 MiB,
+a 1 MB upload, took 500 MB of memory, and a longer one raised RecursionError)."""
+
+
 class _BoundedInfo(tarfile.TarInfo):
     """A member header whose long name or pax header is refused past `HEADER_LIMIT`
-    before tarfile reads it."""
+    before tarfile reads it, and past `HEADERS_IN_A_ROW` of them before one member."""
 
     def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
-        if self.type in _HEADERS and self.size > HEADER_LIMIT:
+        if self.type not in _HEADERS:
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        if self.size > HEADER_LIMIT:
             raise BundleError(
                 f"refused: a header of {self.size:,} bytes (a long name or pax header holds"
                 f" at most {HEADER_LIMIT // 2**20} MiB)"
             )
-        return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        run = getattr(archive, "_headers_in_a_row", 0) + 1
+        if run > HEADERS_IN_A_ROW:
+            raise BundleError(
+                f"refused: more than {HEADERS_IN_A_ROW} long names or pax headers before a member"
+            )
+        setattr(archive, "_headers_in_a_row", run)  # noqa: B010 (no such attribute in tarfile)
+        try:
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        finally:
+            setattr(archive, "_headers_in_a_row", run - 1)  # noqa: B010
 
 
 def unpack_upload(bundle: bytes, folder: Path, caps: UploadCaps = UploadCaps()) -> None:
@@ -200,6 +217,8 @@ def unpack_upload(bundle: bytes, folder: Path, caps: UploadCaps = UploadCaps()) 
                 raise
     except tarfile.FilterError as err:
         raise BundleError(f"refused: {err}") from None
+    except (ValueError, OverflowError) as err:  # a pax header's mtime of inf, NaN or 1e30
+        raise BundleError(f"refused: a member that cannot be unpacked ({err})") from None
     except (tarfile.TarError, EOFError, zlib.error) as err:
         raise BundleError(f"not a gzipped tar archive ({err})") from None
     except OSError as err:
@@ -217,6 +236,8 @@ def _judged(tar: tarfile.TarFile, caps: UploadCaps) -> list[tarfile.TarInfo]:
             raise BundleError(f"refused: more than {caps.files} files")
         name = member.name
         parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+        if "\0" in name:  # (a pax header's path can hold one; no file name can)
+            raise BundleError(f"refused: the path {shown(name)} holds a NUL byte")
         if name.startswith("/") or ".." in parts:
             raise BundleError(f"refused: the path {shown(name)} leads out of the folder")
         if len(parts) > caps.depth:

@@ -45,6 +45,26 @@ def _zeros(size: int, kind: bytes = tarfile.REGTYPE) -> bytes:
     return buffer.getvalue()
 
 
+def _pax(headers: dict[str, str]) -> bytes:
+    """A bundle whose second member carries pax `headers` (its path, its mtime...)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for info, data in (member("bot.toml", MANIFEST), member("x", b"x", pax_headers=headers)):
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _pax_chain(count: int) -> bytes:
+    """A bundle whose member comes after `count` pax headers in a row (tarfile reads
+    each by calling itself for the next)."""
+    record = b"13 comment=x\n"
+    header = member("././@PaxHeader", record, kind=tarfile.XHDTYPE, size=len(record))[0]
+    block = header.tobuf(tarfile.USTAR_FORMAT) + record.ljust(tarfile.BLOCKSIZE, b"\0")
+    info, data = member("bot.toml", MANIFEST)
+    body = block * count + info.tobuf(tarfile.USTAR_FORMAT) + data.ljust(tarfile.BLOCKSIZE, b"\0")
+    return gzip.compress(body + bytes(2 * tarfile.BLOCKSIZE))
+
+
 HOSTILE = {
     "tar bomb": (lambda: _zeros(1 << 26), "MiB of files once unpacked"),
     # tarfile reads a long name or a pax header whole, before any cap on members: a
@@ -74,6 +94,12 @@ HOSTILE = {
         "special file",
     ),
     "fifo": (lambda: with_manifest(member("pipe", kind=tarfile.FIFOTYPE)), "special file"),
+    # A pax header can say what no tar header can: each was a ValueError, an
+    # OverflowError or a RecursionError (a 500 from the ladder, not a refusal).
+    "NUL in a path": (lambda: _pax({"path": "bot\0.py"}), "holds a NUL byte"),
+    "infinite mtime": (lambda: _pax({"mtime": "inf"}), "cannot be unpacked"),
+    "NaN mtime": (lambda: _pax({"mtime": "nan"}), "cannot be unpacked"),
+    "pax header chain": (lambda: _pax_chain(5000), "more than 8 long names or pax headers"),
     "not a tar": (lambda: b"this is not an archive", "not a gzipped tar"),
     "empty": (lambda: tarball([]), "empty archive"),
 }
@@ -87,6 +113,11 @@ def test_a_hostile_upload_is_refused_and_nothing_is_written(kind: str, tmp_path:
         unpack_upload(make(), out, CAPS)
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_few_pax_headers_before_a_member_unpack(tmp_path: Path) -> None:
+    unpack_upload(_pax_chain(3), tmp_path / "out", CAPS)
+    assert (tmp_path / "out" / "bot.toml").read_bytes() == MANIFEST
 
 
 @pytest.mark.parametrize("form", [tarfile.PAX_FORMAT, tarfile.GNU_FORMAT])
