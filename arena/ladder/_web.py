@@ -354,7 +354,7 @@ class LadderSite:
         secure = request.url.scheme == "https"
         if request.method == "POST":
             try:
-                form = await _capped(request, FORM_BYTES, "a sign-in form of more than 4 KiB")
+                form = await _read_form(request)
             except _Refused as refused:
                 return self.refuse(request, refused.status, refused.message)
             token = ""
@@ -514,6 +514,11 @@ def _latest_games(store: Store, bots: list[str], limit: int) -> list[tuple[str, 
 FORM_BYTES = 4096
 """The most a sign-in form may hold (a token is 43 characters)."""
 
+FORM_S = 30.0
+"""How long a sign-in form may take to come in: anyone may send one, and a client that
+sent a byte of it now and then held its connection open for ever (a few hundred such
+took every file descriptor of the server, which then answered nobody)."""
+
 
 async def _capped(request: Request, limit: int, over: str) -> bytes:
     """The body of `request`, read as it comes; _Refused 413 (`over`) as soon as it is
@@ -532,6 +537,14 @@ async def _capped(request: Request, limit: int, over: str) -> bytes:
         if len(body) > limit:
             raise _Refused(413, over)
     return bytes(body)
+
+
+async def _read_form(request: Request) -> bytes:
+    """The sign-in form of `request`: _Refused 413 past `FORM_BYTES`, 408 unless it
+    came in whole within `FORM_S`."""
+    with trio.move_on_after(FORM_S):
+        return await _capped(request, FORM_BYTES, "a sign-in form of more than 4 KiB")
+    raise _Refused(408, f"the sign-in form did not come in whole within {FORM_S:g} s")
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -56,6 +56,42 @@ def test_a_session_ends_with_sign_out_and_with_its_authors_revocation(tmp_path: 
         assert db.session_author(bobs) == "bob"
 
 
+async def test_a_sign_in_form_that_does_not_come_in_in_time_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone may post a sign-in form: one that sends 2 bytes of a declared 4,000 and
+    then nothing is refused (408) once `FORM_S` has passed; its connection was held
+    for ever, and a few hundred such took every file descriptor of the server."""
+    import types
+
+    from starlette.requests import Request
+
+    from arena.ladder import LadderSettings, _web
+
+    monkeypatch.setattr(_web, "FORM_S", 0.2, raising=False)
+    store = tmp_path / "ladder.sqlite"
+    with LadderDB.open(store, create=True) as db:
+        ladder = types.SimpleNamespace(settings=LadderSettings(store=store), db=db)
+        site = _web.LadderSite(ladder, None)  # type: ignore[arg-type]
+        parts = [{"type": "http.request", "body": b"to", "more_body": True}]
+
+        async def receive() -> dict[str, object]:
+            if parts:
+                return parts.pop()
+            await trio.sleep_forever()  # the client stalls, its connection open
+            raise AssertionError
+
+        scope = {
+            "type": "http", "method": "POST", "path": "/ladder/login", "query_string": b"",
+            "headers": [(b"content-length", b"4000")], "scheme": "http",
+            "server": ("127.0.0.1", 8000),
+        }  # fmt: skip
+        with trio.fail_after(60):  # (it waited for ever)
+            answer = await site.login_page(Request(scope, receive))
+        assert answer.status_code == 408
+        assert b"did not come in whole within 0.2 s" in answer.body
+
+
 def test_expired_sessions_are_dropped_from_the_store(tmp_path: Path) -> None:
     store = tmp_path / "ladder.sqlite"
     with LadderDB.open(store, create=True) as db:
