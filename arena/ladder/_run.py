@@ -16,6 +16,7 @@ import dataclasses
 import math
 import os
 import random
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -216,7 +217,10 @@ class Ladder:
             await trio.to_thread.run_sync(self._build, spec, log)
         except (BotError, BundleError, OSError) as err:
             output = _read(log)
-            reason = f"build failed: {err}" if isinstance(err, BuildError) else str(err)
+            reason = str(err)
+            if isinstance(err, BuildError):  # its output (and why) for its author only
+                reason = f"build failed: {_public(reason)}"
+                output = f"{output}\nbuild failed: {err}"
             self.db.set_state(sid, "failed", reason, _tail(output))
             self.say(f"{sid}: failed: {reason}")
             return
@@ -283,7 +287,7 @@ class Ladder:
                     self.say(f"{sid}: waiting for the cluster ({err})")
                     link.lost(runner)
                     continue
-            self.db.set_state(sid, "failed", reason, _tail(f"{output}\n{reason}"))
+            self.db.set_state(sid, "failed", _public(reason), _tail(f"{output}\n{reason}"))
             self.say(f"{sid}: failed: {reason}")
             return False
 
@@ -428,7 +432,7 @@ class Ladder:
                 if submission is None:
                     continue
                 reason = f"build failed on the cluster: {_without_name(spec.name, err)}"
-                self.db.set_state(submission.id, "failed", reason, _tail(reason))
+                self.db.set_state(submission.id, "failed", _public(reason), _tail(reason))
                 self.store.set_bot_status(spec.name, "build_failed", reason)
                 self.say(f"{submission.id}: {spec.name} stops playing: {reason}")
                 failed = True
@@ -573,6 +577,19 @@ def _first(group: BaseException) -> BaseException:
     while isinstance(group, BaseExceptionGroup) and group.exceptions:
         group = group.exceptions[0]
     return group
+
+
+_QUOTED_OUTPUT = re.compile(
+    r"(build exited with status -?\d+)(?: \(the whole output: .*?\))?: .*", re.S
+)
+
+
+def _public(reason: str) -> str:
+    """A failed build's `reason` as everyone sees it (a submission's page and state are
+    public): without the end of the build's output that a BuildError quotes, which can
+    quote its author's source (a compiler's error shows the line), nor the path of its
+    log on the server. Its author sees both, in the submission's output."""
+    return _QUOTED_OUTPUT.sub(r"\1 (its output: for its author)", reason)
 
 
 def _without_name(name: str, err: Exception) -> str:

@@ -57,7 +57,7 @@ def _rows(store: Path, sql: str) -> list[Any]:
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("hostile")
     store = tmp / "ladder.sqlite"
-    authors = ("alice", "bob", "carol", "dave", "erin", "frank", "gina")
+    authors = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hana")
     tokens = {name: add_author(store, name) for name in authors}
     assert arena("ladder", "author", "revoke", "carol", str(store)).returncode == 0
     server = Server(
@@ -231,6 +231,37 @@ def test_only_the_author_sees_the_output_and_the_session_cookie_is_strict(
     assert "secure" not in cookie  # plain HTTP here: a Secure cookie would never come back
     refused = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["carol"]})
     assert refused.status_code == 403
+
+
+def test_a_failed_builds_output_is_shown_to_its_author_only(hostile: dict[str, Any]) -> None:
+    """A build's output can quote its author's source (a compiler's error shows the
+    line): the reason everyone sees of a failed build (the submission's state and page)
+    says only how it ended; the end of its output, which the reason quoted, and the
+    path of its log on the server are for its author."""
+    server, tokens, tmp = hostile["server"], hostile["tokens"], hostile["tmp"]
+    folder = bot_folder(tmp, "hanabot", build="sh fail.sh")
+    (folder / "fail.sh").write_text("echo 'bot.c:4: return secret_plan(7);' >&2\nexit 3\n")
+    sent = _post(server, _packed(folder), tokens["hana"])
+    assert sent.status_code == 202, sent.text
+    sid = sent.json()["id"]
+    _wait(lambda: _state(server, sid) == "failed", what=f"{sid} failed")
+    public = httpx.get(f"{server.url}/api/submissions/{sid}").json()
+    assert "build exited with status 3" in public["reason"]
+    page = httpx.get(f"{server.url}/ladder/submission/{sid}").text
+    other = httpx.get(
+        f"{server.url}/api/submissions/{sid}",
+        headers={"Authorization": f"Bearer {tokens['bob']}"},
+    ).text
+    for shown in (public["reason"], page, other):
+        assert "secret_plan" not in shown
+        assert str(tmp) not in shown
+        assert ".ladder/builds" not in shown
+    mine = httpx.get(
+        f"{server.url}/api/submissions/{sid}",
+        headers={"Authorization": f"Bearer {tokens['hana']}"},
+    ).json()
+    assert "secret_plan" in mine["output"]
+    assert "build exited with status 3" in mine["output"]
 
 
 def _games(store: Path) -> int:
