@@ -49,6 +49,11 @@ HEADERS = {
         " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "no-referrer",
+    # A page of another site could otherwise run the data scripts as its own (a
+    # <script src> of one is no cross-origin read to the browser), with an ARENA of its
+    # own to receive them: the standings and every hand of every replay, of a league
+    # served on the organiser's 127.0.0.1, whatever Host checks (`known_host`).
+    "Cross-Origin-Resource-Policy": "same-origin",
 }
 
 _TYPES = {

@@ -7,6 +7,7 @@ which `test_report_data` checks against `arena standings` and the store).
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import subprocess
@@ -233,3 +234,58 @@ def test_bots_named_like_what_every_object_has_meet_no_phantoms(page: Any, tmp_p
     page.goto(f"{base}#/bot/hasOwnProperty")
     page.wait_for_selector("#app .notice")
     assert "No bot of this name in the league." in page.text_content("#app")
+
+
+def test_a_page_of_another_site_cannot_run_the_data_scripts_as_its_own(
+    page: Any, site: Path, tmp_path: Path
+) -> None:
+    """Found in an audit: a page of any other site (here another port of 127.0.0.1,
+    another origin) that defines an ARENA of its own and loads `arena serve`'s
+    /data/league.js by a <script src> received the league (and every hand of every
+    replay, from /data/games/ID.js): a script is no cross-origin read to a browser, and
+    the Host header such a page sends (127.0.0.1) passes the check against DNS
+    rebinding. Its answers now say Cross-Origin-Resource-Policy: same-origin."""
+    import http.server
+    import threading
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(site.parent / "league.sqlite"),
+         "--port", str(port)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        preexec_fn=dies_with_us(),
+    )  # fmt: skip
+    (tmp_path / "evil.html").write_text(
+        "<!doctype html><pre id='out'>nothing</pre><script src='evil.js'></script>"
+        f"<script src='http://127.0.0.1:{port}/data/league.js'></script>"
+    )
+    (tmp_path / "evil.js").write_text(
+        "window.ARENA = {receive: function (kind, data) {"
+        " document.getElementById('out').textContent = 'read ' + kind; }};"
+    )
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                assert server.poll() is None, "arena serve did not start"
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        asked: list[str] = []
+        page.on("requestfailed", lambda request: asked.append(request.url))
+        page.on("requestfinished", lambda request: asked.append(request.url))
+        page.goto(f"http://localhost:{evil.server_address[1]}/evil.html")
+        page.wait_for_load_state("load")
+        assert f"http://127.0.0.1:{port}/data/league.js" in asked  # it was asked for
+        expect(page.locator("#out")).to_have_text("nothing")
+        open_page(page, f"http://127.0.0.1:{port}/", "/")  # its own pages still read it
+        check_standings(page, f"http://127.0.0.1:{port}/", league_of(site))
+    finally:
+        evil.shutdown()
+        server.terminate()
+        server.wait(timeout=10)
