@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import shutil
 import signal
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -43,6 +44,10 @@ async def open_ladder(
     resolve_sandbox("bwrap")  # the ladder never builds or runs a bot outside it
     with Store.open(settings.store) as store:  # (refuses a folder, '' among them, first)
         settings.make_folders()
+        # What a ladder killed while it judged an upload left (the upload half unpacked,
+        # up to --max-unpacked-mb): no submission names it. (The store is held: no other
+        # ladder is judging into it.)
+        shutil.rmtree(settings.folder / "incoming", ignore_errors=True)
         if store.games_count():
             _check_ladder(store, settings.store, " (give a new file)")
             store.verify()

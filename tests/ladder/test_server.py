@@ -264,6 +264,30 @@ def test_a_failed_builds_output_is_shown_to_its_author_only(hostile: dict[str, A
     assert "build exited with status 3" in mine["output"]
 
 
+def test_what_a_ladder_killed_while_judging_an_upload_left_is_removed(tmp_path: Path) -> None:
+    """Killed (SIGKILL) while it unpacked an upload to judge it, a ladder left the
+    upload half unpacked in STORE.ladder/incoming/ (up to --max-unpacked-mb each time),
+    which nothing named and nothing removed; started again, it removes it."""
+    import trio
+
+    from arena.ladder import LadderSettings
+    from arena.ladder._serve import open_ladder
+
+    settings = LadderSettings(store=tmp_path / "ladder.sqlite")
+    add_author(settings.store, "alice")
+    left = settings.folder / "incoming" / "1234-5678-9abcdef0"
+    (left / "src").mkdir(parents=True)
+    (left / "src" / "big.bin").write_bytes(bytes(1 << 20))
+    (left.parent / "1234-5679-9abcdef0.tar.gz").write_bytes(b"judged, never admitted")
+
+    async def reopen() -> None:
+        async with open_ladder(settings, lambda text: None):
+            pass
+
+    trio.run(reopen)
+    assert not (settings.folder / "incoming").exists()
+
+
 def _games(store: Path) -> int:
     return int(_rows(store, "SELECT count(*) FROM games")[0][0])
 
