@@ -287,5 +287,6 @@ def test_a_page_of_another_site_cannot_run_the_data_scripts_as_its_own(
         check_standings(page, f"http://127.0.0.1:{port}/", league_of(site))
     finally:
         evil.shutdown()
+        evil.server_close()
         server.terminate()
         server.wait(timeout=10)
