@@ -67,6 +67,19 @@ def test_the_static_report_of_a_real_league(page: Any, site: Path) -> None:
     check_layout(page, base, f"/game/{faulted['id']}", 390, 844, "real-replay-390.png")
 
 
+def wait_listening(server: subprocess.Popen[bytes], port: int) -> None:
+    """Wait until `arena serve` (`server`) takes connections on `port`."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return
+        except OSError:
+            assert server.poll() is None, "arena serve did not start"
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -112,15 +125,7 @@ def test_the_live_server_follows_a_running_league(page: Any, running_league: Pat
     )  # fmt: skip
     try:
         base = f"http://127.0.0.1:{port}/"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                assert server.poll() is None, "arena serve did not start"
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        wait_listening(server, port)
         open_page(page, base, "/")
         progress = page.locator("#progress")
         expect(progress).to_contain_text("of 12 games", timeout=20000)
@@ -267,15 +272,7 @@ def test_a_page_of_another_site_cannot_run_the_data_scripts_as_its_own(
     evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=evil.serve_forever, daemon=True).start()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                assert server.poll() is None, "arena serve did not start"
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        wait_listening(server, port)
         asked: list[str] = []
         page.on("requestfailed", lambda request: asked.append(request.url))
         page.on("requestfinished", lambda request: asked.append(request.url))
