@@ -216,6 +216,15 @@ def memory(mb: str) -> Report:
         return {"error": "MemoryError"}
 
 
+def _ends(pids: list[int]) -> list[str]:
+    """How each child of `pids` ended ("exit", or "signal N"), once it has."""
+    ends = []
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        ends.append(f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else "exit")
+    return ends
+
+
 def memory_children(count: str, mb: str) -> Report:
     """Fork `count` children that each touch `mb` MiB (every page) and hold it a moment:
     each within the per-process limit, together past it. Reports how each ended."""
@@ -231,10 +240,7 @@ def memory_children(count: str, mb: str) -> Report:
             finally:
                 os._exit(0)
         pids.append(pid)
-    ends = []
-    for pid in pids:
-        _, status = os.waitpid(pid, 0)
-        ends.append(f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else "exit")
+    ends = _ends(pids)
     return {"ends": ends}
 
 
@@ -269,10 +275,7 @@ def memory_outside(kind: str, count: str, mb: str) -> Report:
             finally:
                 os._exit(0)
         pids.append(pid)
-    ends = []
-    for pid in pids:
-        _, status = os.waitpid(pid, 0)
-        ends.append(f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else "exit")
+    ends = _ends(pids)
     with contextlib.suppress(OSError):
         for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]:
             libc.shmctl(int(line.split()[1]), 0, None)  # IPC_RMID
