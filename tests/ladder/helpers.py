@@ -136,3 +136,24 @@ def wait_until(check: Any, seconds: float, what: str = "") -> Any:
             return value
         time.sleep(0.3)
     raise AssertionError(f"timed out waiting for {what or check}")
+
+
+def stalled_post(path: str, headers: list[tuple[bytes, bytes]], first: bytes) -> Any:
+    """A POST to the ladder's `path` (a starlette Request) whose client sends `first`
+    of its body and then nothing, its connection held open."""
+    import trio
+    from starlette.requests import Request
+
+    parts = [{"type": "http.request", "body": first, "more_body": True}]
+
+    async def receive() -> dict[str, object]:
+        if parts:
+            return parts.pop()
+        await trio.sleep_forever()  # the client stalls, its connection open
+        raise AssertionError
+
+    scope = {
+        "type": "http", "method": "POST", "path": path, "query_string": b"",
+        "headers": headers, "scheme": "http", "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
+    return Request(scope, receive)

@@ -18,7 +18,7 @@ from arena.cli import main
 from arena.ladder import LadderDB
 from arena.ladder._web import SESSION_COOKIE, parse_proxies, trust_proxies
 
-from .helpers import Server, add_author, arena
+from .helpers import Server, add_author, arena, stalled_post
 
 httpx = pytest.importorskip("httpx")
 
@@ -64,8 +64,6 @@ async def test_a_sign_in_form_that_does_not_come_in_in_time_is_refused(
     for ever, and a few hundred such took every file descriptor of the server."""
     import types
 
-    from starlette.requests import Request
-
     from arena.ladder import LadderSettings, _web
 
     monkeypatch.setattr(_web, "FORM_S", 0.2, raising=False)
@@ -73,21 +71,9 @@ async def test_a_sign_in_form_that_does_not_come_in_in_time_is_refused(
     with LadderDB.open(store, create=True) as db:
         ladder = types.SimpleNamespace(settings=LadderSettings(store=store), db=db)
         site = _web.LadderSite(ladder, None)  # type: ignore[arg-type]
-        parts = [{"type": "http.request", "body": b"to", "more_body": True}]
-
-        async def receive() -> dict[str, object]:
-            if parts:
-                return parts.pop()
-            await trio.sleep_forever()  # the client stalls, its connection open
-            raise AssertionError
-
-        scope = {
-            "type": "http", "method": "POST", "path": "/ladder/login", "query_string": b"",
-            "headers": [(b"content-length", b"4000")], "scheme": "http",
-            "server": ("127.0.0.1", 8000),
-        }  # fmt: skip
+        request = stalled_post("/ladder/login", [(b"content-length", b"4000")], b"to")
         with trio.fail_after(60):  # (it waited for ever)
-            answer = await site.login_page(Request(scope, receive))
+            answer = await site.login_page(request)
         assert answer.status_code == 408
         assert b"did not come in whole within 0.2 s" in answer.body
 

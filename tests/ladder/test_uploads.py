@@ -12,7 +12,7 @@ import pytest
 
 from arena.cluster._bundles import BundleError, UploadCaps, unpack_upload
 
-from .helpers import MANIFEST, member, tarball, with_manifest
+from .helpers import MANIFEST, member, stalled_post, tarball, with_manifest
 
 CAPS = UploadCaps(bytes=1 << 20, files=20, depth=4)
 
@@ -141,7 +141,6 @@ async def test_an_upload_that_does_not_come_in_whole_in_time_is_refused(
     import types
 
     import trio
-    from starlette.requests import Request
 
     from arena.ladder import LadderDB, LadderSettings, _web
 
@@ -151,21 +150,10 @@ async def test_an_upload_that_does_not_come_in_whole_in_time_is_refused(
         token = db.add_author("frank")
         ladder = types.SimpleNamespace(settings=LadderSettings(store=store), db=db)
         site = _web.LadderSite(ladder, None)  # type: ignore[arg-type]
-        parts = [{"type": "http.request", "body": b"ab", "more_body": True}]
-
-        async def receive() -> dict[str, object]:
-            if parts:
-                return parts.pop()
-            await trio.sleep_forever()  # the client stalls, its connection open
-            raise AssertionError
-
-        scope = {
-            "type": "http", "method": "POST", "path": "/api/submit", "query_string": b"",
-            "headers": [(b"authorization", f"Bearer {token}".encode()),
-                        (b"content-length", b"1000")],
-        }  # fmt: skip
+        headers = [(b"authorization", f"Bearer {token}".encode()), (b"content-length", b"1000")]
+        request = stalled_post("/api/submit", headers, b"ab")
         with trio.fail_after(60):  # (it waited for ever)
-            answer = await site.submit(Request(scope, receive))
+            answer = await site.submit(request)
         assert answer.status_code == 408
         assert b"did not come in whole within 0.2 s" in answer.body
         assert site.uploading == set()
