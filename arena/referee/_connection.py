@@ -160,8 +160,18 @@ class Connection:
         if not data:
             self._eof = True
         else:
-            self.last_bytes = bytes(data[:64])
+            self._remember(data)
             self._decoder.feed(data)
+
+    def _remember(self, data: bytes | bytearray) -> None:
+        """Keep the first 64 bytes of `data`, just read, for fault reports; after the
+        few bytes of a frame begun in an earlier read ("0\\n" printed, then a frame,
+        in two writes), from the frame's start."""
+        held = self._decoder.buffered
+        if 0 < held < 64:
+            self.last_bytes = (self._decoder.unfinished() + data[: 64 - held])[:64]
+        else:
+            self.last_bytes = bytes(data[:64])
 
     def pipe_fds(self) -> tuple[int, int] | None:
         """The (write, read) file descriptors of a bot process's pipes, while both are
@@ -288,7 +298,7 @@ class Connection:
             if not data:
                 self._eof = True
             else:
-                self.last_bytes = data[:64]
+                self._remember(data)
                 if first:  # the decoder is empty (nothing was buffered before the act)
                     first = False
                     assert canonical is not None
