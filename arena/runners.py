@@ -150,6 +150,14 @@ class WorkerLost(ArenaError):
     failure, not a bot's (`arena.cluster` plays their games again)."""
 
 
+def _ignore_interrupt() -> None:
+    """In a worker between fork and exec: Ctrl-C (SIGINT, at the terminal of the league)
+    is ignored until the worker takes it itself (`arena.worker`), once its imports are
+    done: one that came while it imported printed a KeyboardInterrupt traceback onto the
+    terminal (the league stops its workers itself)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class WorkerProcess:
     """The one client of a worker process (`python -m arena.worker`): games go in as
     they are given, results come back as they finish and go to whoever waits for that
@@ -183,6 +191,7 @@ class WorkerProcess:
             stdout=subprocess.PIPE,
             env=env,
             start_new_session=own_session,
+            preexec_fn=_ignore_interrupt,
         )
         worker = cls(process)
         try:

@@ -133,3 +133,26 @@ def test_a_worker_whose_coordinator_stops_before_its_setup_ends_quietly() -> Non
         timeout=60,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+async def test_a_worker_interrupted_while_it_starts_prints_no_traceback(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Found in a clean-clone run: a Ctrl-C at the terminal as a league started its
+    workers reached one still importing arena, which printed a KeyboardInterrupt
+    traceback under the league's "interrupted". A worker ignores SIGINT until it takes
+    it itself; the league stops its workers (here: its input closed)."""
+    import signal
+
+    import trio
+
+    from arena.runners import WorkerProcess
+
+    setup = Setup((), RunSettings(), GameConfig(players=2))
+    worker = await WorkerProcess.start(setup)  # at once: still importing
+    worker._process.send_signal(signal.SIGINT)
+    await worker._stdin.aclose()
+    with trio.fail_after(60):
+        await worker._process.wait()
+    assert "Traceback" not in capfd.readouterr().err
+    assert worker._process.returncode == 0
