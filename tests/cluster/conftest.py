@@ -129,20 +129,29 @@ def private_cluster(root: Path, workers: int = 1) -> Iterator[Cluster]:
     if not DASK.exists() and shutil.which("dask") is None:
         pytest.skip("dask[distributed] is not installed (pip install -e '.[dev]')")
     (root / "tools").mkdir(parents=True)
-    port = free_port()
     log = root / "scheduler.log"
-    with open(log, "wb") as out:
-        scheduler = subprocess.Popen(
-            [
-                str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                "--no-dashboard",
-            ],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=dies_with_us(),
-        )  # fmt: skip
+    # A free port can be taken by another test's process before the scheduler binds it
+    # (failed once in a clean-clone run: "Address already in use"): another, then.
+    for attempt in range(5):
+        port = free_port()
+        with open(log, "wb") as out:
+            scheduler = subprocess.Popen(
+                [
+                    str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                    "--no-dashboard",
+                ],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=dies_with_us(),
+            )  # fmt: skip
+        try:
+            _wait_for(log, "Scheduler at", scheduler, 60)
+            break
+        except AssertionError:
+            taken = "Address already in use" in log.read_text(errors="replace")
+            if not taken or attempt == 4:
+                raise
     found = Cluster(root, f"tcp://127.0.0.1:{port}", scheduler)
     try:
-        _wait_for(log, "Scheduler at", scheduler, 60)
         for _ in range(workers):
             found.start_worker()
         yield found
