@@ -157,3 +157,24 @@ def stalled_post(path: str, headers: list[tuple[bytes, bytes]], first: bytes) ->
         "headers": headers, "scheme": "http", "server": ("127.0.0.1", 8000),
     }  # fmt: skip
     return Request(scope, receive)
+
+
+ANSWER_S = 60.0
+"""How long a test's request waits for the ladder's answer. No test here is about how
+fast it answers, and httpx's default (5 s) was once passed on a busy machine (five
+sessions' work and a suite on two cores, a load of 18): the settle test failed with a
+ReadTimeout while the ladder was well."""
+
+
+def get(url: str, **options: Any) -> Any:
+    """`httpx.get`, waiting up to `ANSWER_S` unless told otherwise."""
+    import httpx
+
+    return httpx.get(url, **{"timeout": ANSWER_S, **options})
+
+
+def post(url: str, **options: Any) -> Any:
+    """`httpx.post`, waiting up to `ANSWER_S` unless told otherwise."""
+    import httpx
+
+    return httpx.post(url, **{"timeout": ANSWER_S, **options})

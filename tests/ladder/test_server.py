@@ -20,7 +20,9 @@ from .helpers import (
     add_author,
     arena,
     bot_folder,
+    get,
     member,
+    post,
     tarball,
     wait_until,
     with_manifest,
@@ -45,7 +47,7 @@ def _wait(check: Any, seconds: float = 120, what: str = "") -> Any:
 
 
 def _state(server: Server, sid: str) -> str:
-    return str(httpx.get(f"{server.url}/api/submissions/{sid}").json()["state"])
+    return str(get(f"{server.url}/api/submissions/{sid}").json()["state"])
 
 
 def _rows(store: Path, sql: str) -> list[Any]:
@@ -80,7 +82,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
 
 def _post(server: Server, body: bytes, token: str | None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-    return httpx.post(f"{server.url}/api/submit", content=body, headers=headers, timeout=60)
+    return post(f"{server.url}/api/submit", content=body, headers=headers)
 
 
 def test_hostile_requests_are_refused_clearly_and_change_nothing(hostile: dict[str, Any]) -> None:
@@ -154,15 +156,15 @@ def test_a_request_for_another_host_name_is_refused(hostile: dict[str, Any]) -> 
     are refused alike; by address or localhost every page answers."""
     server, tokens, tmp = (hostile[k] for k in ("server", "tokens", "tmp"))
     for path in ("/ladder", "/api/ladder", "/data/league.js"):
-        refused = httpx.get(f"{server.url}{path}", headers={"Host": "evil.example"}, timeout=60)
+        refused = get(f"{server.url}{path}", headers={"Host": "evil.example"})
         assert (refused.status_code, refused.json()) == (421, {"error": "unknown host"}), path
         for host in ("127.0.0.1", "localhost"):
             port = server.url.rsplit(":", 1)[1]
-            answer = httpx.get(f"{server.url}{path}", headers={"Host": f"{host}:{port}"})
+            answer = get(f"{server.url}{path}", headers={"Host": f"{host}:{port}"})
             assert answer.status_code == 200, (path, host)
     body = _packed(bot_folder(tmp, "rebound"))
-    refused = httpx.post(
-        f"{server.url}/api/submit", content=body, timeout=60,
+    refused = post(
+        f"{server.url}/api/submit", content=body,
         headers={"Authorization": f"Bearer {tokens['dave']}", "Host": "evil.example"},
     )  # fmt: skip
     assert refused.status_code == 421
@@ -179,18 +181,18 @@ def test_a_huge_sign_in_form_is_refused_before_it_is_read_whole(hostile: dict[st
         for _ in range(64):
             yield b"t" * 2**20
 
-    declared = httpx.post(
-        f"{server.url}/ladder/login", content=b"token=" + b"x" * 2**20, timeout=60,
+    declared = post(
+        f"{server.url}/ladder/login", content=b"token=" + b"x" * 2**20,
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )  # fmt: skip
     assert declared.status_code == 413, declared.text
     try:
-        streamed = httpx.post(f"{server.url}/ladder/login", content=chunks(), timeout=60)
+        streamed = post(f"{server.url}/ladder/login", content=chunks())
         assert streamed.status_code == 413, streamed.text
         assert "more than 4 KiB" in streamed.json()["error"]
     except httpx.WriteError:  # refused and closed before the client finished writing
         pass
-    signed = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["alice"]})
+    signed = post(f"{server.url}/ladder/login", data={"token": tokens["alice"]})
     assert signed.status_code == 303
     assert "sign-in form of more than 4 KiB" in server.logged()
 
@@ -211,25 +213,25 @@ def test_only_the_author_sees_the_output_and_the_session_cookie_is_strict(
     server, tokens, sid = hostile["server"], hostile["tokens"], hostile["alicebot"]
     checked = ("active", "failed", "retired")  # (retired by a next version, if its test came first)
     _wait(lambda: _state(server, sid) in checked, what=f"{sid} checked")
-    public = httpx.get(f"{server.url}/api/submissions/{sid}").json()
+    public = get(f"{server.url}/api/submissions/{sid}").json()
     assert "output" not in public
-    other = httpx.get(
+    other = get(
         f"{server.url}/api/submissions/{sid}",
         headers={"Authorization": f"Bearer {tokens['bob']}"},
     ).json()
     assert "output" not in other
-    mine = httpx.get(
+    mine = get(
         f"{server.url}/api/submissions/{sid}",
         headers={"Authorization": f"Bearer {tokens['alice']}"},
     ).json()
     assert "check-bot" in mine["output"]
-    signed = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["alice"]})
+    signed = post(f"{server.url}/ladder/login", data={"token": tokens["alice"]})
     assert signed.status_code == 303
     cookie = signed.headers["set-cookie"].lower()
     assert "httponly" in cookie
     assert "samesite=strict" in cookie
     assert "secure" not in cookie  # plain HTTP here: a Secure cookie would never come back
-    refused = httpx.post(f"{server.url}/ladder/login", data={"token": tokens["carol"]})
+    refused = post(f"{server.url}/ladder/login", data={"token": tokens["carol"]})
     assert refused.status_code == 403
 
 
@@ -245,10 +247,10 @@ def test_a_failed_builds_output_is_shown_to_its_author_only(hostile: dict[str, A
     assert sent.status_code == 202, sent.text
     sid = sent.json()["id"]
     _wait(lambda: _state(server, sid) == "failed", what=f"{sid} failed")
-    public = httpx.get(f"{server.url}/api/submissions/{sid}").json()
+    public = get(f"{server.url}/api/submissions/{sid}").json()
     assert "build exited with status 3" in public["reason"]
-    page = httpx.get(f"{server.url}/ladder/submission/{sid}").text
-    other = httpx.get(
+    page = get(f"{server.url}/ladder/submission/{sid}").text
+    other = get(
         f"{server.url}/api/submissions/{sid}",
         headers={"Authorization": f"Bearer {tokens['bob']}"},
     ).text
@@ -256,7 +258,7 @@ def test_a_failed_builds_output_is_shown_to_its_author_only(hostile: dict[str, A
         assert "secret_plan" not in shown
         assert str(tmp) not in shown
         assert ".ladder/builds" not in shown
-    mine = httpx.get(
+    mine = get(
         f"{server.url}/api/submissions/{sid}",
         headers={"Authorization": f"Bearer {tokens['hana']}"},
     ).json()
@@ -356,9 +358,9 @@ def test_a_new_version_retires_the_old_one_which_keeps_its_history(
     every = arena("standings", str(store), "--format", "csv", "--all-versions")
     assert every.returncode == 0, every.stderr
     assert ("alicebot.v1" in every.stdout) == bool(played_v1)
-    page = httpx.get(f"{server.url}/ladder").text
+    page = get(f"{server.url}/ladder").text
     assert "alicebot" in page
-    versions = httpx.get(f"{server.url}/ladder/bot/alicebot").text
+    versions = get(f"{server.url}/ladder/bot/alicebot").text
     assert "v1" in versions
     assert "retired" in versions
 

@@ -18,7 +18,7 @@ from arena.cli import main
 from arena.ladder import LadderDB
 from arena.ladder._web import SESSION_COOKIE, parse_proxies, trust_proxies
 
-from .helpers import Server, add_author, arena, stalled_post
+from .helpers import Server, add_author, arena, get, post, stalled_post
 
 httpx = pytest.importorskip("httpx")
 
@@ -133,14 +133,14 @@ def test_a_bad_forwarded_allow_ips_is_refused_clearly(tmp_path: Path) -> None:
 
 
 def _sign_in(server: Server, token: str, headers: dict[str, str]) -> tuple[str, str]:
-    signed = httpx.post(f"{server.url}/ladder/login", data={"token": token}, headers=headers)
+    signed = post(f"{server.url}/ladder/login", data={"token": token}, headers=headers)
     assert signed.status_code == 303, signed.text
     header = signed.headers["set-cookie"]
     return signed.cookies[SESSION_COOKIE], header.lower()
 
 
 def _me(server: Server, sid: str) -> Any:
-    return httpx.get(f"{server.url}/ladder/me", headers={"Cookie": f"{SESSION_COOKIE}={sid}"})
+    return get(f"{server.url}/ladder/me", headers={"Cookie": f"{SESSION_COOKIE}={sid}"})
 
 
 @pytest.mark.skipif(os.environ.get("ARENA_NO_SANDBOX") == "1", reason="needs bubblewrap")
