@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 import sys
 import time
@@ -24,6 +25,28 @@ if TYPE_CHECKING:
     from arena.referee import GameResult
     from arena.schedule import ScheduledGame
     from arena.store import Store
+
+
+def redrawn(line: str) -> str:
+    """`line` to redraw in place of the last on a terminal (after a carriage return):
+    padded over the end of a longer one before it, and cut to the terminal's width.
+
+    A line as wide as the terminal wraps, and a carriage return goes back to the start
+    of its last row only: each redraw left a new row on the screen (`arena sprt`'s
+    line, some 85 characters, on a terminal of 80)."""
+    return (line + "   ")[: _columns() - 1]
+
+
+def _columns() -> int:
+    """The width of the terminal on stderr ($COLUMNS first, as `shutil` takes it), 80
+    where there is none."""
+    with contextlib.suppress(ValueError):
+        if (given := int(os.environ.get("COLUMNS", "0"))) > 0:
+            return given
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 80
+    except (AttributeError, OSError, ValueError):  # no stderr, or not a terminal
+        return 80
 
 
 class JsonLinesProgress(Progress):
@@ -98,7 +121,7 @@ class TerminalProgress(Progress):
             f"  left {eta(done, total, rate)}"
         )
         if self.tty:
-            click.echo("\r" + line + "   ", err=True, nl=False)
+            click.echo("\r" + redrawn(line), err=True, nl=False)
         elif done == total or (done - self.first) % self.line_every == 0:
             click.echo(line, err=True)
         if self.every and (done - self.first) % self.every == 0 and done < total:

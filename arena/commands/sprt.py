@@ -25,6 +25,7 @@ from arena.commands._options import (
     sandbox_mode,
     setting_option,
 )
+from arena.commands._progress import redrawn
 from arena.commands._stopping import run_stoppable
 from arena.commands.league import MAX_CONCURRENCY
 from arena.errors import ConfigError
@@ -285,7 +286,7 @@ class TerminalProgress(SprtProgress):
             f"{elo}  {rate:.1f} games/s"
         )
         if self.tty:
-            click.echo("\r" + line + "   ", err=True, nl=False)
+            click.echo("\r" + redrawn(line), err=True, nl=False)
             self.drawn = True
         else:
             click.echo(line, err=True)
