@@ -84,12 +84,17 @@ class JsonLinesProgress(Progress):
 
 
 class TerminalProgress(Progress):
-    """A progress line on stderr (redrawn on a terminal, ten lines otherwise), and the
-    top of the standings every `every` games (0: a tenth of leagues over 50 games), with
-    the line of the bot `watch` added under it when it is not in the top."""
+    """A progress line on stderr (redrawn on a terminal; otherwise a line every tenth of
+    the games, and at least one a minute), and the top of the standings every `every`
+    games (0: a tenth of leagues over 50 games), with the line of the bot `watch` added
+    under it when it is not in the top."""
 
     TOP = 5
     """The bots the table of the standings shows."""
+
+    LINE_SECONDS = 60.0
+    """The longest time between two lines when stderr is no terminal (a log): a league
+    of a day wrote one every 2.4 hours, and its log could not tell it from a hung one."""
 
     def __init__(self, every: int, store: Store, watch: str | None = None) -> None:
         self.every = every
@@ -99,6 +104,7 @@ class TerminalProgress(Progress):
         self.first = 0
         self.tty = sys.stderr.isatty()
         self.line_every = 1
+        self.last_line = self.start
 
     def message(self, text: str) -> None:
         click.echo(printable(text), err=True)
@@ -108,13 +114,14 @@ class TerminalProgress(Progress):
         self.line_every = max(1, todo // 10)  # progress lines when stderr is no terminal
         if self.every == 0 and todo > 50:  # small leagues: the final table is enough
             self.every = max(10, todo // 10)
-        self.start = time.monotonic()
+        self.start = self.last_line = time.monotonic()
         click.echo(f"schedule: {note}", err=True)
         if self.first:
             click.echo(f"resuming: {self.first} of {total} games already played", err=True)
 
     def game(self, result: GameResult | None, game: ScheduledGame, done: int, total: int) -> None:
-        elapsed = time.monotonic() - self.start
+        now = time.monotonic()
+        elapsed = now - self.start
         rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
         line = (
             f"[{done:>{len(str(total))}}/{total}] {done / total:6.1%}  {rate:6.1f} games/s"
@@ -122,8 +129,13 @@ class TerminalProgress(Progress):
         )
         if self.tty:
             click.echo("\r" + redrawn(line), err=True, nl=False)
-        elif done == total or (done - self.first) % self.line_every == 0:
+        elif (
+            done == total
+            or (done - self.first) % self.line_every == 0
+            or now - self.last_line >= self.LINE_SECONDS
+        ):
             click.echo(line, err=True)
+            self.last_line = now
         if self.every and (done - self.first) % self.every == 0 and done < total:
             self._top()
 
