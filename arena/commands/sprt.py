@@ -149,7 +149,9 @@ def sprt(
     a bound (H1 or H0 accepted) or at --max-games (inconclusive).
 
     Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
-    same command resumes (a store of another test is refused).
+    same command resumes (a store of another test is refused). The exit status is 0
+    whatever the verdict: a script reads it from --json ("verdict": "H1", "H0" or
+    "inconclusive").
     """
     from arena.bots import BuildSettings, check_log_dir, check_out_of_reach, load_bot
     from arena.referee import RunSettings

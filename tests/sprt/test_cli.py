@@ -80,6 +80,8 @@ def test_the_help_says_how_to_use_it() -> None:
     assert "Test whether bot NEW is stronger than bot OLD." in out
     for option in ("--field BOT [BOT ...]", "--elo0", "--elo1", "--max-games", "--json", "-j"):
         assert option in out
+    # 0 whatever the verdict: a script that takes 0 for H1 must be told otherwise.
+    assert "exit status is 0 whatever the verdict" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("command", ["standings", "report"])
