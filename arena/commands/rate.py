@@ -126,11 +126,14 @@ _RATING_OPTIONS = [
         "JSON's bootstrap.fisher_instead say why.",
     ),
     click.option(
+        "--bootstrap-seed",
         "--seed",
+        "seed",
         type=click.IntRange(min=0),
         default=0,
         show_default=True,
-        help="Seed of the bootstrap.",
+        help="Seed of the --bootstrap resamples (no deal's: the --seed of match, league and"
+        " sprt deals cards; --seed is kept here as this option's former name).",
     ),
     click.option(
         "--no-intervals",
@@ -188,9 +191,13 @@ def print_standings(
 
     sequential = options["sequential"]
     if sequential:
-        for name in ("prior", "bootstrap", "seed"):
+        for name, option in (
+            ("prior", "--prior"),
+            ("bootstrap", "--bootstrap"),
+            ("seed", "--bootstrap-seed"),
+        ):
             if _given(ctx, name):
-                raise click.UsageError(f"--{name} applies to the fit, not to --sequential")
+                raise click.UsageError(f"{option} applies to the fit, not to --sequential")
     elif _given(ctx, "k_factor"):
         raise click.UsageError("--k-factor applies only with --sequential")
     if options["anchor"] is not None and _given(ctx, "mean"):

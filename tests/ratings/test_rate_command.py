@@ -128,6 +128,9 @@ def test_bootstrap_is_seeded(tmp_path: Path) -> None:
     c = run(str(games), "-f", "json", "--bootstrap", "40", "--seed", "2").stdout
     assert a == b
     assert a != c
+    # The name that says which seed it is (match, league and sprt's --seed deals cards),
+    # and --seed, its former name, the same option.
+    assert run(str(games), "-f", "json", "--bootstrap", "40", "--bootstrap-seed", "1").stdout == a
     doc = json.loads(a)
     assert doc["intervals"] == "bootstrap"
     assert doc["bootstrap"] == {
