@@ -78,3 +78,23 @@ def test_no_command_listed_in_a_help_has_its_summary_cut_short() -> None:
             if line.endswith("...")
         ]
     assert cut == []
+
+
+def test_every_option_a_help_names_is_one_of_its_command() -> None:
+    """An option named in a command's help is one it has, or is named with its own
+    command (`arena match --replays`): check-bot's --tc said that --grace-ms, --bank-ms
+    and --increment-ms could not be given with it, options check-bot does not have."""
+    ctx = click.Context(main)
+    strangers = []
+    for where, command in commands(main, ctx, "arena"):
+        own = {"--help"}
+        texts = [command.help or ""]
+        for param in command.params:
+            if isinstance(param, click.Option):
+                own.update(param.opts + param.secondary_opts)
+                texts.append(param.help or "")
+        for text in texts:
+            for found in re.finditer(r"(arena [a-z-]+ )?(--[a-z][a-z0-9-]*)", text):
+                if found[1] is None and found[2] not in own:
+                    strangers.append(f"{where}: {found[2]}")
+    assert strangers == []

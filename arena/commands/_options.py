@@ -206,7 +206,20 @@ tc_option = click.option(
     " added after each decision), or both joined by a comma. An option it sets"
     " (--decision-ms, --grace-ms, --bank-ms, --increment-ms) cannot be given too.",
 )
-"""The --tc option (part of `run_options`; check-bot adds it alone)."""
+"""The --tc option (part of `run_options`; check-bot has `check_tc_option`)."""
+
+check_tc_option = click.option(
+    "--tc",
+    type=TimeControlType(),
+    default=None,
+    metavar="TC",
+    help="Clocks of every game in short, in ms: DECISION[+GRACE] (1000+50: 1,000 ms a"
+    " decision, 50 ms grace), bank:BANK[+INCREMENT] (bank:60000+100: a 60,000 ms bank per"
+    " game, 100 ms added after each decision), or both joined by a comma; --decision-ms"
+    " cannot be given with a DECISION. The checks of a time bank play theirs all the same.",
+)
+"""check-bot's --tc: as `tc_option`, whose grace, bank and increment have no options of
+their own in check-bot (its help named --grace-ms, --bank-ms and --increment-ms)."""
 
 _RUN_OPTIONS = [
     tc_option,

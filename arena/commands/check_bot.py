@@ -25,12 +25,12 @@ from arena.commands._options import (
     build_limits,
     build_options,
     build_wrap,
+    check_tc_option,
     ms,
     sandbox_mode,
     sandbox_option,
     setting_option,
     size,
-    tc_option,
 )
 from arena.commands._stopping import run_stoppable
 from arena.referee import Clocks
@@ -66,7 +66,7 @@ def _shell_warning(words: list[str]) -> Check:
 
 @click.command("check-bot", context_settings={"ignore_unknown_options": False})
 @click.argument("command", nargs=-1, required=True)
-@tc_option
+@check_tc_option
 @setting_option(Clocks, "--decision-ms", type=ms(1))
 @setting_option(Clocks, "--startup-ms", type=ms(1))
 @setting_option(Clocks, "--exit-grace-ms", type=ms(0))
