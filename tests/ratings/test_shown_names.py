@@ -238,3 +238,25 @@ def test_check_bot_shows_a_bots_override_escaped(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "\u202e" not in result.output
     assert "FAIL \\u202eSSAP" in result.output
+
+
+@pytest.mark.parametrize("matrix", [False, True])
+def test_a_name_in_a_wide_script_keeps_its_row_in_line(tmp_path: Path, matrix: bool) -> None:
+    """`arena rate` on a CSV of anyone's names: tabulate counted 机器人 as three columns,
+    where a terminal gives it six, and the rest of that row stood three columns right of
+    the others'. Every line of a table now takes the same columns on the screen."""
+    from arena._text import display_width
+
+    games = tmp_path / "games.csv"
+    games.write_text(
+        "game,player,place\n1,机器人,1\n1,bob,2\n2,bob,1\n2,机器人,2\n3,Ωmega,1\n3,bob,2\n"
+    )
+    args = ["rate", str(games), "-f", "grid"] + (["--matrix"] if matrix else [])
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    table = result.stdout.split("\n\n")[0].splitlines()
+    assert any("机器人" in line for line in table)
+    assert len({display_width(line) for line in table}) == 1, table
+    assert display_width("机器人") == 6
+    assert display_width("Ωmega") == 5
+    assert display_width("e\u0301") == 1  # a combining accent takes no column
