@@ -704,6 +704,10 @@ def report(command: Sequence[str], checks: Sequence[Check]) -> list[str]:
         lines.append(f"result: {failed} of {len(checks)} checks failed: the bot does not conform")
     else:
         lines.append(f"result: all {len(checks)} checks passed")
+    if any(c.section and (not c.ok or c.warning) for c in checks):
+        # Installed from a wheel, arena's SPEC.md is in its protocol package, not in a
+        # protocol/ folder the author can see.
+        lines.append(f"protocol/SPEC.md is here: {Path(protocol.__file__).parent / 'SPEC.md'}")
     return lines
 
 

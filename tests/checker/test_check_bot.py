@@ -60,6 +60,7 @@ def test_a_conforming_bot_passes_every_check(tmp_path: Path) -> None:
     assert "PASS  bye: exited with status 0" in out
     assert "PASS  end of stdin: exited " in out
     assert f"result: all {games + 4} checks passed" in out
+    assert "SPEC.md is here" not in out
 
 
 def test_a_bot_that_does_not_exit_at_the_end_of_its_stdin_fails(tmp_path: Path) -> None:
@@ -70,6 +71,8 @@ def test_a_bot_that_does_not_exit_at_the_end_of_its_stdin_fails(tmp_path: Path) 
     assert "PASS  bye: exited with status 0" in out
     assert "FAIL  end of stdin: still running 500 ms after its stdin was closed" in out
     assert "see protocol/SPEC.md §3.6, §4.4" in out
+    # Where that is, for an author whose arena came as a wheel, with no protocol/ folder.
+    assert out.rstrip().endswith(f"protocol/SPEC.md is here: {SPEC}")
 
 
 @pytest.mark.parametrize(
