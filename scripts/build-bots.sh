@@ -12,6 +12,10 @@ needs() {
         example_bots/rust/ | example_bots/yardstick/) command -v cargo ;;
         example_bots/java/) command -v javac && command -v mvn ;;
         example_bots/js/) command -v npm ;;
+        # The C kit needs the msgpack-c headers (libmsgpack-dev) too: probed as its build.sh
+        # does, so that without them the kit is skipped rather than the whole script stopped.
+        example_bots/c/) command -v "${CC:-cc}" && command -v make && printf '#include <msgpack.h>\n' |
+            "${CC:-cc}" $(pkg-config --cflags msgpack-c 2>/dev/null || pkg-config --cflags msgpack 2>/dev/null || true) -E -x c - ;;
         *) true ;;
     esac
 }
