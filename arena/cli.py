@@ -9,10 +9,12 @@ from __future__ import annotations
 import contextlib
 import difflib
 import importlib
+import importlib.util
 import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -56,6 +58,13 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
 
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Where a bot author finds the protocol, the rules and the Python starter kit,
+        also when arena came as a wheel and there is no repository to look in."""
+        if (where := _for_authors()) is not None:
+            formatter.write_paragraph()
+            formatter.write_text(f"For bot authors, {where}")
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """The group's own options: `arena --help > /dev/full` says so in one line."""
         try:
@@ -87,6 +96,21 @@ class _Group(click.Group):
             if ours is None or rest is not None:
                 raise
             _fail(_first(ours), _first(ours).exit_status, _notes(group, _first(ours)))
+
+
+def _for_authors() -> str | None:
+    """The files a bot author needs, as installed with arena: the protocol package's
+    folder (SPEC.md, RULES.md, vectors/) and the Python kit (in a wheel, the package's
+    kits/python; in the repository, example_bots/python). Found without importing."""
+    spec = importlib.util.find_spec("protocol")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(spec.submodule_search_locations[0])
+    text = f"in {folder}: the protocol (SPEC.md), the rules (RULES.md) and test frames (vectors/)."
+    for kit in (folder / "kits" / "python", folder.parent / "example_bots" / "python"):
+        if kit.is_dir():
+            return f"{text} A Python starter kit: {kit}."
+    return text
 
 
 def _os_failure(err: OSError) -> NoReturn:
