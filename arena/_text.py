@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 
 _FORMAT = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -74,32 +73,3 @@ def printable_json(text: str) -> str:
     strings JSON text holds only spaces, newlines and ASCII, so every such character is
     in a string.)"""
     return _UNESCAPED_BY_JSON.sub(lambda m: json.dumps(m.group())[1:-1], text)
-
-
-def display_width(text: str) -> int:
-    """The columns `text` takes on a terminal: two for a wide or full-width character
-    (East Asian, as `機`), none for a combining one, one for any other."""
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
-        for c in text
-    )
-
-
-class _Widths:
-    """What tabulate asks of the `wcwidth` package, which arena does without."""
-
-    @staticmethod
-    def wcswidth(text: str) -> int:
-        return display_width(text)
-
-
-def wide_tables() -> None:
-    """Have tabulate align columns by `display_width`, not by characters: a name in a
-    wide script took twice the columns its length counted, and pushed the rest of its
-    row out of line (`arena rate` on a CSV of anyone's names). Left as it is where the
-    `wcwidth` package is installed: tabulate uses that."""
-    import tabulate
-
-    if tabulate.wcwidth is None:  # type: ignore[attr-defined]
-        tabulate.wcwidth = _Widths  # type: ignore[attr-defined]
-        tabulate.WIDE_CHARS_MODE = True

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import tabulate as _tabulate
 
-from arena._text import printable_json, printable_name, wide_tables
+from arena._text import printable_json, printable_name
 from arena.records import FAULT_CAUSES as FAULT_CAUSES  # re-exported: the tables' order
 from arena.records import GameRecord as GameRecord
 from arena.records import ResultColumns as ResultColumns
@@ -40,9 +40,6 @@ _PIPE_ESCAPES = {
 }
 """Markup formats whose cells `|` separates, and how each writes a `|` in a name
 (`tabulate` leaves it as it is, and the name then splits its row)."""
-
-
-wide_tables()  # a name in a wide script (CJK) keeps its row in line
 
 
 def output_formats() -> list[str]:

@@ -244,8 +244,9 @@ def test_check_bot_shows_a_bots_override_escaped(tmp_path: Path) -> None:
 def test_a_name_in_a_wide_script_keeps_its_row_in_line(tmp_path: Path, matrix: bool) -> None:
     """`arena rate` on a CSV of anyone's names: tabulate counted 机器人 as three columns,
     where a terminal gives it six, and the rest of that row stood three columns right of
-    the others'. Every line of a table now takes the same columns on the screen."""
-    from arena._text import display_width
+    the others'. Every line of a table now takes the same columns on the screen (tabulate
+    measures by the `wcwidth` package, which its `widechars` extra brings)."""
+    from wcwidth import wcswidth as display_width
 
     games = tmp_path / "games.csv"
     games.write_text(
