@@ -126,7 +126,7 @@ def _sandbox(opts: dict[str, Any], *, cluster: bool) -> str:
 
 
 @click.command()
-@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", required=False, type=click.Path(path_type=Path))
 @setting_option(league_config_class, "--bots", type=click.Path(file_okay=False, path_type=Path))
 @setting_option(league_config_class, "--store", type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(league_config_class, "--seed")
@@ -175,7 +175,8 @@ def _sandbox(opts: dict[str, Any], *, cluster: bool) -> str:
 def league(
     file: Path | None, mode: str, quiet: bool, every: int, watch: str | None, **opts: Any
 ) -> None:
-    """Run the league in FILE (TOML), or one given by --bots; resume where it stopped.
+    """Run the league in FILE (TOML), or of the bots in a folder (FILE a folder, or
+    --bots); resume where it stopped.
 
     Games already in the store are skipped, so running the same command again after
     an interruption plays only the rest. Every game's replay is kept in the store:
@@ -188,6 +189,10 @@ def league(
     from arena.league import check_before_store
     from arena.store import Store
 
+    if file is not None and file.is_dir():  # `arena league bots/`: the bots' folder
+        if opts.get("bots") is not None:
+            raise click.UsageError(f"{file} is a folder: give it as FILE or as --bots, not both")
+        file, opts["bots"] = None, file
     config = _league_config(file, opts)
     if quiet:
         mode = "quiet"

@@ -87,6 +87,24 @@ def four_bots(root: Path) -> None:
         random_bot(root, name)
 
 
+def test_a_folder_given_as_the_league_file_is_the_bots_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena league bots/`, as an organiser points arena at a folder of submissions: it
+    was refused ("File 'bots' is a directory"), and only `--bots bots/` played."""
+    for name in ("ann", "bob"):
+        make_bot(tmp_path, name)
+    monkeypatch.chdir(tmp_path)
+    args = ["--table-size", "2", "--games-per-table", "2", "--sandbox", "none", "-q"]
+    code, out, err = run_cli("league", "bots", *args)
+    assert code == 0, err
+    assert len(results(tmp_path / "league.sqlite")) == 2
+    assert {"ann", "bob"} <= set(out.split())
+    code, _, err = run_cli("league", "bots", "--bots", "bots", *args)
+    assert code == 2
+    assert "bots is a folder: give it as FILE or as --bots, not both" in err
+
+
 def test_league_plays_every_game_once_and_prints_standings(tmp_path: Path) -> None:
     four_bots(tmp_path)
     code, out, err = run_cli("league", str(league_file(tmp_path)), "--progress", "quiet")
