@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -195,12 +196,17 @@ def make_whole(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
     that connecting makes first, which is refused as not a store. At most a stray
     ``.NAME.PID.new`` stays beside it. A write-ahead log or journal left under the
     name (``NAME-wal``, of a store removed without it) is refused, as SQLite would
-    apply it to the new store. Raises `StoreError`, naming `path`.
+    apply it to the new store; an empty one, which holds nothing to apply (the log a
+    reader such as `arena standings` leaves), is removed. Raises `StoreError`, naming
+    `path`.
     """
     if path.exists():
         return
     for end in ("-wal", "-journal"):
         orphan = path.with_name(path.name + end)
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG((info := os.lstat(orphan)).st_mode) and info.st_size == 0:
+                orphan.unlink()
         if os.path.lexists(orphan):
             # SQLite takes a log or journal by its name: it would apply this one, of a
             # store that is gone, to the new store, and damage it (or bring back part of

@@ -568,6 +568,28 @@ def test_a_new_store_beside_the_log_of_a_removed_one_is_refused(tmp_path: Path) 
     assert len(results(store)) == 4 * 30
 
 
+def test_a_new_store_beside_the_empty_log_a_reader_left_is_made(tmp_path: Path) -> None:
+    """`arena standings` (any reader) leaves an empty store.sqlite-wal beside a finished
+    store: a read-only connection makes it and cannot remove it. An organiser who then
+    removed the store to start again was refused as for a killed league's log, which an
+    empty one is not: it holds nothing SQLite could apply. It is removed."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, games_per_table=3, table_size=4, duplicate=False)
+    store = tmp_path / "league.sqlite"
+    wal = tmp_path / "league.sqlite-wal"
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code == 0, err
+    assert not wal.exists()
+    code, _, err = run_cli("standings", str(store))
+    assert code == 0, err
+    assert wal.exists()
+    assert wal.stat().st_size == 0
+    store.unlink()
+    code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")
+    assert code == 0, err
+    assert len(results(store)) == 3
+
+
 def running_with(text: str) -> list[int]:
     """Processes whose command line mentions `text` (zombies excluded)."""
     found = []
