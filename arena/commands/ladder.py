@@ -19,6 +19,10 @@ def ladder() -> None:
     """Run a ladder: bots submitted over HTTP, games that never end."""
 
 
+_SUBMITTED = ("max_upload_mb", "submissions_per_hour", "bots_per_author")
+"""The settings of the submissions taken (`serve`'s options only)."""
+
+
 def _settings(store: Path, opts: dict[str, Any]) -> Any:
     from arena.cluster._bundles import UploadCaps
     from arena.ladder import LadderSettings
@@ -31,7 +35,7 @@ def _settings(store: Path, opts: dict[str, Any]) -> Any:
         fault_limit=opts["fault_limit"],
         build_timeout=opts["build_timeout"],
         caps=caps,
-        **{key: opts[key] for key in ("max_upload_mb", "submissions_per_hour") if key in opts},
+        **{key: opts[key] for key in _SUBMITTED if key in opts},
         top=opts.get("top") or 10,
         cluster=opts.get("cluster"),
         cluster_retry=opts.get("cluster_retry") or 30.0,
@@ -93,6 +97,9 @@ _SUBMISSION_OPTIONS = [
     click.option(
         "--submissions-per-hour", type=click.IntRange(1), default=6, show_default=True,
         help="Submissions an author may send in any hour.",
+    ),
+    setting_option(
+        _ladder_settings, "--bots-per-author", type=click.IntRange(0), default=1
     ),
 ]  # fmt: skip
 """Options of the submissions taken: `arena ladder serve`'s only (a settling ladder

@@ -310,15 +310,27 @@ class LadderDB:
             ).fetchone()
         return int(row[0])
 
-    def add_submission(self, author: str, name: str, digest: str) -> Submission:
+    def add_submission(
+        self, author: str, name: str, digest: str, bots_per_author: int = 0
+    ) -> Submission:
         """Record a new submission of `name` by `author` ("received"): the name's next
         version, the name taken for `author` if nobody has it. InputError if another
-        author owns the name (checked again here, in the transaction)."""
+        author owns the name (checked again here, in the transaction), or if `name` is
+        a new one and `author` has `bots_per_author` bots in play already (0: any
+        number; see `in_play`). A new version of a bot in play is always taken (an
+        author over a limit lowered since keeps a way to go on)."""
         now = time.time()
         with self._write("cannot record the submission") as db:
             owner = db.execute("SELECT author FROM ladder_names WHERE name = ?", (name,)).fetchone()
             if owner is not None and owner[0] != author:
                 raise InputError(f"the name {name!r} belongs to another author")
+            others = self._in_play(db, author)
+            if bots_per_author and name not in others and len(others) >= bots_per_author:
+                raise InputError(
+                    f"author {author!r} has {len(others)} bot(s) in play already"
+                    f" ({', '.join(others)}), the most allowed (--bots-per-author"
+                    f" {bots_per_author}): submit a new version of one of them"
+                )
             if owner is None:
                 db.execute("INSERT INTO ladder_names(name, author) VALUES (?, ?)", (name, author))
             version = 1 + int(
@@ -337,6 +349,21 @@ class LadderDB:
         found = self.submission(sid)
         assert found is not None
         return found
+
+    def in_play(self, author: str) -> list[str]:
+        """The names of `author`'s bots that play or are about to (a version active,
+        or received, built or checked)."""
+        with self._guard("cannot read the submissions"):
+            return self._in_play(self._db, author)
+
+    @staticmethod
+    def _in_play(db: sqlite3.Connection, author: str) -> list[str]:
+        rows = db.execute(
+            "SELECT DISTINCT name FROM ladder_submissions WHERE author = ? AND state IN"
+            " ('received', 'building', 'checking', 'active') ORDER BY name",
+            (author,),
+        ).fetchall()
+        return [str(row[0]) for row in rows]
 
     def set_state(
         self, sid: str, state: str, reason: str | None = None, output: str | None = None

@@ -60,6 +60,15 @@ class LadderSettings:
     caps: UploadCaps = UploadCaps()  # noqa: RUF009 (frozen)
     max_upload_mb: float = 16.0
     submissions_per_hour: int = 6
+    bots_per_author: int = dataclasses.field(
+        default=1,
+        metadata=about(
+            "Bots (names) an author may have in play at once (0: any number). A new"
+            " version of one of them replaces it; a new name past the limit is refused."
+            " One bot can recognise another at its table by how it plays and throw its"
+            " games to it: one bot per author leaves that to authors who collude."
+        ),
+    )
     top: int = 10
     """The places that matter most (the table choice weighs them up)."""
     cluster: str | None = None
@@ -651,7 +660,7 @@ def admit(settings: LadderSettings, db: LadderDB, author: str, judged: Judged) -
     """Record a judged upload as `author`'s submission ("received") and move its upload
     into place. InputError for a name of another author (the upload is dropped)."""
     try:
-        submission = db.add_submission(author, judged.name, judged.digest)
+        submission = db.add_submission(author, judged.name, judged.digest, settings.bots_per_author)
     except BaseException:
         judged.kept.unlink(missing_ok=True)
         raise
