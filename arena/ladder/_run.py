@@ -542,7 +542,8 @@ class Ladder:
                 continue
             rotated = seats[r:] + seats[:r]
             deal = seed if duplicate else deal_of(self.seed, number, r)
-            played = await player(Play(game_id, rotated, deal, group))
+            shown = blind(self.seed, number, r, k)
+            played = await player(Play(game_id, rotated, deal, group, shown))
             self._record(number * 6 + r, group, played)
 
     def _record(self, index: int, group: str | None, played: Played) -> None:
@@ -615,6 +616,23 @@ def deal_of(secret: str, table: int, rotation: int) -> int:
     of its own, from the ladder's secret seed (a table begun before a kill is finished
     with the same deals)."""
     return keyed_seed(secret, "ladder-game", table, rotation)
+
+
+def blind(secret: str, table: int, rotation: int, k: int) -> tuple[str, tuple[str, ...]]:
+    """The game id and the seats' names the bots of a game see (SPEC §5.2), as in an
+    SPRT: made up afresh for every game from the ladder's secret seed, so that a bot
+    cannot tell who sits at its table (a sibling to throw its games to, a strong bot to
+    crash against) nor follow a bot from game to game; results and replays keep the real
+    ones. A table begun before a kill is finished under the same made-up names."""
+    game = f"g{keyed_seed(secret, 'ladder-game-id', table, rotation):016x}"[:13]
+    names: list[str] = []
+    draw = 0
+    while len(names) < k:
+        name = f"bot-{keyed_seed(secret, 'ladder-names', table, rotation, draw) & 0xFFFFFF:06x}"
+        draw += 1
+        if name not in names:
+            names.append(name)
+    return game, tuple(names)
 
 
 def _read(path: Path) -> str:

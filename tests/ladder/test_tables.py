@@ -194,6 +194,35 @@ async def test_a_table_deals_each_game_afresh_unless_duplicate_deals_are_asked_f
     )
 
 
+async def test_the_bots_of_a_table_see_made_up_names_not_who_sits_there(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]],
+) -> None:
+    """SPEC §5.2: a ladder's bots see, as an SPRT's, a made-up game id and made-up names,
+    drawn afresh for every game. With the real names an author's bot recognised its
+    sibling by name and threw its games to it (a real ladder at tables of 2: 63 of 80
+    games lost to the sibling, which rose 40 Elo above an identical copy of itself by
+    another author), and a bot could single out an opponent to crash or stall against."""
+    with ladder(1) as playing:
+        playing.settling = 2
+        playing.budget = playing.games_played + 6
+        with trio.fail_after(60):
+            await playing.play()
+    assert len(PLAYED) == 6
+    seen: list[str] = []
+    for play in PLAYED:
+        assert play.shown is not None
+        game_id, names = play.shown
+        assert game_id != play.game_id
+        assert play.game_id.split("-")[0][1:] not in game_id
+        assert len(set(names)) == len(names) == len(play.seats)
+        assert not any(real in name for name in names for real in playing.active())
+        assert (game_id, names) == _run.blind(
+            playing.seed, int(play.game_id[1:7]), int(play.game_id[-1]), len(play.seats)
+        )  # (a table finished after a restart shows the names it began with)
+        seen += names
+    assert len(set(seen)) == len(seen)  # nothing follows a bot from game to game
+
+
 async def test_a_table_begun_before_a_restart_is_finished_as_it_was_begun(
     ladder: Callable[..., contextlib.AbstractContextManager[Ladder]],
 ) -> None:
