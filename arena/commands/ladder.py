@@ -213,3 +213,18 @@ def author_revoke(name: str, store: Path) -> None:
     with LadderDB.open(store) as db:
         db.revoke_author(name)
     click.echo(f"revoked {name}", err=True)
+
+
+@ladder.command(short_help="Take a bot out of play (its games kept).")
+@click.argument("name")
+@_STORE
+def withdraw(name: str, store: Path) -> None:
+    """Retire the active version of bot NAME in STORE, also while the server runs (after
+    the table in play) or settles: it plays no more and, as any retired version, its
+    games count only as the order of the active versions in them. Its author may still
+    send a new version: revoke the author first to keep the bot out."""
+    from arena.ladder import LadderDB
+
+    with LadderDB.open(store) as db:
+        withdrawn = db.withdraw(name)
+    click.echo(f"withdrew {withdrawn.bot} (author {withdrawn.author})", err=True)

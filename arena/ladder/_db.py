@@ -400,6 +400,38 @@ class LadderDB:
             )
         return [_submission(row) for row in rows]
 
+    def withdraw(self, name: str, reason: str = "withdrawn by the organiser") -> Submission:
+        """Retire the active version of bot `name` (`arena ladder withdraw`): it keeps its
+        games, as any retired version, and plays no more (a running ladder sees it after
+        the table in play: `active_bots`). Its status among the store's bots is set in
+        the same transaction (the store is held by a running ladder, and `arena
+        standings` reads the active versions from it). InputError if no version of it
+        is active."""
+        with self._write(f"cannot withdraw {name}") as db:
+            row = db.execute(
+                f"SELECT {_COLUMNS} FROM ladder_submissions WHERE name = ? AND state = 'active'",
+                (name,),
+            ).fetchone()
+            if row is None:
+                raise InputError(f"no version of bot {name!r} is active in {self.path}")
+            db.execute(
+                "UPDATE ladder_submissions SET state = 'retired', updated = ?, reason = ?"
+                " WHERE id = ?",
+                (time.time(), reason, row[0]),
+            )
+            db.execute(
+                "UPDATE bots SET status = 'retired', note = ? WHERE name = ?", (reason, row[4])
+            )
+        return _submission(row)
+
+    def active_bots(self) -> set[str]:
+        """The active versions' names (a cheap read, after every table)."""
+        with self._guard("cannot read the submissions"):
+            rows = self._db.execute(
+                "SELECT bot FROM ladder_submissions WHERE state = 'active'"
+            ).fetchall()
+        return {str(row[0]) for row in rows}
+
     def submission(self, sid: str) -> Submission | None:
         with self._guard("cannot read the submissions"):
             row = self._db.execute(

@@ -486,8 +486,18 @@ class Ladder:
                 self._claimed.pop(number, None)
                 if any(_game_id(number, r) not in self._done for r in range(len(seats))):
                     self._pending.append(table)  # stopped midway: finished when play goes on
+            self._follow()
             await self._refit(now=self.settling is not None)
             self._check_settled()
+
+    def _follow(self) -> None:
+        """Follow a version retired from outside (`arena ladder withdraw`, in another
+        process): it stops playing after the table in play, its games kept."""
+        gone = set(self._active) - self.db.active_bots()
+        if gone:
+            for name in sorted(gone):
+                self.say(f"{self._active[name].id}: {name} withdrawn")
+            self._load_active()
 
     def _next_table(self, k: int, names: set[str]) -> tuple[int, tuple[str, ...], int] | None:
         """A table begun and not finished (a killed ladder's), else a new one."""

@@ -119,3 +119,30 @@ def test_an_author_over_a_limit_lowered_since_may_still_send_new_versions(
         assert db.add_submission("alice", "feeder", "d2", bots_per_author=1).bot == "feeder.v2"
         with pytest.raises(InputError, match="2 bot"):
             db.add_submission("alice", "third", "d3", bots_per_author=1)
+
+
+def test_the_organiser_withdraws_a_bot_and_the_standings_leave_it_out(tmp_path: Path) -> None:
+    """`arena ladder withdraw NAME STORE`, also while a ladder holds the store: the
+    active version retired, its games kept (`--all-versions` rates it), the standings
+    of the active versions without it."""
+    from .helpers import arena
+    from .test_versions import submitted_ladder_store
+
+    store = str(submitted_ladder_store(tmp_path / "ladder.sqlite"))
+    before = arena("standings", store)
+    assert "c.v1" in before.stdout, before.stderr
+    from arena.store import Store
+
+    with Store.open(Path(store)):  # held, as by a running ladder
+        done = arena("ladder", "withdraw", "c", store)
+    assert done.returncode == 0, done.stderr
+    assert "withdrew c.v1 (author carol)" in done.stderr
+    assert "c.v1" not in arena("standings", store, check=True).stdout
+    assert "c.v1" in arena("standings", store, "--all-versions", check=True).stdout
+    with LadderDB.open(Path(store)) as db:
+        assert [(s.bot, s.state) for s in db.submissions() if s.name == "c"] == [
+            ("c.v1", "retired")
+        ]
+    again = arena("ladder", "withdraw", "c", store)
+    assert again.returncode == 2
+    assert "no version of bot 'c' is active" in again.stderr

@@ -223,6 +223,29 @@ async def test_the_bots_of_a_table_see_made_up_names_not_who_sits_there(
     assert len(set(seen)) == len(seen)  # nothing follows a bot from game to game
 
 
+async def test_a_bot_withdrawn_from_outside_stops_playing_after_its_table(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]],
+) -> None:
+    """`arena ladder withdraw` (another process) retires an active version while the
+    ladder plays: it plays no table chosen after the one in play, and its status in the
+    store is "retired" (so `arena standings` leaves it out). There was no way to take a
+    bot out of play, one that colluded say, but by hand in the store."""
+    with ladder(1) as playing:
+        playing.settling = 2
+        playing.budget = playing.games_played + 8
+        with LadderDB.open(playing.settings.store) as other:
+            assert other.withdraw("c").bot == "c.v1"
+        with trio.fail_after(60):
+            await playing.play()
+        assert "c.v1" not in playing.active()
+        assert playing.store.bot_statuses()["c.v1"] == "retired"
+    tables: dict[str, tuple[str, ...]] = {}
+    for play in PLAYED:
+        tables.setdefault(play.game_id.split("-")[0], play.seats)
+    assert len(tables) >= 2
+    assert all("c.v1" not in seats for seats in list(tables.values())[1:])
+
+
 async def test_a_table_begun_before_a_restart_is_finished_as_it_was_begun(
     ladder: Callable[..., contextlib.AbstractContextManager[Ladder]],
 ) -> None:
