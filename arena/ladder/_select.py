@@ -75,6 +75,9 @@ class Rated:
     """The fit's covariance of the log-strengths, rows as `index` says (None: unknown)."""
     index: Mapping[str, int] = dataclasses.field(default_factory=dict, compare=False, repr=False)
     """Each fitted bot's row of `covariance`."""
+    played: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Each bot's games among those fitted (a bot of none: absent), as `arena
+    standings` counts them: the games its rating rests on."""
 
     def separated(self, top: int | None = None) -> bool:
         """Whether every pair of neighbours (in the top `top` places) is separated at
@@ -97,7 +100,10 @@ def rate(
     theta: dict[str, float] = {}
     cov = None
     index: dict[str, int] = {}
+    played: dict[str, int] = {}
     if orders.games:
+        counts = np.bincount(np.asarray(orders.player), minlength=len(orders.players))
+        played = {name: int(n) for name, n in zip(orders.players, counts, strict=True) if n}
         fit = fit_plackett_luce(orders, start=start)
         errors = fit.standard_errors()
         cov = fit.covariance
@@ -120,7 +126,7 @@ def rate(
             los.append(_los(diff, var))
         else:
             los.append(0.5)
-    return Rated(ranking, elo, se, tuple(los), theta, orders.games, cov, index)
+    return Rated(ranking, elo, se, tuple(los), theta, orders.games, cov, index, played)
 
 
 def _los(diff: float, variance: float) -> float:

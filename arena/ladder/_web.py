@@ -238,7 +238,6 @@ class LadderSite:
         rows: list[dict[str, Any]] = []
         if rated is None:
             return rows
-        games = await self.reads.shared("games by bot", self.pages.games_by_bot)
         for rank, name in enumerate(rated.ranking, 1):
             submission = active.get(name)
             if submission is None:
@@ -253,7 +252,7 @@ class LadderSite:
                     "version": submission.version,
                     "elo": round(rated.elo[name], 1),
                     "plus_minus": None if se == float("inf") else round(1.96 * se, 1),
-                    "games": games.get(name, 0),
+                    "games": rated.played.get(name, 0),
                     "age_s": round(time.time() - (submission.activated or submission.received)),
                 }
             )

@@ -9,6 +9,7 @@ a fit at 20,000 games)."""
 from __future__ import annotations
 
 import functools
+import json
 import threading
 import types
 from pathlib import Path
@@ -22,10 +23,11 @@ from arena.ladder._web import make_ladder_app
 from arena.ratings import FinishingOrders
 from arena.store import Store
 
+from .helpers import arena
 from .test_versions import GAMES, in_process, submitted_ladder_store
 
-READS = ("games_by_bot", "latest_games_of", "result_columns", "seat_rows_of")
-"""The store's reads the pages make."""
+READS = ("latest_games_of", "result_columns", "seat_rows_of")
+"""The store's reads the pages make (the games beside each rating come with the fit)."""
 
 
 @pytest.fixture
@@ -137,3 +139,45 @@ async def test_a_refit_begun_before_the_versions_changed_is_dropped(
             ladder._rate()
             release.set()
         assert set(ladder.rated.ranking) == {"a.v2", "b.v1"}
+
+
+@pytest.fixture
+def paired_with_retired(tmp_path: Path) -> Path:
+    """`store`'s games and four more of b.v1 against the retired a.v1 alone."""
+    from .test_versions import finished
+
+    store = submitted_ladder_store(tmp_path / "ladder.sqlite")
+    with Store.open(store) as writing:
+        for index, seed in enumerate(range(5, 9), start=10):
+            writing.record_game(
+                finished(f"h{index}", seed, ("b.v1", "a.v1")),
+                index=index, group=None, started_at=1.0, finished_at=2.0,
+            )  # fmt: skip
+    return store
+
+
+async def test_the_ladder_counts_the_games_its_ratings_rest_on_as_arena_standings_does(
+    paired_with_retired: Path,
+) -> None:
+    """Beside each rating, the games it rests on: those `arena standings` counts. A game
+    whose only other player is a retired version rates nothing (the order of the active
+    versions in it is of one bot), yet the page counted every game: on a real ladder
+    at tables of 2, 1,764 games beside a ± that rested on 894, once the bot's most
+    frequent opponent was replaced."""
+    from arena.ladder._select import rate_active
+
+    store = paired_with_retired
+    with LadderDB.open(store) as db, Store.open(store, readonly=True) as pages:
+        active = {s.bot: s for s in db.submissions("active")}
+        rated, games = rate_active(pages.result_columns(), set(active))
+        ladder = types.SimpleNamespace(
+            settings=LadderSettings(store=store), db=db, rated=rated,
+            active=lambda: active, games_played=games,
+        )  # fmt: skip
+        app = make_ladder_app(ladder, lambda *_: None, pages)  # type: ignore[arg-type]
+        async with in_process(app) as client:
+            shown = (await client.get("/api/ladder")).json()["ladder"]
+    printed = arena("standings", str(store), "--format", "json", check=True)
+    counted = {row["bot"]: row["games"] for row in json.loads(printed.stdout)["rows"]}
+    assert counted == {"a.v2": 1, "b.v1": 2, "c.v1": 2}
+    assert {row["bot"]: row["games"] for row in shown} == counted
