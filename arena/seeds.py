@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 
 from arena.errors import ConfigError
+from arena.rules import keyed_seed
 
 SECRET_BYTES = 16
 """Bytes of a drawn secret (128 bits), written as 32 hex digits."""
@@ -40,3 +41,18 @@ def seed_key(seed: int | str) -> str:
 def is_drawn(seed: str) -> bool:
     """True for a seed that looks drawn by `new_secret` (32 hex digits)."""
     return len(seed) == 2 * SECRET_BYTES and all(c in "0123456789abcdef" for c in seed)
+
+
+def made_up_names(secret: str, purpose: str, count: int, *at: int | str) -> tuple[str, ...]:
+    """`count` distinct names (`bot-` and six hex digits) for the seats of a game, which
+    its bots see instead of the real ones (SPEC §5.2: an SPRT's and a ladder's), drawn
+    from `secret` under `purpose` for the game at `at`: nobody without the secret can
+    tell who sits where, nor follow a bot from game to game."""
+    names: list[str] = []
+    draw = 0
+    while len(names) < count:
+        name = f"bot-{keyed_seed(secret, purpose, *at, draw) & 0xFFFFFF:06x}"
+        draw += 1
+        if name not in names:
+            names.append(name)
+    return tuple(names)

@@ -90,8 +90,8 @@ def test_the_python_bot_helper_imports_little() -> None:
 FLOORS = [
     ["protocol", "arena", "arena.errors", "arena._text", "arena._gc", "arena._memgroups",
      "arena._syscalls", "arena._declared", "arena._locks"],
-    ["arena.rules", "arena.seeds", "arena.ratings", "arena._seccomp"],
-    ["arena.records", "arena.schedule", "arena.sandbox"],
+    ["arena.rules", "arena.ratings", "arena._seccomp"],
+    ["arena.records", "arena.schedule", "arena.sandbox", "arena.seeds"],
     ["arena.bots"],
     ["arena.referee"],
     ["arena.replay", "arena.checker", "arena.messages", "arena.store"],

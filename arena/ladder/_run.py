@@ -37,6 +37,7 @@ from arena.referee import Clocks, RunSettings, Settings
 from arena.rules import GameConfig, keyed_seed
 from arena.runners import GameRunner, Player, runner_for
 from arena.sandbox import bwrap_wrap
+from arena.seeds import made_up_names
 from arena.store import Store
 
 OUTPUT_KEEP = 64 * 1024
@@ -635,14 +636,7 @@ def blind(secret: str, table: int, rotation: int, k: int) -> tuple[str, tuple[st
     crash against) nor follow a bot from game to game; results and replays keep the real
     ones. A table begun before a kill is finished under the same made-up names."""
     game = f"g{keyed_seed(secret, 'ladder-game-id', table, rotation):016x}"[:13]
-    names: list[str] = []
-    draw = 0
-    while len(names) < k:
-        name = f"bot-{keyed_seed(secret, 'ladder-names', table, rotation, draw) & 0xFFFFFF:06x}"
-        draw += 1
-        if name not in names:
-            names.append(name)
-    return game, tuple(names)
+    return game, made_up_names(secret, "ladder-names", k, table, rotation)
 
 
 def _read(path: Path) -> str:

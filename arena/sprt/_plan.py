@@ -34,6 +34,7 @@ import dataclasses
 from arena.errors import ConfigError
 from arena.rules import Rng, keyed_seed
 from arena.schedule import MAX_TABLE, MIN_TABLE
+from arena.seeds import made_up_names
 
 SIDES = ("a", "b")
 """The two games of a pair: "a" is NEW's (with NEW first when direct), "b" the other."""
@@ -140,11 +141,4 @@ class Plan:
 
     def _blind_names(self, index: int) -> tuple[str, ...]:
         """A distinct name per seat for pair `index`, drawn from the secret key."""
-        names: list[str] = []
-        draw = 0
-        while len(names) < self.table_size:
-            name = f"bot-{keyed_seed(self.key, 'sprt-names', index, draw) & 0xFFFFFF:06x}"
-            draw += 1
-            if name not in names:
-                names.append(name)
-        return tuple(names)
+        return made_up_names(self.key, "sprt-names", self.table_size, index)
