@@ -515,13 +515,10 @@ class Ladder:
         if self.rated is None:
             return None
         claimed = {name for seats in self._claimed.values() for name in seats}
-        waiting = {s.bot for s in self._active.values() if self._tables.get(s.bot, 0) < 3}
         rated = self.rated
         if claimed and len(names - claimed) >= k:  # tables at once share no bot
             rated = without(rated, claimed)
-        seats, why = choose_table(
-            rated, k, self._tables, self._rng, top=self._top(), waiting=waiting
-        )
+        seats, why = choose_table(rated, k, self._tables, self._rng, top=self._top())
         seats = tuple(self._rng.sample(seats, len(seats)))
         count = self.db.table_count()
         seed = keyed_seed(self.seed, "ladder-deal", count + 1)

@@ -15,9 +15,9 @@ A table is chosen so:
    in the current ranking that need games. Each pair counts 1 to 0.5 while it is not
    separated (LOS 50% to 95%), 0 once it is, plus a floor of a tenth of how far it
    is from sure, so that a separated pair still gets some games and its order stays
-   right; it is weighted up in the top `top` places and for bots whose authors are waiting (a
-   version in placement), with a little random jitter so that near-ties do not
-   replay one table. The candidates are every window of k neighbours and the table
+   right; it is weighted up in the top `top` places (an author waiting on a new
+   version is served by its placement, above), with a little random jitter so that
+   near-ties do not replay one table. The candidates are every window of k neighbours and the table
    that takes the heaviest pairs while they fit (`_pairs_table`: two stretches of
    the ranking, when its pairs need games more than a window's ends would); each is
    scored by how much its k games are expected to shrink the variance of each pair's
@@ -49,9 +49,6 @@ PLACEMENT_TABLES = 3
 
 TOP_WEIGHT = 3.0
 """How much more a pair of neighbours in the top places counts."""
-
-WAITING_WEIGHT = 2.0
-"""How much more a pair counts when an author waits on one of its bots."""
 
 SEPARATED = 0.95
 """The LOS at which two neighbours count as separated."""
@@ -142,7 +139,6 @@ def choose_table(
     rng: random.Random,
     *,
     top: int = 10,
-    waiting: Collection[str] = (),
 ) -> tuple[tuple[str, ...], str]:
     """The next table of `k` bots among `rated.ranking` and why (see the module
     docstring). `tables`: how many tables each bot has played (or has chosen)."""
@@ -159,13 +155,10 @@ def choose_table(
         )
     if n == k:
         return tuple(ranking), "the only table"
-    waits = set(waiting)
     weights = []
     for i in range(n - 1):
         need, floor = _unsettled(rated.los[i])
         weight = 1.0 + (TOP_WEIGHT if i < top - 1 else 0.0)
-        if ranking[i] in waits or ranking[i + 1] in waits:
-            weight *= WAITING_WEIGHT
         weights.append(weight * (need + floor))
     jittered = [w * (1.0 + 0.2 * rng.random()) for w in weights]
     chosen = _pairs_table(jittered, k)
@@ -243,16 +236,16 @@ def _gains(
 
 def _unsettled(los: float) -> tuple[float, float]:
     """How much a pair of neighbours still needs games: (its need: 1 at a LOS of 50%,
-    falling to a half just short of `SEPARATED`, 0 from it; a floor: a tenth of how
-    far it is from sure, 0.01 at 95%, 0 at 100%), both weighted alike (the top places,
-    an author waiting): a pair not separated counts more than a separated one of the
-    same weight, and the top keeps some games once separated (its order must stay
-    right; weighting the need alone let the top 3 drift: 1.0 to 3.9 times
-    round-robin's games in bench/ladder.py at 20 bots, against 0.45 to 0.77). The need
-    steps down at `SEPARATED` rather than falling to 0 there: the pairs just short of
-    separated, the last to settle, would count for almost nothing (with the scoring of
-    `_gains`, at 20 bots and tables of 6, a need falling to 0 took 0.55 of
-    round-robin's games to separate every pair in 20 runs, this one 0.40 in 60)."""
+    falling to a half just short of `SEPARATED`, 0 from it; a floor: a tenth of how far
+    it is from sure, 0.01 at 95%, 0 at 100%), both weighted alike (the top places): a
+    pair not separated counts more than a separated one of the same weight, and the top
+    keeps some games once separated (its order must stay right; weighting the need alone
+    let the top 3 drift: 1.0 to 3.9 times round-robin's games in bench/ladder.py at 20
+    bots, against 0.45 to 0.77). The need steps down at `SEPARATED` rather than falling
+    to 0 there: the pairs just short of separated, the last to settle, would count for
+    almost nothing (with the scoring of `_gains`, at 20 bots and tables of 6, a need
+    falling to 0 took 0.55 of round-robin's games to separate every pair in 20 runs,
+    this one 0.40 in 60)."""
     sure = max(los, 1.0 - los)
     slope = max(0.0, (SEPARATED - sure) / (SEPARATED - 0.5))
     return (0.5 + 0.5 * slope if sure < SEPARATED else 0.0), 0.1 * 2.0 * (1.0 - sure)
