@@ -196,27 +196,26 @@ class TimeControlType(click.ParamType[TimeControl]):
         return TimeControl(text, values)
 
 
-tc_option = click.option(
-    "--tc",
-    type=TimeControlType(),
-    default=None,
-    metavar="TC",
-    help="Clocks in short, in ms: DECISION[+GRACE] (1000+50: 1,000 ms a decision, 50 ms"
-    " grace), bank:BANK[+INCREMENT] (bank:60000+100: a 60,000 ms bank per game, 100 ms"
-    " added after each decision), or both joined by a comma. An option it sets"
-    " (--decision-ms, --grace-ms, --bank-ms, --increment-ms) cannot be given too.",
+_TC_HELP = (
+    "DECISION[+GRACE] (1000+50: 1,000 ms a decision, 50 ms grace), bank:BANK[+INCREMENT]"
+    " (bank:60000+100: a 60,000 ms bank per game, 100 ms added after each decision), or"
+    " both joined by a comma"
+)
+
+
+def _tc(help_text: str) -> Callable[[F], F]:
+    return click.option("--tc", type=TimeControlType(), default=None, metavar="TC", help=help_text)
+
+
+tc_option = _tc(
+    f"Clocks in short, in ms: {_TC_HELP}. An option it sets (--decision-ms, --grace-ms,"
+    " --bank-ms, --increment-ms) cannot be given too."
 )
 """The --tc option (part of `run_options`; check-bot has `check_tc_option`)."""
 
-check_tc_option = click.option(
-    "--tc",
-    type=TimeControlType(),
-    default=None,
-    metavar="TC",
-    help="Clocks of every game in short, in ms: DECISION[+GRACE] (1000+50: 1,000 ms a"
-    " decision, 50 ms grace), bank:BANK[+INCREMENT] (bank:60000+100: a 60,000 ms bank per"
-    " game, 100 ms added after each decision), or both joined by a comma; --decision-ms"
-    " cannot be given with a DECISION. The checks of a time bank play theirs all the same.",
+check_tc_option = _tc(
+    f"Clocks of every game in short, in ms: {_TC_HELP}; --decision-ms cannot be given"
+    " with a DECISION. The checks of a time bank play theirs all the same."
 )
 """check-bot's --tc: as `tc_option`, whose grace, bank and increment have no options of
 their own in check-bot (its help named --grace-ms, --bank-ms and --increment-ms)."""
