@@ -41,6 +41,7 @@ _JGE_K = 0x35
 _JSET_K = 0x45
 _RET_K = 0x06
 _JA = 0x05
+_AND_K = 0x54
 
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
@@ -171,7 +172,11 @@ def userns_filter() -> Callable[[], None] | None:
 # - a signal of a process's choosing sent by the kernel later fails: timer_create and
 #   mq_notify with ENOSYS (the signal is behind a pointer), fcntl's F_SETSIG with EPERM:
 #   a timer that sent SIGCONT every millisecond ended the stop of a bot's processes
-#   while another bot decided (SPEC §8.5), which then computed on its time;
+#   while another bot decided (SPEC §8.5), which then computed on its time; and SIGCONT
+#   sent when a process exits fails with EPERM, as a child's exit signal (clone) or as
+#   a parent-death signal (prctl's PR_SET_PDEATHSIG): a process whose exit began before
+#   a stop is not stopped (an exit with 30,000 mappings to unmap takes a tenth of a
+#   second), and the SIGCONT its end sent ended the stop of the rest;
 # - inotify fails with ENOSYS, fanotify with EPERM;
 # - utime, utimes, utimensat and futimesat succeed without setting a file's times: the
 #   device nodes bwrap binds into /dev (/dev/null, /dev/zero, ...) are the machine's,
@@ -231,6 +236,11 @@ _ARG5_OFFSET = 56  # arg5's low 32 bits: preadv2's flags (on every architecture 
 _RWF_NOWAIT = 0x08
 _CLONE_NEW = 0x7E020000
 """CLONE_NEWNS, _NEWCGROUP, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID and _NEWNET."""
+_CSIGNAL = 0xFF
+"""The bits of clone's flags that hold the child's exit signal."""
+_SIGCONT = 18
+"""SIGCONT on every architecture here."""
+_PR_SET_PDEATHSIG = 1
 
 _F_GETLKS = (5, 12, 36)  # F_GETLK, F_GETLK64, F_OFD_GETLK
 _F_SETLKS = (6, 7, 13, 14, 37, 38)  # F_SETLK(W), F_SETLK(W)64, F_OFD_SETLK(W)
@@ -294,7 +304,16 @@ def _judge(verdict: str) -> list[_Insn]:
         program += ["nowait", (_RET_K, None, None, _ERRNO | errno.EOPNOTSUPP)]
     elif verdict == "clone":
         program = [(_LD_W_ABS, None, None, _ARG0_OFFSET)]
-        program += [(_JSET_K, "deny", None, _CLONE_NEW), (_RET_K, None, None, allow)]
+        program += [(_JSET_K, "deny", None, _CLONE_NEW), (_AND_K, None, None, _CSIGNAL)]
+        program += [(_JEQ_K, "deny", None, _SIGCONT), (_RET_K, None, None, allow)]
+        program += ["deny", (_RET_K, None, None, deny)]
+    elif verdict == "prctl":
+        program = [(_LD_W_ABS, None, None, _ARG0_OFFSET)]
+        program += [
+            (_JEQ_K, None, "allow", _PR_SET_PDEATHSIG),
+            (_LD_W_ABS, None, None, _ARG1_OFFSET),
+        ]
+        program += [(_JEQ_K, "deny", None, _SIGCONT), "allow", (_RET_K, None, None, allow)]
         program += ["deny", (_RET_K, None, None, deny)]
     else:
         raise ValueError(f"no judge for the verdict {verdict!r}")

@@ -25,7 +25,9 @@ Some calls are judged by their arguments (`arena._seccomp` compiles the judges):
   process's own mapping and leave the cache alone), EPERM for the rest;
 - socket: AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK, EAFNOSUPPORT for any other family;
 - preadv2: EOPNOTSUPP with RWF_NOWAIT;
-- clone: EPERM with any flag for a new namespace.
+- clone: EPERM with any flag for a new namespace, or with SIGCONT as the child's exit
+  signal;
+- prctl: EPERM for PR_SET_PDEATHSIG with SIGCONT.
 
 Numbers: `NUMBERS` gives each call's number on x86_64, i386 (a 64-bit kernel's int 0x80
 compatibility calls) and aarch64, from the kernel's headers (6.1) and, past them, its
@@ -40,7 +42,7 @@ from typing import NamedTuple
 ALLOW = "allow"
 ENOSYS = "ENOSYS"
 EPERM = "EPERM"
-JUDGED = ("lock", "times", "fcntl", "madvise", "socket", "preadv2", "clone")
+JUDGED = ("lock", "times", "fcntl", "madvise", "socket", "preadv2", "clone", "prctl")
 """The verdicts that look at a call's arguments (`arena._seccomp`)."""
 
 
@@ -105,7 +107,15 @@ POLICY: tuple[Rule, ...] = (
         futex_waitv futex_wake futex_wait futex_requeue gettid getpid getppid
         getpgrp getpgid getsid kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo
         pidfd_open pidfd_send_signal arch_prctl set_thread_area get_thread_area
-        prctl seccomp personality restart_syscall
+        seccomp personality restart_syscall
+        """,
+    ),
+    _rule(
+        "prctl",
+        "prctl: PR_SET_PDEATHSIG with SIGCONT fails with EPERM (a process whose exit began"
+        " before a stop ends it, and its SIGCONT then ends its child's stop: SPEC §8.5)",
+        """
+        prctl
         """,
     ),
     _rule(
@@ -240,7 +250,7 @@ POLICY: tuple[Rule, ...] = (
     ),
     _rule(
         "clone",
-        "clone: no new namespace (EPERM)",
+        "clone: no new namespace, no SIGCONT as the child's exit signal (EPERM)",
         """
         clone
         """,

@@ -450,18 +450,24 @@ STEAL: dict[str, Any] = {}
 bot's turns."""
 
 
-def steal(how: str = "leave") -> Report:
+def steal(how: str = "leave", think_ms: str = "0") -> Report:
     """Compute on the others' time: a child process that spins for ever (until the bot
     is gone), after trying to leave the process group (setsid, else setpgid), or with
     `how` "timers", to have the kernel send it SIGCONT every millisecond, which ends a
-    stop (`sigcont_timers`). At the end (bye) a second report says how much CPU time
-    the child got between the bot's answer and its next act, against the wall time
-    that passed."""
+    stop (`sigcont_timers`), or with "exits", to have it sent SIGCONT when a process
+    whose exit began before the stop ends it (`sigcont_at_exit`, `_spin_with_wakers`).
+    The bot itself thinks `think_ms` per decision. At the end (bye) a second report says
+    how much CPU time the child got between the bot's answer and its next act, against
+    the wall time that passed."""
+    THINK[0] = int(think_ms) / 1000
     parent = os.getpid()
     child = os.fork()
     if child == 0:
         if how == "timers":
             print(f"timers {json.dumps(sigcont_timers())}", file=sys.stderr, flush=True)
+        elif how == "exits":
+            print(f"exits {json.dumps(sigcont_at_exit())}", file=sys.stderr, flush=True)
+            _spin_with_wakers(parent)
         else:
             for leave in (os.setsid, lambda: os.setpgid(0, 0)):
                 try:
@@ -524,6 +530,96 @@ def sigcont_timers(count: int = 12) -> dict[str, str]:
     except OSError as err:
         out["F_SETSIG"] = _error(err)
     return out
+
+
+_PAGE = 4096
+
+
+def _libc() -> Any:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [
+        ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long
+    ]  # fmt: skip
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    libc.syscall.argtypes = [ctypes.c_long] * 6
+    return libc
+
+
+def sigcont_at_exit() -> dict[str, str]:
+    """Ask the kernel for SIGCONT when a process exits: as the parent-death signal of a
+    child (prctl PR_SET_PDEATHSIG), and as a child's exit signal to its parent (clone
+    with SIGCONT in place of SIGCHLD). A process that began its exit before a stop
+    (SIGSTOP to the group) is not stopped: it ends its exit, and its SIGCONT ends the
+    stop of its parent or child. What each call answered ("ok" or its errno)."""
+    import ctypes
+    import platform
+
+    libc = _libc()
+    out: dict[str, str] = {}
+    pid = os.fork()
+    if pid == 0:  # in a child, which exits: its parent-death signal is left unused
+        code = libc.prctl(1, int(signal.SIGCONT), 0, 0, 0)  # PR_SET_PDEATHSIG
+        os._exit(0 if code == 0 else ctypes.get_errno())
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    out["PR_SET_PDEATHSIG"] = "ok" if code == 0 else errno.errorcode.get(code, str(code))
+    number = {"x86_64": 56, "aarch64": 220}.get(platform.machine())
+    if number is not None:
+        signal.signal(signal.SIGCONT, lambda *_: None)
+        child = libc.syscall(number, int(signal.SIGCONT), 0, 0, 0, 0)  # a fork
+        if child == 0:
+            os._exit(0)
+        if child < 0:
+            out["clone"] = errno.errorcode.get(ctypes.get_errno(), "?")
+        else:
+            os.waitpid(child, 0x40000000)  # __WALL: a child whose exit signal is not SIGCHLD
+            out["clone"] = "ok"
+        signal.signal(signal.SIGCONT, signal.SIG_DFL)
+    return out
+
+
+def _waker(vmas: int) -> None:
+    """In a fresh child (it never returns): a child of its own, whose parent-death
+    signal is SIGCONT, continues every process of the group once it is told; then this
+    process makes `vmas` mappings, which make its exit slow (a tenth of a second), and
+    exits. A stop that comes during the exit does not stop it, and its end sends the
+    SIGCONT."""
+    me = os.getpid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGCONT, lambda *_: None)
+        _libc().prctl(1, int(signal.SIGCONT), 0, 0, 0)  # PR_SET_PDEATHSIG
+        while os.getppid() == me:
+            signal.pause()
+        os.kill(0, signal.SIGCONT)
+        os._exit(0)
+    libc = _libc()
+    base = libc.mmap(None, 2 * vmas * _PAGE, 3, 0x22 | 0x4000, -1, 0)  # anonymous, noreserve
+    if base is not None and base != 2**64 - 1:  # not MAP_FAILED
+        for i in range(vmas):  # every other page read-only: no two mappings merge
+            libc.mprotect(base + 2 * i * _PAGE, _PAGE, 1)
+    os._exit(0)
+
+
+def _spin_with_wakers(parent: int, keep: int = 4, vmas: int = 30000) -> None:
+    """Spin while `parent` lives, keeping `keep` wakers (`_waker`) going, one begun
+    every 30 ms at most, so that one is nearly always exiting."""
+    live: set[int] = set()
+    begun = 0.0
+    while os.getppid() == parent:
+        for _ in range(20000):
+            pass
+        with contextlib.suppress(ChildProcessError):
+            while live and (done := os.waitpid(-1, os.WNOHANG)[0]):
+                live.discard(done)
+        if len(live) < keep and time.monotonic() - begun > 0.03:
+            begun = time.monotonic()
+            pid = os.fork()
+            if pid == 0:
+                _waker(vmas)
+            live.add(pid)
+    os._exit(0)
 
 
 def _child_cpu() -> float:

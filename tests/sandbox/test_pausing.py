@@ -196,3 +196,78 @@ async def test_a_bot_cannot_have_the_kernel_end_its_stop(tmp_path: Path) -> None
     assert end["idle_wall"] > 1.0, end
     assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
     assert await gone(token)
+
+
+async def test_a_stop_is_ended_by_sigcont_at_an_exit_without_the_allow_list() -> None:
+    """The attack of the test below, without the sandbox: a spinner keeps children that
+    exit slowly (30,000 mappings to unmap), each with a child of its own whose
+    parent-death signal is SIGCONT and which then continues the whole group. A child
+    whose exit began before a stop of the group is not stopped; when its exit ends, the
+    stop of the rest ends too, and the spinner runs on though it was stopped."""
+    import json
+    import os
+    import signal
+    import sys
+
+    script = (
+        f"import sys, os; sys.path.insert(0, {str(HOSTILE.parent)!r})\n"
+        "from hostile_bot import sigcont_at_exit, _spin_with_wakers\n"
+        "print(__import__('json').dumps(sigcont_at_exit()), flush=True)\n"
+        "_spin_with_wakers(os.getppid())\n"
+    )
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-c", script], stdout=-1, start_new_session=True
+    )
+    try:
+        assert process.stdout is not None
+        line = b""
+        while not line.endswith(b"\n"):
+            line += await process.stdout.receive_some(4096)
+        assert json.loads(line) == {"PR_SET_PDEATHSIG": "ok", "clone": "ok"}
+        for _ in range(60):  # a stop ends once a child was exiting when it came
+            await trio.sleep(0.5)  # running: children begin and end their exits
+            os.killpg(process.pid, signal.SIGSTOP)
+            await trio.sleep(0.05)  # the stop taken, or already ended
+            stopped = _cpu(process.pid)
+            for _ in range(100):
+                if _cpu(process.pid) >= stopped + 0.02:
+                    break
+                await trio.sleep(0.01)
+            else:
+                os.killpg(process.pid, signal.SIGCONT)
+                continue
+            break
+        else:
+            raise AssertionError("stopped 60 times and never ran on: no exit ended a stop")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+
+
+@needs_bwrap
+async def test_a_bot_cannot_have_an_exit_end_its_stop(tmp_path: Path) -> None:
+    """Found in an audit: a bot's child kept children exiting slowly (an exit with
+    30,000 mappings to unmap takes a tenth of a second), each with SIGCONT as the
+    parent-death signal of a child of its own, which then continued the whole group
+    (clone's exit signal would do the same for the parent). An exit that began before
+    the stop is not stopped, and the SIGCONT its end sent let the bot compute on the
+    other bot's time (the child was runnable 47% of the time the other bot decided,
+    against 10% for a child that is stopped). Under the sandbox a SIGCONT at an exit
+    cannot be asked for, and the child is stopped as any."""
+    token = f"arena-exits-{uuid.uuid4().hex}"
+    specs = [
+        make_bot(tmp_path / "bots", "stealer", "steal", "exits", 100, token=token),
+        make_bot(tmp_path / "bots", "thinker", "slow", 100, token=token),
+    ]
+    settings = RunSettings(
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
+    )
+    results, _ = await run_match(specs, GameConfig(players=2), games=2, seed=1, settings=settings)
+    assert all(not result.faults for result in results)
+    log = tmp_path / "logs" / "stealer.log"
+    lines = log.read_text().splitlines()
+    assert 'exits {"PR_SET_PDEATHSIG": "EPERM", "clone": "EPERM"}' in lines, lines
+    _, end = reports(log)
+    assert end["idle_wall"] > 1.0, end
+    assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
+    assert await gone(token)

@@ -41,7 +41,7 @@ def decoded(program: bytes) -> list[tuple[int, int, int, int]]:
 
 def run(program: bytes, arch: int, nr: int, args: tuple[int, ...]) -> int:
     """What `program` returns for system call `nr` of `arch` with `args` (six u64):
-    classic BPF's subset the programs use (ld [k], jeq, jge, jgt, jset, ja, ret k)."""
+    classic BPF's subset the programs use (ld [k], and k, jeq, jge, jgt, jset, ja, ret k)."""
     data = struct.pack("IIQ6Q", nr, arch, 0, *args)
     code = decoded(program)
     pc, acc = 0, 0
@@ -54,6 +54,8 @@ def run(program: bytes, arch: int, nr: int, args: tuple[int, ...]) -> int:
             return k
         elif op == 0x05:  # ja k
             pc += k
+        elif op == 0x54:  # and k
+            acc &= k
         elif op in (0x15, 0x35, 0x25, 0x45):  # jeq, jge, jgt, jset
             hit = {0x15: acc == k, 0x35: acc >= k, 0x25: acc > k, 0x45: acc & k != 0}[op]
             pc += jt if hit else jf
@@ -119,8 +121,10 @@ def expected(arch: int, nr: int, args: tuple[int, ...]) -> int:
         return ALLOW if low[0] in (1, 2, 10, 16) else ERRNO | errno.EAFNOSUPPORT
     if verdict == "preadv2":
         return ERRNO | errno.EOPNOTSUPP if low[5] & 0x08 else ALLOW
+    if verdict == "prctl":  # PR_SET_PDEATHSIG with SIGCONT
+        return ERRNO | errno.EPERM if (low[0], low[1]) == (1, 18) else ALLOW
     assert verdict == "clone", verdict
-    return ERRNO | errno.EPERM if low[0] & 0x7E020000 else ALLOW
+    return ERRNO | errno.EPERM if low[0] & 0x7E020000 or low[0] & 0xFF == 18 else ALLOW
 
 
 @pytest.mark.parametrize("machine", MACHINES)
@@ -147,6 +151,8 @@ ARGS = [
     (40, 5, 3, 0, 0, 8),  # AF_VSOCK; F_GETLK; MADV_WILLNEED; RWF_NOWAIT
     (0x10000011, 1026, 21, 0, 0, 0),  # CLONE_NEWUSER; F_NOTIFY; MADV_PAGEOUT
     (2 | 0xFFFFFFFF00000000, 1024 | 1 << 40, 8, 0, 0, 0),  # high halves unread
+    (1, 18, 0, 0, 0, 0),  # PR_SET_PDEATHSIG, SIGCONT; clone's exit signal SIGHUP
+    (0x01200012, 17, 0, 0, 0, 0),  # clone's exit signal SIGCONT; PR_SET_PDEATHSIG's SIGCHLD
 ]
 
 
@@ -186,6 +192,16 @@ def test_the_allowlist_gives_every_number_the_verdict_of_its_table(
         ("x86_64", 169, (), errno.EPERM),  # reboot
         ("x86_64", 250, (), errno.ENOSYS),  # keyctl
         ("x86_64", 435, (), errno.ENOSYS),  # clone3
+        ("x86_64", 56, (0x01200011,), ALLOW),  # clone: fork, exit signal SIGCHLD
+        ("x86_64", 56, (0x003D0F00,), ALLOW),  # clone: a thread, no exit signal
+        ("x86_64", 56, (0x01200012,), errno.EPERM),  # clone: exit signal SIGCONT
+        ("x86_64", 157, (1, 9), ALLOW),  # prctl(PR_SET_PDEATHSIG, SIGKILL)
+        ("x86_64", 157, (1, 18), errno.EPERM),  # prctl(PR_SET_PDEATHSIG, SIGCONT)
+        ("x86_64", 157, (15, 18), ALLOW),  # prctl(PR_SET_NAME, ...)
+        ("i386", 120, (0x12,), errno.EPERM),  # clone: exit signal SIGCONT
+        ("i386", 172, (1, 18), errno.EPERM),  # prctl(PR_SET_PDEATHSIG, SIGCONT)
+        ("aarch64", 220, (0x12,), errno.EPERM),  # clone: exit signal SIGCONT
+        ("aarch64", 167, (1, 18), errno.EPERM),  # prctl(PR_SET_PDEATHSIG, SIGCONT)
         ("x86_64", 41, (40,), errno.EAFNOSUPPORT),  # socket(AF_VSOCK)
         ("x86_64", 41, (2,), ALLOW),  # socket(AF_INET)
         ("x86_64", 28, (0, 0, 4), ALLOW),  # madvise(MADV_DONTNEED)
