@@ -329,6 +329,7 @@ class _Runner:
                 assert session.fault is not None
                 return seat, session.fault
             session.games += 1
+            session.resume()  # stopped in its pool, or while the other seats started
             deadline = now() + limit
             self._at = ("the game_start", seat)
             try:

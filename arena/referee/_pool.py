@@ -171,10 +171,11 @@ class BotPool:
         )
 
     def _take(self, session: BotSession, group: str | None) -> BotSession:
-        """Take idle `session` for a game of `group`: woken, and the group noted."""
+        """Take idle `session` for a game of `group`, the group noted. It stays stopped
+        until its game writes its game_start (SPEC §8.5): the game may first wait for
+        another seat's process to start."""
         self._idle.remove(session)
         self._budget.woken(session)
-        session.resume()
         if group is not None:
             session.groups[group] = None
         return session
@@ -338,7 +339,9 @@ async def _play_seated(
     result: GameResult | None = None
 
     async def acquire(seat: int) -> None:
-        sessions[seat] = await pools[seat].acquire(group)
+        session = sessions[seat] = await pools[seat].acquire(group)
+        if not session.broken:
+            session.pause()  # a new process waits for the others stopped, as an idle one
 
     async def give_back(pool: BotPool, session: BotSession) -> None:
         if result is None:
@@ -347,7 +350,8 @@ async def _play_seated(
 
     try:
         # Processes ready at once are taken at once; the others (to start, or after one
-        # to retire) all at the same time.
+        # to retire) all at the same time. Each stays stopped until its game_start
+        # (SPEC §8.5): a start-up may take seconds, and no bot computes meanwhile.
         for seat, pool in enumerate(pools):
             sessions[seat] = pool.take_idle(group)
         if None in sessions:

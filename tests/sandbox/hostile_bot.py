@@ -355,6 +355,18 @@ def slow(ms: str) -> Report:
 BURN = [0.0]
 """CPU seconds to burn at the start of each game (the `burn` bot)."""
 
+CHOICE = [0]
+"""The choice the bot answers every act with (the `late_illegal` bot's is illegal)."""
+
+
+def late_illegal(ms: str) -> Report:
+    """No attack: a bot that takes `ms` milliseconds to start (before it reads the
+    referee's hello), then answers every act with an illegal choice: each of its games
+    ends its process, and its next game waits for a new one to start."""
+    time.sleep(int(ms) / 1000)
+    CHOICE[0] = 10_000
+    return {"pid": os.getpid()}
+
 
 def burn(ms: str) -> Report:
     """No attack: a legal bot that computes `ms` milliseconds of CPU time every game."""
@@ -458,7 +470,8 @@ def steal(how: str = "leave", think_ms: str = "0") -> Report:
     whose exit began before the stop ends it (`sigcont_at_exit`, `_spin_with_wakers`).
     The bot itself thinks `think_ms` per decision. At the end (bye) a second report says
     how much CPU time the child got between the bot's answer and its next act, against
-    the wall time that passed."""
+    the wall time that passed, and how long it could run (runnable, on a CPU or waiting
+    for one) between a game_over and the next game_start."""
     THINK[0] = int(think_ms) / 1000
     parent = os.getpid()
     child = os.fork()
@@ -480,6 +493,7 @@ def steal(how: str = "leave", think_ms: str = "0") -> Report:
             pass
         os._exit(0)
     STEAL.update(child=child, idle_cpu=0.0, idle_runnable=0.0, idle_wall=0.0)
+    STEAL.update(between_wall=0.0, between_runnable=0.0)
     return {"pid": os.getpid()}
 
 
@@ -638,7 +652,8 @@ def _child_sched() -> tuple[float, float]:
 
 def _steal_report() -> None:
     """The `steal` bot's second report, at the end of its session."""
-    report = {k: STEAL[k] for k in ("idle_cpu", "idle_runnable", "idle_wall")}
+    names = ("idle_cpu", "idle_runnable", "idle_wall", "between_wall", "between_runnable")
+    report = {k: STEAL[k] for k in names}
     sys.stderr.write("REPORT " + json.dumps(report) + "\n")
     sys.stderr.flush()
 
@@ -668,6 +683,7 @@ ATTACKS: dict[str, Callable[..., Report]] = {
     "cpu_per_act": cpu_per_act,
     "gated_cpu_per_act": gated_cpu_per_act,
     "spinners": spinners,
+    "late_illegal": late_illegal,
 }
 
 
@@ -680,6 +696,7 @@ def play() -> None:
         w.flush()
 
     answered: tuple[float, float, float] | None = None  # wall, child's CPU and wait, at answer
+    between: tuple[float, float, float] | None = None  # the same at a game_over
     while True:
         head = r.read(4)
         if len(head) < 4:
@@ -689,6 +706,12 @@ def play() -> None:
         kind = message["type"]
         if LARGEST:
             LARGEST[kind] = max(LARGEST.get(kind, 0), size)
+        if kind == "game_start" and STEAL and between is not None:
+            ran, waited = _child_sched()
+            STEAL["between_wall"] += time.perf_counter() - between[0]
+            STEAL["between_runnable"] += ran + waited - between[1] - between[2]
+        if kind == "game_over" and STEAL:
+            between = (time.perf_counter(), *_child_sched())
         if kind == "act" and STEAL and answered is not None:
             ran, waited = _child_sched()
             STEAL["idle_wall"] += time.perf_counter() - answered[0]
@@ -725,7 +748,7 @@ def play() -> None:
                 WORST[0] = time.perf_counter() - started
                 sys.stderr.write("REPORT " + json.dumps({"worst_s": WORST[0]}) + "\n")
                 sys.stderr.flush()
-            send({"type": "action", "request_id": message["request_id"], "choice": 0})
+            send({"type": "action", "request_id": message["request_id"], "choice": CHOICE[0]})
             if STEAL:
                 answered = (time.perf_counter(), *_child_sched())
         elif kind == "bye":

@@ -67,8 +67,10 @@ async def test_a_bot_gets_no_cpu_time_while_another_decides(
 async def test_an_idle_process_in_the_pool_is_stopped_until_its_next_game(
     tmp_path: Path, sandboxed: bool
 ) -> None:
-    """Between its games a reused process is stopped (state T in /proc), and it runs
-    again when a game takes it; without the sandbox it is never stopped."""
+    """Between its games a reused process is stopped (state T in /proc); a game that
+    takes it lets it run just before it writes its game_start (not before: the game
+    may wait for another seat's process to start); without the sandbox it is never
+    stopped."""
     token = f"arena-idle-{uuid.uuid4().hex}"
     spec = make_bot(tmp_path / "bots", "idler", "none", token=token)
     settings = RunSettings(
@@ -97,6 +99,8 @@ async def test_an_idle_process_in_the_pool_is_stopped_until_its_next_game(
         assert await settled(pid) == ("T" if sandboxed else "S")
         again = await pool.acquire()
         assert again is session
+        assert await settled(pid) == ("T" if sandboxed else "S")
+        again.resume()  # as its game does before the game_start
         assert state(pid) in "RS"
         await pool.release(again)
     assert await gone(token)
@@ -270,4 +274,31 @@ async def test_a_bot_cannot_have_an_exit_end_its_stop(tmp_path: Path) -> None:
     _, end = reports(log)
     assert end["idle_wall"] > 1.0, end
     assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
+    assert await gone(token)
+
+
+@needs_bwrap
+async def test_a_bot_is_stopped_while_its_game_waits_for_another_to_start(
+    tmp_path: Path,
+) -> None:
+    """Found in an audit: a game took the idle processes of its seats from their pools
+    and let them run at once, then waited for the other seats' new processes to start
+    (up to the start-up time, 10 s by default): a spinner child of the bot waiting so
+    was runnable 3.55 s of the 3.57 s from its answer in one game to its act in a later
+    one, while the other bot's process (which ends every game with an illegal answer,
+    so that each game waits for a new one) took 1.5 s to start each time. A process now
+    runs from its game_start on."""
+    token = f"arena-wait-{uuid.uuid4().hex}"
+    specs = [
+        make_bot(tmp_path / "bots", "stealer", "steal", token=token),
+        make_bot(tmp_path / "bots", "starter", "late_illegal", 1500, token=token),
+    ]
+    settings = RunSettings(
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
+    )
+    results, _ = await run_match(specs, GameConfig(players=2), games=3, seed=1, settings=settings)
+    assert [[f.cause for f in result.faults] for result in results] == [["illegal"]] * 3
+    _, end = reports(tmp_path / "logs" / "stealer.log")
+    assert end["idle_wall"] > 2 * 1.5, end  # it waited for two start-ups, at least
+    assert end["idle_runnable"] < 0.3 * end["idle_wall"], end
     assert await gone(token)
