@@ -142,10 +142,11 @@ def sprt(
     with NEW in the test seat and once with OLD there, the same field bots in the other
     seats (at a table of 2 with no field, NEW plays OLD in both seat orders: NEW plays
     both sides of every deal, so use a --field unless NEW and OLD are bots you trust).
-    The bots see neutral names and game ids: no bot can tell NEW from OLD. The
-    paired difference of their scores (the share of opponents finished above) feeds a
-    sequential probability ratio test of H0: NEW - OLD = elo0 against H1: NEW - OLD =
-    elo1, in the Elo of arena standings. It stops when the log-likelihood ratio crosses
+    The bots see neutral names and game ids: no bot can tell NEW from OLD by name (a
+    field bot still sees how each plays, and how long it takes). The paired difference
+    of their scores (the share of opponents finished above) feeds a sequential
+    probability ratio test of H0: NEW - OLD = elo0 against H1: NEW - OLD = elo1, in the
+    Elo of arena standings. It stops when the log-likelihood ratio crosses
     a bound (H1 or H0 accepted) or at --max-games (inconclusive).
 
     Every game is stored in --store as it finishes: Ctrl-C loses nothing, and the
