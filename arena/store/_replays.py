@@ -30,6 +30,13 @@ def _json_line() -> Callable[[dict[str, Any]], str]:
 _line = _json_line()
 _lines = msgspec.json.Encoder().encode_lines
 
+CHUNK = 2048
+"""Records msgspec writes in one call. A call holds the GIL throughout, and the thread
+that referees a worker's other games (`arena.referee._driver`) takes the time of an
+answer it finds only once it has the GIL back: the replay of a game of 28,000 plays
+(89,000 records) written in one call charged decisions of a game played meanwhile in
+the same worker up to 186 ms each. Between calls the GIL changes hands (every 5 ms)."""
+
 
 def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
     """A replay log as the store keeps it: zlib-compressed JSON lines, ASCII only.
@@ -39,8 +46,13 @@ def pack_replay(log: Sequence[dict[str, Any]]) -> bytes:
     CPU in a league of instant bots). It writes text beyond ASCII as it is, and a line
     separator of Unicode (U+2028, in a fault message, say) would then split a record in
     two when read; so a log with such text is written by json, which escapes it. A
-    record never holds a NaN or an infinity (msgspec would write null)."""
-    text = _lines(log)[:-1]  # without the last line's newline, as json's lines below
+    record never holds a NaN or an infinity (msgspec would write null). A long log is
+    written `CHUNK` records at a time."""
+    if len(log) <= CHUNK:
+        text = _lines(log)
+    else:
+        text = b"".join([_lines(log[at : at + CHUNK]) for at in range(0, len(log), CHUNK)])
+    text = text[:-1]  # without the last line's newline, as json's lines below
     if not text.isascii():
         text = "\n".join(map(_line, log)).encode()
     return zlib.compress(text, 6)

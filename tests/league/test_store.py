@@ -121,6 +121,32 @@ def test_a_replay_packed_by_a_worker_is_stored_as_given(tmp_path: Path) -> None:
         assert store.replay(result.game_id) == result.log
 
 
+def test_a_long_replay_is_written_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in an audit: msgspec holds the GIL for the whole of a call, and a long
+    game's replay written in one call (89,000 records) made the referee's thread of the
+    worker's other games wait for it (up to 186 ms), and charged their bots. It is now
+    written a chunk at a time, the same bytes."""
+    import msgspec
+
+    import arena.store._replays as replays
+
+    most = 4096  # records a call may write (about 0.5 MB, a few ms)
+    ascii = [r for r in finished(4).log if json.dumps(r, ensure_ascii=False).isascii()]
+    log = ascii * (3 * most // len(ascii) + 1)
+    whole = zlib.compress(b"\n".join(map(msgspec.json.encode, log)), 6)
+    calls: list[int] = []
+    lines = replays._lines
+
+    def counted(records: Any) -> bytes:
+        calls.append(len(records))
+        return lines(records)
+
+    monkeypatch.setattr(replays, "_lines", counted)
+    assert pack_replay(log) == whole
+    assert sum(calls) == len(log)
+    assert max(calls) <= most
+
+
 @pytest.mark.parametrize(
     "text",
     ["plain", 'caf\u00e9 \u2028 \u2029 \x85 \x1c \x7f "q" \\ \x01 \n'],
