@@ -98,6 +98,8 @@ def late(missing: str, limit: Limit | None, took_ms: float, *, waited: bool = Tr
     if limit is None:
         return f"{missing} in time: {took}"
     allowed, grace = limit
+    if not waited and round(took_ms, 1) <= allowed + grace:  # late by less than 0.05 ms
+        took = f"it took {took_ms:,.3f} ms"
     return f"{missing} within {allowed:,} ms (+{grace:,} ms grace): {took}"
 
 

@@ -387,12 +387,14 @@ class _LateBuffer(MemoryBuffer):
             self.clock.jump(self.delay)  # no checkpoint after this: the deadline never fires
 
 
-@pytest.mark.parametrize(("delay", "late"), [(1.049, False), (1.051, True)])
+@pytest.mark.parametrize(("delay", "late"), [(1.049, False), (1.051, True), (1.05004, True)])
 async def test_the_time_judged_is_the_time_recorded(
     autojump_clock: trio.testing.MockClock, delay: float, late: bool
 ) -> None:
     """Issue 10.12: a decision measured over decision + grace is a timeout, even when its
-    bytes arrived before the deadline; an accepted decision never shows more."""
+    bytes arrived before the deadline; an accepted decision never shows more. Its
+    message never shows a time within the limit (found in an audit: "1,050.0 ms" for
+    an answer 0.04 ms late, against a limit of 1,000 + 50 ms)."""
     async with trio.open_nursery() as nursery:
         sessions = []
         for name in ("late", "ok"):
@@ -410,8 +412,9 @@ async def test_the_time_judged_is_the_time_recorded(
     assert all(r["ms"] <= limit for r in decisions)
     assert [f.cause for f in result.faults if f.seat == 0] == (["timeout"] if late else [])
     if late:
+        took = f"{delay * 1000:,.1f}" if delay > 1.0501 else f"{delay * 1000:,.3f}"
         assert result.faults[0].message == (
-            f"no action within 1,000 ms (+50 ms grace): it took {delay * 1000:,.1f} ms"
+            f"no action within 1,000 ms (+50 ms grace): it took {took} ms"
         )
 
 
