@@ -52,6 +52,7 @@ async def open_ladder(
             _check_ladder(store, settings.store, " (give a new file)")
             store.verify()
         mark_ladder(store, settings.table_size)
+        store.adopt_proofs()  # an older ladder's store: marked with this arena's schema
         with (
             LadderDB.open(settings.store) as db,
             Store.open(settings.store, readonly=True) as reader,

@@ -1,9 +1,10 @@
 """The league store: one SQLite file (WAL), one transaction per finished game.
 
-Tables (schema version 1)::
+Tables (schema version 2)::
 
     meta     key TEXT PRIMARY KEY, value TEXT (JSON)
-             "format" = "arena-league-store" and "schema" = 1 mark an arena store
+             "format" = "arena-league-store" and "schema" = 2 mark an arena store (1: a
+             store of an older arena, read as it is and marked 2 when resumed)
     bots     name TEXT PRIMARY KEY, command, digest, status ('ok', 'build_failed',
              'disqualified', ...), note
     games    game_id TEXT PRIMARY KEY, idx (position in the schedule), seed (TEXT: a
@@ -15,6 +16,9 @@ Tables (schema version 1)::
     replays  game_id TEXT PRIMARY KEY, log BLOB (zlib-compressed JSON lines)
     schedule key TEXT PRIMARY KEY (the league's settings), blob BLOB (its schedule, packed
              by the league); made when a league first runs, so older stores lack it
+    proofs   id TEXT PRIMARY KEY (a game id, or "meta:KEY"), replay (its SHA-256), mac
+             (`_proofs`): every store of schema 2 has it; a store of schema 1 made
+             before proofs gets it when a league resumes it
 
 Durability. A game, its seats and its replay are written in one transaction, and a
 game id is stored at most once (recording it again raises `StoreError`). With the

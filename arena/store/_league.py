@@ -21,6 +21,7 @@ from arena.store._reading import GameRow, SeatRow
 from arena.store._sqlite import LEAGUE_STORE, StoreConnection, use_wal
 from arena.store._tables import (
     RESERVED_KEYS,
+    SCHEMA_VERSION,
     STREAKS,
     check_identity,
     find_damage,
@@ -128,9 +129,16 @@ class Store(OpenStore):
 
     def adopt_proofs(self) -> None:
         """Give a store made before proofs (open to write) a secret, and its rows as they
-        are their proofs: called once its league has checked what it holds, so that a
-        refused resume writes nothing."""
+        are their proofs, and mark a store of an older schema with this arena's
+        (`SCHEMA_VERSION`, which an arena made before proofs refuses): called once its
+        league has checked what it holds, so that a refused resume writes nothing. Each
+        step is a transaction, and either left undone (the process killed) is done at
+        the next resume."""
         self._proofs.adopt()
+        with self._conn.guard("cannot mark the schema"):
+            if self._conn.get("schema") != SCHEMA_VERSION:
+                with self._conn.transaction():
+                    self._conn.set("schema", SCHEMA_VERSION)
 
     # ------------------------------------------------------------------ meta
 

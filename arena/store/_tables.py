@@ -11,8 +11,16 @@ from arena.store._files import FORMAT, SPRT_FORMAT
 from arena.store._replays import inflate
 from arena.store._sqlite import StoreConnection
 
-SCHEMA_VERSION = 1
-"""The version of the tables below; a store of another version is refused."""
+SCHEMA_VERSION = 2
+"""The version of the tables below, marked in every store this arena makes or writes.
+Version 2 is version 1 with a proof of every game and setting (`arena.store._proofs`):
+an arena made before proofs reads only version 1, and so refuses a store of version 2
+("store schema 2, this arena reads 1") instead of writing games without proofs into
+it, which this arena would then refuse, every game of it, as edited by hand. A store
+of version 1 (made before proofs, or by an arena that wrote them under version 1) is
+read as it is, and marked 2 when a league resumes it (`Store.adopt_proofs`)."""
+READS = (1, SCHEMA_VERSION)
+"""The versions of the tables this arena reads (and writes, marking them its own)."""
 STREAKS = "fault_streaks"
 """The meta key of the bots' fault streaks, written with each game."""
 PROOF_KEY = "proof_key"
@@ -96,8 +104,11 @@ def check_identity(conn: StoreConnection, tables: set[str]) -> None:
     if "meta" not in tables or conn.get("format") != FORMAT:
         raise StoreError(f"{path}: an SQLite file, but not an arena league store")
     version = conn.get("schema")
-    if version != SCHEMA_VERSION:
-        raise StoreError(f"{path}: store schema {version}, this arena reads {SCHEMA_VERSION}")
+    if version not in READS:
+        raise StoreError(
+            f"{path}: store schema {version}, this arena reads {SCHEMA_VERSION} and older"
+            " (a store of a newer arena: read and resume it with that arena, or a newer one)"
+        )
     missing = [t for t in _TABLES if t not in tables]
     if missing:
         raise StoreError(f"{path}: the store is damaged (no table {', '.join(missing)})")

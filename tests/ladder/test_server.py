@@ -290,6 +290,28 @@ def test_what_a_ladder_killed_while_judging_an_upload_left_is_removed(tmp_path: 
     assert not (settings.folder / "incoming").exists()
 
 
+def test_an_older_ladders_store_is_marked_with_this_arenas_schema(tmp_path: Path) -> None:
+    """A ladder's store of schema 1 (as a ladder of an older arena left it) is marked
+    schema 2 when this ladder opens it, which an arena made before proofs refuses
+    instead of writing games without proofs into it (tests/league/test_store_proofs.py)."""
+    import trio
+
+    from arena.ladder import LadderSettings
+    from arena.ladder._serve import open_ladder
+
+    settings = LadderSettings(store=tmp_path / "ladder.sqlite")
+    add_author(settings.store, "alice")
+    with sqlite3.connect(settings.store) as db:
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+
+    async def reopen() -> None:
+        async with open_ladder(settings, lambda text: None):
+            pass
+
+    trio.run(reopen)
+    assert _rows(settings.store, "SELECT value FROM meta WHERE key = 'schema'") == [("2",)]
+
+
 def _games(store: Path) -> int:
     return int(_rows(store, "SELECT count(*) FROM games")[0][0])
 

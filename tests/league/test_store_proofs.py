@@ -98,3 +98,51 @@ def test_a_schedule_edited_by_hand_is_not_used(league: Path, tmp_path: Path) -> 
     code, _, err = run_cli("league", str(copy / "league.toml"), "--progress", "quiet")
     assert code == 0, err
     assert len(results(copy / "league.sqlite")) == 12
+
+
+def _schema(store: Path) -> object:
+    with sqlite3.connect(store) as db:
+        return db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+
+
+def test_a_store_with_proofs_is_one_an_arena_made_before_proofs_refuses(league: Path) -> None:
+    """An arena made before proofs (c476f1e and older) wrote into any store whose meta
+    schema is 1, and wrote its games without proofs: this arena then refused the whole
+    store, every game of it, as edited by hand (a store made now, resumed by that
+    arena). A store with proofs says schema 2, which that arena refuses in one line
+    ('store schema 2, this arena reads 1') and writes nothing."""
+    assert _schema(league / "league.sqlite") == "2"
+
+
+def test_a_store_made_before_proofs_is_read_as_it_is_and_marked_when_resumed(
+    league: Path, tmp_path: Path
+) -> None:
+    """A store of schema 1 without proofs, as an arena made before them left it: read
+    by standings without a write, then resumed, which gives it its proofs and schema 2
+    (so that the older arena no longer writes into it), every game as it was."""
+    from ..store_edits import without_proofs
+
+    copy = edited(league, tmp_path, "UPDATE meta SET value = '1' WHERE key = 'schema'")
+    store = copy / "league.sqlite"
+    with sqlite3.connect(store) as db:
+        without_proofs(db)
+    before = results(store)
+    assert run_cli("standings", str(store))[0] == 0
+    assert _schema(store) == "1"
+    code, _, err = run_cli("league", str(copy / "league.toml"), "--progress", "quiet")
+    assert code == 0, err
+    assert _schema(store) == "2"
+    assert results(store) == before
+    assert run_cli("standings", str(store))[0] == 0
+
+
+def test_a_store_of_a_newer_arena_is_refused_saying_what_to_do(
+    league: Path, tmp_path: Path
+) -> None:
+    copy = edited(league, tmp_path, "UPDATE meta SET value = '3' WHERE key = 'schema'")
+    for command in ("standings", "export"):
+        code, _, err = run_cli(command, str(copy / "league.sqlite"))
+        assert code != 0
+        assert "store schema 3, this arena reads 2 and older" in err
+        assert "newer arena" in err
+        assert "Traceback" not in err
