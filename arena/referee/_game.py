@@ -154,6 +154,12 @@ class _Runner:
         self.core.log_events(self.log)
 
     async def _fault(self, seat: int, fault: BotFault) -> None:
+        # The others are stopped while the bot is killed (a grace) and its stderr read: a
+        # fault within the 5 ms before they are stopped left them running meanwhile, on
+        # no one's clock (SPEC §8.5). The next to be asked is resumed as ever.
+        for other, session in enumerate(self.seats):
+            if other != seat and not session.broken:
+                session.pause()
         core = self.core
         process = self.seats[seat].process
         if fault.cause == "crash" and process is not None and process.memory_exhausted():

@@ -449,6 +449,10 @@ class _Watched(BotSession):
     def resume(self) -> None:
         self.calls.append(("resume", self.name, trio.current_time()))
 
+    async def kill(self, fault: Any, kill_grace: float) -> None:
+        self.calls.append(("kill", self.name, trio.current_time()))
+        await super().kill(fault, kill_grace)
+
 
 @pytest.mark.parametrize("think", [0.004, 0.2])
 async def test_the_others_are_stopped_once_a_decision_has_taken_5_ms(
@@ -479,6 +483,33 @@ async def test_the_others_are_stopped_once_a_decision_has_taken_5_ms(
     else:
         assert pauses[0] == ("other", 5.0)
         assert [p for p in pauses if p[1] < think * 1000] == [("other", 5.0)]
+
+
+async def test_the_others_are_stopped_while_a_quick_fault_is_handled(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """SPEC §8.5: a bot that answers wrong at once (under the 5 ms after which the others
+    are stopped) is killed with a grace (kill_grace_ms) and its stderr read: the others
+    ran meanwhile, up to 0.75 s on no one's clock, which a partner of a bot that faults
+    on purpose could think in. They are stopped before the kill now."""
+    calls: list[tuple[str, str, float]] = []
+    clocks = Clocks(decision_ms=1000, grace_ms=50)
+    policies = (("faulter", after(0, 99)), ("ann", first_legal), ("bob", first_legal))
+    async with trio.open_nursery() as nursery:
+        sessions = []
+        for name, policy in policies:
+            port, stream = memory_pair()
+            nursery.start_soon(FakeBot(stream, policy, name=name).run)
+            session = _Watched(name, Connection(port), calls)
+            await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
+            sessions.append(session)
+        result = await play_game(sessions, GameConfig(players=3), 1, clocks=clocks)
+        nursery.cancel_scope.cancel()
+    assert [(f.seat, f.cause) for f in result.faults] == [(0, "illegal")]
+    kill = next(i for i, c in enumerate(calls) if c[:2] == ("kill", "faulter"))
+    last_resume = max(i for i, c in enumerate(calls[:kill]) if c[0] == "resume")
+    stopped = {name for kind, name, _ in calls[last_resume:kill] if kind == "pause"}
+    assert stopped == {"ann", "bob"}, calls
 
 
 def test_clocks_to_dict_has_every_field() -> None:
