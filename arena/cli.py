@@ -12,7 +12,9 @@ import importlib
 import importlib.util
 import os
 import signal
+import site
 import sys
+import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -100,14 +102,17 @@ class _Group(click.Group):
 
 def _for_authors() -> str | None:
     """The files a bot author needs, as installed with arena: the protocol package's
-    folder (SPEC.md, RULES.md, vectors/) and the Python kit (in a wheel, the package's
-    kits/python; in the repository, example_bots/python). Found without importing."""
+    folder (SPEC.md, RULES.md, vectors/) and the Python kit (in the repository,
+    example_bots/python; from a wheel, in the environment's share/arena/kits/python).
+    Found without importing."""
     spec = importlib.util.find_spec("protocol")
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = Path(spec.submodule_search_locations[0])
     text = f"in {folder}: the protocol (SPEC.md), the rules (RULES.md) and test frames (vectors/)."
-    for kit in (folder / "kits" / "python", folder.parent / "example_bots" / "python"):
+    shared = [Path(sysconfig.get_path("data")), Path(site.getuserbase())]
+    kits = [base / "share" / "arena" / "kits" / "python" for base in shared]
+    for kit in (folder.parent / "example_bots" / "python", *kits):
         if kit.is_dir():
             return f"{text} A Python starter kit: {kit}."
     return text

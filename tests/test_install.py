@@ -21,6 +21,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV_TOOLS = {"pytest", "pytest-trio", "hypothesis", "ruff", "mypy"}
+KIT_IN_WHEEL = "arena-0.1.0.data/data/share/arena/kits/python"
+"""The Python starter kit in the wheel: data, installed in the environment's share/."""
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> str:
@@ -74,7 +76,7 @@ def test_the_sdist_holds_the_repositorys_files_only_and_builds_a_wheel_alone(
         unpacked)  # fmt: skip
     (wheel,) = (tmp_path / "wheel").glob("arena-*.whl")
     with zipfile.ZipFile(wheel) as packed:
-        assert "protocol/kits/python/random/bot.py" in packed.namelist()
+        assert f"{KIT_IN_WHEEL}/random/bot.py" in packed.namelist()
 
 
 def test_a_wheel_installs_and_runs_in_a_fresh_environment(tmp_path: Path) -> None:
@@ -85,11 +87,8 @@ def test_a_wheel_installs_and_runs_in_a_fresh_environment(tmp_path: Path) -> Non
         names = set(packed.namelist())
     assert {"arena/report/static/index.html", "arena/report/static/assets/app.js"} <= names
     # A bot author's files: the protocol's, and the Python starter kit, with no repository.
-    assert {"protocol/SPEC.md", "protocol/RULES.md", "protocol/kits/python/README.md"} <= names
-    assert {
-        "protocol/kits/python/random/bot.py",
-        "protocol/kits/python/heuristic/bot.toml",
-    } <= names
+    assert {"protocol/SPEC.md", "protocol/RULES.md", f"{KIT_IN_WHEEL}/README.md"} <= names
+    assert {f"{KIT_IN_WHEEL}/random/bot.py", f"{KIT_IN_WHEEL}/heuristic/bot.toml"} <= names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "example_bots/"))]
     env = tmp_path / "venv"
     run(sys.executable, "-m", "venv", env)
@@ -101,11 +100,9 @@ def test_a_wheel_installs_and_runs_in_a_fresh_environment(tmp_path: Path) -> Non
     arena = env / "bin" / "arena"
     shown = run(arena, "--help")
     assert "league" in shown
-    assert "kits/python" in " ".join(shown.split())  # where, as arena --help says
-    # The kit as installed: a bot author copies it from there.
-    where = "import protocol; print(*protocol.__path__)"
-    (kit,) = run(env / "bin" / "python", "-c", where, cwd=tmp_path).split()
-    bots = Path(kit) / "kits" / "python"
+    # The kit as installed, where arena --help says: a bot author copies it from there.
+    bots = env / "share" / "arena" / "kits" / "python"
+    assert f"APythonstarterkit:{bots}." in "".join(shown.split())  # (wrapped at a hyphen)
     # Elsewhere than the repository, so that nothing is imported from the checkout.
     out = run(
         arena, "match", bots / "random", bots / "heuristic", "-n", "2", "--sandbox", "none",
