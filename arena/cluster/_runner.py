@@ -228,7 +228,10 @@ class DaskRunner:
                 self._settings,
                 key=f"arena-build-{token}-{digest}-{i}",
                 workers=[worker],
-                allow_other_workers=True,
+                allow_other_workers=True,  # a worker that leaves does not hold it for ever
+                # ... but only a fit worker may run it: Dask let an idle unfit worker
+                # steal a busy one's build, whose report then stopped the league.
+                resources={gate(run.sandbox): 1},
                 priority=10,  # before the games waiting (a ladder builds as it plays)
                 pure=False,
             )

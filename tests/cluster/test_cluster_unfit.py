@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,3 +184,59 @@ def test_a_late_worker_without_a_toolchain_names_the_bot(tmp_path: Path) -> None
         " on every worker (or stop that worker)" in err
     )
     assert "shell" not in err
+
+
+def _build_restrictions(dask_scheduler: Any) -> dict[str, dict[str, float]]:
+    """The resources each of arena's build tasks on the scheduler requires."""
+    return {
+        str(key): dict(task.resource_restrictions or {})
+        for key, task in dask_scheduler.tasks.items()
+        if str(key).startswith("arena-build-")
+    }
+
+
+def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -> None:
+    """A build is addressed to a fit worker, with other workers allowed (a worker that
+    leaves must not hold it for ever); Dask then let a busy worker's build be stolen by
+    an idle one, also by a worker that cannot run bots, whose report stopped the league
+    ("worker ... cannot run bots", once with two CPU hogs). A build now requires the gate
+    that only fit workers declare, as a game does: seen on the scheduler while the
+    builds run."""
+    from distributed import Client
+
+    from arena.cluster._tasks import gate
+
+    broken = tmp_path / "broken-bwrap"
+    broken.mkdir()
+    (broken / "bwrap").write_text(BROKEN_BWRAP)
+    (broken / "bwrap").chmod(0o755)
+    for name in ("ann", "bob"):
+        folder = gated_bot(tmp_path, name)
+        with (folder / "bot.toml").open("a") as manifest:
+            manifest.write('build = "sleep 60"\n')
+    with private_cluster(tmp_path / "cluster", workers=1) as cluster:
+        cluster.start_worker(path=broken)
+        log = tmp_path / "league.log"
+        args = [
+            "league", "--bots", str(tmp_path / "bots"), "--store", str(tmp_path / "l.sqlite"),
+            "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
+            "--cluster", cluster.address,
+        ]  # fmt: skip
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=out,
+                stderr=subprocess.STDOUT, preexec_fn=dies_with_us(),
+            )  # fmt: skip
+        try:
+            with Client(cluster.address, timeout=30) as client:
+                found: dict[str, dict[str, float]] = {}
+
+                def builds_submitted() -> bool:
+                    found.update(client.run_on_scheduler(_build_restrictions))
+                    return len(found) == 2
+
+                wait_for("the builds on the scheduler", builds_submitted, proc, log)
+        finally:
+            proc.kill()
+            proc.wait()
+    assert all(needs == {gate("bwrap"): 1} for needs in found.values()), found
