@@ -87,6 +87,25 @@ def other_arena(root: Path) -> Path:
     return copy.parent
 
 
+def broken_bwrap(root: Path) -> Path:
+    """A folder whose `bwrap` fails as it does where namespaces cannot be made: first
+    on a worker's PATH, the worker cannot run bots in the sandbox."""
+    broken = root / "broken-bwrap"
+    broken.mkdir()
+    (broken / "bwrap").write_text(BROKEN_BWRAP)
+    (broken / "bwrap").chmod(0o755)
+    return broken
+
+
+def start_league(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    """`arena ARGS` in a process of its own, its output in `log`."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=out,
+            stderr=subprocess.STDOUT, preexec_fn=dies_with_us(),
+        )  # fmt: skip
+
+
 def wait_for(what: str, test: object, proc: subprocess.Popen[bytes], log: Path) -> None:
     assert callable(test)
     deadline = time.monotonic() + 120
@@ -100,10 +119,7 @@ def wait_for(what: str, test: object, proc: subprocess.Popen[bytes], log: Path) 
 def test_a_worker_that_cannot_sandbox_or_runs_another_arena_gets_no_game(
     tmp_path: Path,
 ) -> None:
-    broken = tmp_path / "broken-bwrap"
-    broken.mkdir()
-    (broken / "bwrap").write_text(BROKEN_BWRAP)
-    (broken / "bwrap").chmod(0o755)
+    broken = broken_bwrap(tmp_path)
     for name in ("ann", "bob", "cat"):
         gated_bot(tmp_path, name)
     with private_cluster(tmp_path / "cluster", workers=1) as cluster:
@@ -114,11 +130,7 @@ def test_a_worker_that_cannot_sandbox_or_runs_another_arena_gets_no_game(
             "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
             "--decision-ms", "60000", "--fault-limit", "2", "--cluster", cluster.address,
         ]  # fmt: skip
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=out,
-                stderr=subprocess.STDOUT, preexec_fn=dies_with_us(),
-            )  # fmt: skip
+        proc = start_league(args, log)
         try:
             first = cluster.worker_address(1)
             said = f"cluster: worker {first} is given no game: it cannot run bots in the sandbox"
@@ -206,10 +218,7 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
 
     from arena.cluster._tasks import gate
 
-    broken = tmp_path / "broken-bwrap"
-    broken.mkdir()
-    (broken / "bwrap").write_text(BROKEN_BWRAP)
-    (broken / "bwrap").chmod(0o755)
+    broken = broken_bwrap(tmp_path)
     for name in ("ann", "bob"):
         folder = gated_bot(tmp_path, name)
         with (folder / "bot.toml").open("a") as manifest:
@@ -222,11 +231,7 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
             "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
             "--cluster", cluster.address,
         ]  # fmt: skip
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, stdout=out,
-                stderr=subprocess.STDOUT, preexec_fn=dies_with_us(),
-            )  # fmt: skip
+        proc = start_league(args, log)
         try:
             with Client(cluster.address, timeout=30) as client:
                 found: dict[str, dict[str, float]] = {}

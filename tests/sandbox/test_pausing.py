@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -183,23 +184,10 @@ async def test_a_bot_cannot_have_the_kernel_end_its_stop(tmp_path: Path) -> None
     timers, and computed at 99% while the other bot decided, unstopped (the stop is a
     SIGSTOP, which any SIGCONT ends). Under the sandbox the calls that have the kernel
     send a signal of one's choosing later fail, and the child is stopped as any."""
-    token = f"arena-timers-{uuid.uuid4().hex}"
-    specs = [
-        make_bot(tmp_path / "bots", "stealer", "steal", "timers", token=token),
-        make_bot(tmp_path / "bots", "thinker", "slow", 100, token=token),
-    ]
-    settings = RunSettings(
-        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
-    )
-    results, _ = await run_match(specs, GameConfig(players=2), games=2, seed=1, settings=settings)
-    assert all(not result.faults for result in results)
-    log = tmp_path / "logs" / "stealer.log"
-    lines = log.read_text().splitlines()
+    lines, end = await _steal_under_bwrap(tmp_path, "timers")
     assert 'timers {"timer_create": "ENOSYS", "F_SETSIG": "EPERM"}' in lines, lines
-    _, end = reports(log)
     assert end["idle_wall"] > 1.0, end
     assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
-    assert await gone(token)
 
 
 async def test_a_stop_is_ended_by_sigcont_at_an_exit_without_the_allow_list() -> None:
@@ -258,23 +246,10 @@ async def test_a_bot_cannot_have_an_exit_end_its_stop(tmp_path: Path) -> None:
     other bot's time (the child was runnable 47% of the time the other bot decided,
     against 10% for a child that is stopped). Under the sandbox a SIGCONT at an exit
     cannot be asked for, and the child is stopped as any."""
-    token = f"arena-exits-{uuid.uuid4().hex}"
-    specs = [
-        make_bot(tmp_path / "bots", "stealer", "steal", "exits", 100, token=token),
-        make_bot(tmp_path / "bots", "thinker", "slow", 100, token=token),
-    ]
-    settings = RunSettings(
-        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
-    )
-    results, _ = await run_match(specs, GameConfig(players=2), games=2, seed=1, settings=settings)
-    assert all(not result.faults for result in results)
-    log = tmp_path / "logs" / "stealer.log"
-    lines = log.read_text().splitlines()
+    lines, end = await _steal_under_bwrap(tmp_path, "exits", 100)
     assert 'exits {"PR_SET_PDEATHSIG": "EPERM", "clone": "EPERM"}' in lines, lines
-    _, end = reports(log)
     assert end["idle_wall"] > 1.0, end
     assert end["idle_cpu"] < 0.2 * end["idle_wall"], end
-    assert await gone(token)
 
 
 @needs_bwrap
@@ -302,3 +277,23 @@ async def test_a_bot_is_stopped_while_its_game_waits_for_another_to_start(
     assert end["idle_wall"] > 2 * 1.5, end  # it waited for two start-ups, at least
     assert end["idle_runnable"] < 0.3 * end["idle_wall"], end
     assert await gone(token)
+
+
+async def _steal_under_bwrap(tmp_path: Path, how: str, *args: object) -> tuple[list[str], Any]:
+    """A match under bwrap of the `steal` bot (`how`: its way to end a stop) against a
+    thinker of 100 ms a move, without a fault and leaving no process: the stealer's
+    stderr lines, and its last report (what its child got while the other decided)."""
+    token = f"arena-{how}-{uuid.uuid4().hex}"
+    specs = [
+        make_bot(tmp_path / "bots", "stealer", "steal", how, *args, token=token),
+        make_bot(tmp_path / "bots", "thinker", "slow", 100, token=token),
+    ]
+    settings = RunSettings(
+        clocks=Clocks(startup_ms=15000), log_dir=tmp_path / "logs", sandbox="bwrap"
+    )
+    results, _ = await run_match(specs, GameConfig(players=2), games=2, seed=1, settings=settings)
+    assert all(not result.faults for result in results)
+    log = tmp_path / "logs" / "stealer.log"
+    _, end = reports(log)
+    assert await gone(token)
+    return log.read_text().splitlines(), end
