@@ -42,7 +42,17 @@ class _SprtCommand(click.Command):
     --field C` (click gives an option one value at a time)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, expand_field(args))
+        try:
+            return super().parse_args(ctx, expand_field(args))
+        except click.MissingParameter as err:
+            if "--field" not in args or err.param is None or err.param.name not in ("new", "old"):
+                raise
+            # (the field took them: `--field A B NEW OLD`)
+            raise click.UsageError(
+                f"{err.format_message()} --field takes every word after it up to the next"
+                " option: give NEW and OLD before --field, or end the field with --",
+                ctx,
+            ) from None
 
 
 def expand_field(args: list[str]) -> list[str]:

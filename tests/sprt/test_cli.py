@@ -51,6 +51,8 @@ CASES = [
     (["new", "old", "--field"], "--field needs at least one BOT"),
     (["new", "old", "--field", "--table-size", "2"], "--field needs at least one BOT"),
     (["new", "old", "--max-games", "1"], "1 is not in the range x>=2"),
+    (["--field", "f1", "new", "old"], "give NEW and OLD before --field, or end the field"),
+    (["new", "--field", "f1", "old"], "Missing argument 'OLD'. --field takes every word"),
     (["new", "nothing/here"], "no such bot folder"),
 ]
 
