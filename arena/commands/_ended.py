@@ -48,9 +48,11 @@ def output_lost(err: BaseException) -> int | None:
 
 def stop(signum: int, said: str = "") -> NoReturn:
     """Say how the run ended, with `said` after it (where stderr still reaches
-    someone), and exit as a shell reports `signum`."""
-    with contextlib.suppress(OSError):
-        click.echo(f"\n{_WORDS[signum]}{said}", err=True)
+    someone), and exit as a shell reports `signum`. A closed output with nothing to
+    add is not said: `arena standings | head` ends as `seq 1000000 | head` does."""
+    if signum != signal.SIGPIPE or said:
+        with contextlib.suppress(OSError):
+            click.echo(f"\n{_WORDS[signum]}{said}", err=True)
     for fd in (1, 2):  # what Python flushes at exit would fail into a closed output
         if _gone(fd):
             os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
