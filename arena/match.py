@@ -60,7 +60,9 @@ async def run_match(
 ) -> tuple[list[GameResult], dict[str, int]]:
     """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
     function of `seed` and i (`arena.seeds`). Returns the results, in game order, and,
-    per bot, the number of processes started.
+    per bot, the number of processes started. The results hold no logs (a game's log is
+    its replay, written to `replay_dir` if given): a long match keeps in memory what
+    its summary needs alone.
 
     `concurrency` games are played at once, each with processes of its own (a bot's
     idle processes are reused, as one at a time); a game's seats and deal depend only
@@ -87,10 +89,10 @@ async def run_match(
             played = await player(Play(match_game_id(i), seats, seed_i, None))
             for name, count in played.launched.items():
                 started[name] += count
-            log = unpack_replay(played.replay) if played.replay is not None else []
-            result = dataclasses.replace(played.result, log=log)
+            result = played.result  # (its log is in its replay, written out or dropped)
             if replay_dir is not None:
-                write_replay(replay_dir / f"{result.game_id}.jsonl", result.log)
+                log = unpack_replay(played.replay) if played.replay is not None else []
+                write_replay(replay_dir / f"{result.game_id}.jsonl", log)
             results[i] = result
             if on_result is not None:
                 on_result(result)
