@@ -131,7 +131,7 @@ def match(
     def on_result(result: GameResult) -> None:
         finished.append(result)
         if not (as_json or quiet):
-            _print_game(result, told)
+            _print_game(result, told, len(finished), games)
 
     def stopped() -> str:
         """Stopped (Ctrl-C, SIGTERM, a hang-up): the table of the games finished (not
@@ -225,12 +225,14 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
 
 
-def _print_game(result: GameResult, told: set[str]) -> None:
-    """A game's line: its finishing order and its faults; each bot's first fault with
-    its message (what went wrong, with the bot's last stderr lines), once (`told`)."""
+def _print_game(result: GameResult, told: set[str], done: int, total: int) -> None:
+    """A game's line: its id, the games finished of all, its finishing order and its faults;
+    each bot's first fault with its message (what went wrong, with the bot's last
+    stderr lines), once (`told`)."""
     order = " > ".join("=".join(result.names[s] for s in g) for g in result.outcome.order())
     faults = "".join(f"  [{result.names[f.seat]}: {f.cause}]" for f in result.faults)
-    click.echo(f"{result.game_id}  {order}{faults}", err=True)
+    count = f"{done:>{len(str(total))}}/{total}"
+    click.echo(f"{result.game_id}  {count}  {order}{faults}", err=True)
     for fault in result.faults:
         name = result.names[fault.seat]
         if name not in told:
