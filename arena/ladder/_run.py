@@ -164,6 +164,8 @@ class Ladder:
         self._tables: dict[str, int] = {}
         self._claimed: dict[int, tuple[str, ...]] = {}
         """The tables in play, by number."""
+        self._table_ended = trio.Event()
+        """Set (and made anew) whenever a table in play ends."""
         self._streaks: dict[str, int] = dict(store.fault_streaks())
         self._rng = random.Random()
         self._done: set[str] = store.done_game_ids()
@@ -474,6 +476,11 @@ class Ladder:
 
     async def _drive(self, player: Player, k: int, names: set[str]) -> None:
         while not self.changed.is_set() and not self.settled.is_set():
+            if self._claimed and len(names - self._in_play()) < k:
+                # Tables at once share no bot: with fewer than k free, wait for a table
+                # to end (choosing among all bots sat one at two tables at once).
+                await self._table_ended.wait()
+                continue
             table = self._next_table(k, names)
             if table is None:
                 self.idle.set()
@@ -485,6 +492,8 @@ class Ladder:
                 await self._play_table(player, number, seats, seed)
             finally:
                 self._claimed.pop(number, None)
+                self._table_ended.set()
+                self._table_ended = trio.Event()
                 if any(_game_id(number, r) not in self._done for r in range(len(seats))):
                     self._pending.append(table)  # stopped midway: finished when play goes on
             self._follow()
@@ -500,23 +509,28 @@ class Ladder:
                 self.say(f"{self._active[name].id}: {name} withdrawn")
             self._load_active()
 
+    def _in_play(self) -> set[str]:
+        """The bots at the tables in play."""
+        return {name for seats in self._claimed.values() for name in seats}
+
     def _next_table(self, k: int, names: set[str]) -> tuple[int, tuple[str, ...], int] | None:
-        """A table begun and not finished (a killed ladder's), else a new one."""
+        """A table begun and not finished (a killed ladder's), else a new one, of bots
+        at no table in play (the caller sees that k of `names` are free)."""
         if self.budget is not None and self.games_played >= self.budget:
             self._settle()
             return None
+        claimed = self._in_play()
         for table in self._pending:
             number, seats, seed = table
-            if number in self._claimed or not set(seats) <= names or len(seats) != k:
+            if number in self._claimed or not set(seats) <= names - claimed or len(seats) != k:
                 continue
             self._pending.remove(table)
             self._claimed[number] = seats
             return table
         if self.rated is None:
             return None
-        claimed = {name for seats in self._claimed.values() for name in seats}
         rated = self.rated
-        if claimed and len(names - claimed) >= k:  # tables at once share no bot
+        if claimed:  # tables at once share no bot
             rated = without(rated, claimed)
         seats, why = choose_table(rated, k, self._tables, self._rng, top=self._top())
         seats = tuple(self._rng.sample(seats, len(seats)))

@@ -54,12 +54,13 @@ class _InMemory:
     """A runner whose players play in memory (`_play`): the test is of the ladder's own
     loop, not of bot processes."""
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(self, concurrency: int, player: Callable[[Play], Any] = _play) -> None:
         self.concurrency = concurrency
+        self.player = player
 
     @contextlib.asynccontextmanager
     async def players(self, setup: Any) -> AsyncIterator[list[Any]]:
-        yield [_play] * self.concurrency
+        yield [self.player] * self.concurrency
 
     async def build_bots(self, specs: Any, settings: Any) -> None:
         return None
@@ -79,10 +80,10 @@ def ladder(
     monkeypatch.setattr(_run, "spec_of", built)
 
     @contextlib.contextmanager
-    def opened(concurrency: int, duplicate: bool = False) -> Any:
+    def opened(concurrency: int, duplicate: bool = False, table_size: int = 2) -> Any:
         PLAYED.clear()
         settings = LadderSettings(
-            store=store, table_size=2, concurrency=concurrency, duplicate=duplicate
+            store=store, table_size=table_size, concurrency=concurrency, duplicate=duplicate
         )
         with Store.open(store) as writing, LadderDB.open(store) as db:
             yield Ladder(settings, writing, db, runner=lambda: _InMemory(concurrency))
@@ -269,3 +270,32 @@ async def test_a_table_begun_before_a_restart_is_finished_as_it_was_begun(
         assert rest.seats == (seats[1], seats[0])
         assert rest.group == group
         assert rest.seed == (4242 if before else _run.deal_of(second.seed, number, 1))
+
+
+@pytest.mark.parametrize(("concurrency", "size"), [(2, 2), (3, 2), (2, 3)])
+async def test_tables_played_at_once_share_no_bot_when_few_bots_are_free(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]], concurrency: int, size: int
+) -> None:
+    """docs/ladder.md: tables played at once (`-j`) share no bot. With fewer than a
+    table's k bots free, the ladder chose the next table among them all: at 3 active
+    versions, tables of 2 and `-j 2` (a real server, real bots), a bot sat at two tables
+    in play at once (of 48 tables, 32 pairs in play at once shared a bot), and at 2
+    versions every table was "the only table", played twice at once. Now a table
+    driver with too few bots free waits for a table to end; every table still has k
+    bots, each once."""
+    with ladder(concurrency, table_size=size) as playing:
+
+        async def player(play: Play) -> Played:
+            await trio.testing.wait_all_tasks_blocked()  # every other driver has chosen
+            seats = [name for table in playing._claimed.values() for name in table]
+            assert len(seats) == len(set(seats)), playing._claimed
+            return await _play(play)
+
+        playing._runner = lambda: _InMemory(concurrency, player)
+        playing.settling = 2
+        playing.budget = playing.games_played + 4 * size
+        with trio.fail_after(60):
+            await playing.play()
+        tables = playing.db.tables_since(0)
+    assert len(PLAYED) >= 4 * size
+    assert all(len(set(seats)) == len(seats) == size for _, seats, _ in tables[1:])
