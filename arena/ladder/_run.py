@@ -166,6 +166,8 @@ class Ladder:
         """The tables in play, by number."""
         self._table_ended = trio.Event()
         """Set (and made anew) whenever a table in play ends."""
+        self._ended: list[frozenset[str]] = []
+        """The bots of each table that ended since a table was last chosen."""
         self._streaks: dict[str, int] = dict(store.fault_streaks())
         self._rng = random.Random()
         self._done: set[str] = store.done_game_ids()
@@ -476,9 +478,7 @@ class Ladder:
 
     async def _drive(self, player: Player, k: int, names: set[str]) -> None:
         while not self.changed.is_set() and not self.settled.is_set():
-            if self._claimed and len(names - self._in_play()) < k:
-                # Tables at once share no bot: with fewer than k free, wait for a table
-                # to end (choosing among all bots sat one at two tables at once).
+            if self._waits(k, names):
                 await self._table_ended.wait()
                 continue
             table = self._next_table(k, names)
@@ -492,6 +492,7 @@ class Ladder:
                 await self._play_table(player, number, seats, seed)
             finally:
                 self._claimed.pop(number, None)
+                self._ended.append(frozenset(seats))
                 self._table_ended.set()
                 self._table_ended = trio.Event()
                 if any(_game_id(number, r) not in self._done for r in range(len(seats))):
@@ -508,6 +509,19 @@ class Ladder:
             for name in sorted(gone):
                 self.say(f"{self._active[name].id}: {name} withdrawn")
             self._load_active()
+
+    def _waits(self, k: int, names: set[str]) -> bool:
+        """Whether a table driver waits for a table in play to end before it takes one.
+        Tables at once share no bot: with fewer than k bots free there is no table to
+        take (choosing among all bots sat one at two tables at once). With exactly the k
+        bots of a table that has just ended, that table would be played again, forced,
+        and again each time it ended first: at 4 bots, tables of 2 and `-j 2` the first
+        two tables were played over and over, their bots never meeting the others'.
+        Once another table ends, there is a choice."""
+        if not self._claimed:
+            return False
+        free = names - self._in_play()
+        return len(free) < k or (len(free) == k and free in self._ended)
 
     def _in_play(self) -> set[str]:
         """The bots at the tables in play."""
@@ -537,6 +551,7 @@ class Ladder:
         count = self.db.table_count()
         seed = keyed_seed(self.seed, "ladder-deal", count + 1)
         number = self.db.add_table(seats, seed, why)
+        self._ended.clear()
         for name in seats:
             self._tables[name] = self._tables.get(name, 0) + 1
         self._claimed[number] = seats

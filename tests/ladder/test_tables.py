@@ -299,3 +299,41 @@ async def test_tables_played_at_once_share_no_bot_when_few_bots_are_free(
         tables = playing.db.tables_since(0)
     assert len(PLAYED) >= 4 * size
     assert all(len(set(seats)) == len(seats) == size for _, seats, _ in tables[1:])
+
+
+async def test_tables_played_at_once_do_not_lock_into_the_same_tables(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]], tmp_path: Path
+) -> None:
+    """With exactly j tables' bots active (4 bots, tables of 2, `-j 2`), the table that
+    ended first left only its own bots free, and its driver played them again, forced,
+    while the other table played on: the same two tables over and over (20 of 20 here,
+    every bot's 3 placement tables against one bot), their bots never meeting the
+    others'. A driver whose only choice is the table that has just ended now waits for
+    another table to end, and chooses among more bots."""
+    with LadderDB.open(tmp_path / "ladder.sqlite") as db:
+        db.add_author("dave")
+        db.activate(db.add_submission("dave", "d", "digest").id, "")
+    in_play: list[dict[int, tuple[str, ...]]] = []
+    with ladder(2) as playing:
+
+        async def player(play: Play) -> Played:
+            in_play.append(dict(playing._claimed))
+            await trio.testing.wait_all_tasks_blocked()  # the other table plays on
+            return await _play(play)
+
+        playing._runner = lambda: _InMemory(2, player)
+        playing.budget = playing.games_played + 40  # (not settling: no end once separated)
+        with trio.fail_after(60):
+            await playing.play()
+    tables = {n: seats for snapshot in in_play for n, seats in snapshot.items()}
+    assert len(tables) >= 20
+    forced = [
+        (first, then, other)
+        for i, before in enumerate(in_play)
+        for after in in_play[i + 1 :]
+        for first in before
+        for then in after
+        if first < then and set(tables[first]) == set(tables[then])
+        for other in set(before) & set(after) - {first, then}
+    ]  # a table played again while another table played on throughout
+    assert forced == []
