@@ -155,7 +155,8 @@ def serve(
 @click.option("--top", type=click.IntRange(2), default=10, show_default=True,
               help="Places whose neighbours must all be separated at 95% LOS.")  # fmt: skip
 @click.option("--budget", type=click.IntRange(1), default=10_000, show_default=True,
-              help="The most games to play before it stops anyway.")  # fmt: skip
+              help="Games to play before it stops anyway (begins no table after;"
+                   " those in play are played to their end).")  # fmt: skip
 @_run_options
 def settle(store: Path, top: int, budget: int, **opts: Any) -> None:
     """Close the ladder in STORE to submissions and play on until every pair of
