@@ -287,6 +287,21 @@ def test_r9_3_a_several_at_once_are_ranked_by_score_and_last_left_wins() -> None
     assert outcome.points == (47, 65, 48)
 
 
+def test_r9_3_a_players_leaving_together_are_announced_worst_place_first() -> None:
+    """R9.3.a: the players who reach the target in the same round leave the game after
+    the `round_end`, one `eliminated` (cause target, no cards) each, worst place first
+    (protocol/SPEC.md), and the outcome's eliminations list them in that order too."""
+    game = points_game(target=48)  # scores 47, 65, 48: seats 1 and 2 leave, seat 0 wins
+    game.apply(Action.bust(Card.N5))
+    game.apply(Action.bust(Card.N9))
+    end = next(i for i, e in enumerate(game.events) if isinstance(e, RoundEnd))
+    assert game.events[end + 1 :] == [
+        Eliminated(1, Cause.TARGET, (), 3),
+        Eliminated(2, Cause.TARGET, (), 2),
+    ]
+    assert [(e.seat, e.place) for e in game.outcome().eliminations] == [(1, 3), (2, 2)]
+
+
 def test_r9_3_a_everyone_left_at_target_ranked_by_score() -> None:
     """R9.3.a"""
     game = points_game(target=40)
