@@ -204,3 +204,14 @@ def test_r9_3_r8_4_a_1980_points_hand_of_four_ono_99_plays_on_a_ten_with_the_opt
     game = arranged(config, "99 99 99 99", "2 2 2 2", "2 2 2 2", draw="3 3", total=31)
     assert game.events[-1] == OutOfRound(0)
     assert game.observation(0).in_round == (False, True, True)
+
+
+def test_r9_3_r4_3_a_bust_draws_back_up_to_four_not_just_one_card() -> None:
+    """R9.3: a player who busts "draws back up to four cards". In the arena that is one
+    card, but a hand left short by R4.3 [ruling] (both piles empty) is filled up to four."""
+    config = GameConfig(players=3, format=Format.POINTS, target=1000)
+    game = arranged(config, "9 9", "1 1 1 1", "1 1 1 1", draw="2 3 4", total=95)
+    game.apply(Action.bust(Card.N9))
+    assert game.events[-1] == Draw(0, 3)
+    assert game.hand(0) == tuple(cards("2 3 4 9"))
+
