@@ -215,3 +215,18 @@ def test_r9_3_r4_3_a_bust_draws_back_up_to_four_not_just_one_card() -> None:
     assert game.events[-1] == Draw(0, 3)
     assert game.hand(0) == tuple(cards("2 3 4 9"))
 
+
+def test_r5_4_play_cap_in_a_later_points_round_ignores_the_scores_so_far() -> None:
+    """R5.4, R9.3: at the play cap the players still in the game share the best place,
+    whatever their scores from the rounds already played; the scores stay as they were."""
+    deal = ("5 6 7 8", "9 9 9 99", "R P2 -10 3")  # round 1 scores 47, 65, 48
+    config = GameConfig(players=3, format=Format.POINTS, target=1000, play_cap=3)
+    game = arranged(config, *deal, draw="1 2 4 4 4 4", total=95)
+    game.apply(Action.bust(Card.N5))
+    game.apply(Action.bust(Card.N9))
+    assert game.observation(0).round == 2
+    game.apply(game.legal_actions()[0])  # the third play, in round 2
+    outcome = game.outcome()
+    assert outcome.reason is EndReason.PLAY_CAP
+    assert outcome.places == (1, 1, 1)
+    assert outcome.points == (47, 65, 48)
