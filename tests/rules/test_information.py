@@ -139,6 +139,20 @@ def test_fault_elimination_in_points_round_ends_round() -> None:
     assert game.observation(2).in_game == (True, False, True)
 
 
+def test_fault_in_tokens_of_a_seat_not_to_move_keeps_the_turn_and_the_round() -> None:
+    """R9.2, Faults: a seat that faults while another is to move leaves the game without
+    losing a token; the player to move is unchanged and the round goes on (no new deal)."""
+    config = GameConfig(players=3, format=Format.TOKENS, tokens=2)
+    game = arranged(config, "1 1 1 1", "2 2 2 2", "3 3 3 3", draw="4 4 4")
+    game.eliminate(1, Cause.CRASH)
+    assert game.events[-1] == Eliminated(1, Cause.CRASH, tuple(cards("2 2 2 2")), 3)
+    assert game.to_move == 0
+    obs = game.observation(0)
+    assert (obs.round, obs.tokens, obs.owes) == (1, (2, 2, 2), 1)
+    play(game, "1")
+    assert game.to_move == 2
+
+
 def test_eliminate_refuses_rules_causes_and_absent_seats() -> None:
     game = Game(GameConfig(players=2), seed=1)
     with pytest.raises(RulesError, match="decided by the rules"):
