@@ -19,6 +19,7 @@ from arena.rules import (
     Cause,
     Edition,
     Eliminated,
+    Elimination,
     Ending,
     ExternalElimination,
     Format,
@@ -151,6 +152,27 @@ def test_fault_in_tokens_of_a_seat_not_to_move_keeps_the_turn_and_the_round() ->
     assert (obs.round, obs.tokens, obs.owes) == (1, (2, 2, 2), 1)
     play(game, "1")
     assert game.to_move == 2
+
+
+def test_r5_3_an_elimination_records_its_round_and_play_count() -> None:
+    """R5.3, R9.3.a, Faults: every seat that leaves the game is recorded with its cause,
+    its place, the round it left in and the plays made by then."""
+    game = arranged(GameConfig(players=3), "1 9 9 9", "9 9 9 9", "2 3 3 3", total=95)
+    play(game, "1")  # seat 1 cannot play: out after the first play
+    play(game, "2")  # seat 0 cannot play: out after the second
+    assert game.outcome().eliminations == (
+        Elimination(1, Cause.CANNOT_PLAY, 3, 1, 1),
+        Elimination(0, Cause.CANNOT_PLAY, 2, 1, 2),
+    )
+    config = GameConfig(players=3, format=Format.POINTS, target=1000)
+    game = arranged(config, "9 9 9 9", "1 1 1 1", "2 2 2 2", draw="3 3", total=95)
+    game.apply(Action.bust(Card.N9))
+    game.eliminate(1, Cause.ILLEGAL)  # ends round 1 after one play
+    game.eliminate(2, Cause.TIMEOUT)  # in round 2
+    assert game.outcome().eliminations == (
+        Elimination(1, Cause.ILLEGAL, 3, 1, 1),
+        Elimination(2, Cause.TIMEOUT, 2, 2, 1),
+    )
 
 
 def test_eliminate_refuses_rules_causes_and_absent_seats() -> None:
