@@ -175,6 +175,33 @@ def test_r5_3_an_elimination_records_its_round_and_play_count() -> None:
     )
 
 
+def test_r10_the_map_sent_to_a_bot_in_a_points_round_after_a_bust_and_a_fault() -> None:
+    """R10.1, R10.2: deterministic companion of the random test below. Each seat's map
+    holds its own hand (not the mover's), who is still in the round (not only in the
+    game), the cards laid face up and the whole discard pile, as its observation does."""
+    import msgpack
+
+    from arena.referee._wire import observation_to_dict
+
+    config = GameConfig(players=4, format=Format.POINTS, target=1000)
+    game = arranged(
+        config, "9 9 9 9", "1 2 3 4", "5 5 5 5", "6 6 6 6", draw="7 7 7", discard="8 8", total=95
+    )
+    game.apply(Action.bust(Card.N9))  # seat 0 is out of the round
+    play(game, "1")  # 96
+    game.eliminate(3, Cause.CRASH)  # seat 2 is to move
+    assert game.to_move == 2
+    for seat in range(4):
+        sent = game.observation_dict(seat)
+        assert msgpack.packb(sent) == msgpack.packb(observation_to_dict(game.observation(seat)))
+        assert sent["hand"] == [c.code for c in game.hand(seat)]
+        assert sent["in_round"] == [False, True, True, False]
+        assert sent["in_game"] == [True, True, True, False]
+        assert sent["face_up"] == [[], [], [], ["6", "6", "6", "6"]]
+        assert sent["discard"] == ["8", "8", "9", "1"]
+    assert game.observation_dict(1)["hand"] == ["2", "3", "4", "7"]
+
+
 def test_eliminate_refuses_rules_causes_and_absent_seats() -> None:
     game = Game(GameConfig(players=2), seed=1)
     with pytest.raises(RulesError, match="decided by the rules"):
