@@ -1,7 +1,8 @@
 """Rules meeting each other: a reshuffle between the two owed cards, the play cap on the
 first of them, a fault that leaves two players while a Play 2 is owed, the 1980 -10
 and ONO on tens below zero, the starter of a round after the previous starter is out,
-a 1980 points hand of four ONO 99 reached on the second owed card."""
+a 1980 points hand of four ONO 99 reached on the second owed card or held when two are
+owed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from arena.rules import (
     Format,
     GameConfig,
     OutOfRound,
+    OwesTwo,
     Reshuffle,
     RoundStart,
 )
@@ -101,3 +103,16 @@ def test_r9_3_r7_4_a_1980_hand_of_four_ono_99_drawn_before_the_second_card() -> 
     assert game.events[-1] == OutOfRound(1)
     assert game.to_move == 2
     assert game.observation(2).owes == 1
+
+
+def test_r9_3_r7_4_a_1980_points_hand_of_four_ono_99_owing_two_ends_the_obligation() -> None:
+    """R9.3 (1980 exception), R7.4, R7.5: a points player who owes two after a Double Play
+    and holds four ONO 99 leaves the round without playing, and the obligation ends with
+    it: the next player owes one card."""
+    config = GameConfig(players=3, edition=E80, format=Format.POINTS)
+    game = arranged(config, "DP 2 2 2", "99 99 99 99", "3 3 3 3", draw="4 5 6", total=10)
+    play(game, "DP")
+    assert game.events[-1] == OutOfRound(1)
+    assert game.to_move == 2
+    assert game.observation(2).owes == 1
+    assert not any(isinstance(e, OwesTwo) and e.seat == 2 for e in game.events)
