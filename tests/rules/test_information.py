@@ -131,6 +131,25 @@ def test_fault_elimination_of_a_seat_not_to_move() -> None:
     assert game.to_move == 3
 
 
+def test_r4_4_r6_4_a_fault_of_the_seat_to_move_passes_the_turn_in_the_direction() -> None:
+    """R4.4, R6.4, Faults: when the seat to move faults, the turn passes to the next player
+    still in the round in the current direction, which a Reverse may have turned."""
+    game = arranged(GameConfig(players=4), "R 1 1 1", "2 2 2 2", "3 3 3 3", "4 4 4 4", draw="5")
+    play(game, "R")  # counter-clockwise: seat 3 is to move
+    assert game.to_move == 3
+    game.eliminate(3, Cause.TIMEOUT)
+    assert game.to_move == 2
+    # A seat out of the round (but in the game) is skipped too.
+    config = GameConfig(players=4, format=Format.POINTS, target=1000)
+    game = arranged(config, "1 1 1 1", "9 9 9 9", "3 3 3 3", "4 4 4 4", draw="5 6 7 8", total=90)
+    play(game, "1")  # 91
+    game.apply(Action.bust(Card.N9))  # seat 1 is out of the round
+    play(game, "3")  # 94
+    play(game, "4")  # 98
+    game.eliminate(0, Cause.CRASH)  # seat 0 is to move
+    assert game.to_move == 2
+
+
 def test_fault_elimination_in_points_round_ends_round() -> None:
     config = GameConfig(players=3, format=Format.POINTS, target=1000)
     game = arranged(config, "9 9 9 9", "1 1 1 1", "2 2 2 2", draw="3 3", total=95)
