@@ -132,6 +132,35 @@ def points_game(**options: object) -> Game:
     return arranged(config, *POINTS_DEAL, draw=POINTS_DRAW, total=95)
 
 
+def test_r8_4_r9_options_read_back_from_a_dict_refuse_values_of_the_wrong_type() -> None:
+    """R8.4, R9, R2.3: the options a store or league file gives (`GameConfig.from_dict`)
+    read back what `to_dict` wrote, and refuse a value that is not of its type: the
+    string "false" must not switch "ONO on tens" on, nor may true count as a number."""
+    config = GameConfig(
+        players=3,
+        edition=E80,
+        format=Format.POINTS,
+        target=80,
+        ending=Ending.LOWEST,
+        ono_on_tens=True,
+        play_cap=900,
+    )
+    assert GameConfig.from_dict(config.to_dict()) == config
+    base = {"edition": "1980"}
+    wrong: list[dict[str, object]] = [
+        {"ono_on_tens": "false"},
+        {"ono_on_tens": 1},
+        {"players": True},
+        {"target": "100"},
+        {"edition": "1990"},
+        {"format": "cup"},
+        {"colour": 1},
+    ]
+    for bad in wrong:
+        with pytest.raises(ConfigError):
+            GameConfig.from_dict(base | bad)
+
+
 def test_r9_1_single_is_the_default_one_hand() -> None:
     """R9.1"""
     assert GameConfig().format is Format.SINGLE
