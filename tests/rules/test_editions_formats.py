@@ -21,6 +21,7 @@ from arena.rules import (
     RoundStart,
     TokenLost,
     deck,
+    rules_in_play,
 )
 
 from .helpers import arranged, cards, legal_codes, play
@@ -159,6 +160,27 @@ def test_r8_4_r9_options_read_back_from_a_dict_refuse_values_of_the_wrong_type()
     for bad in wrong:
         with pytest.raises(ConfigError):
             GameConfig.from_dict(base | bad)
+
+
+def test_r9_2_r9_3_the_rules_in_play_leave_out_the_options_of_other_formats() -> None:
+    """R9.2, R9.3: tokens are an option of the tokens format only, target and ending of
+    the points format only, so `rules_in_play` (which a league compares when it resumes)
+    leaves them out of the other formats' options; the format defaults to single."""
+    both = {"tokens": 5, "target": 50, "ending": "lowest", "players": 3}
+    assert rules_in_play(both) == {"players": 3}
+    assert rules_in_play(both | {"format": "tokens"}) == {
+        "format": "tokens",
+        "tokens": 5,
+        "players": 3,
+    }
+    assert rules_in_play(both | {"format": "points"}) == {
+        "format": "points",
+        "target": 50,
+        "ending": "lowest",
+        "players": 3,
+    }
+    assert rules_in_play(GameConfig().to_dict()) != GameConfig().to_dict()
+    assert rules_in_play(None) is None
 
 
 def test_r9_1_single_is_the_default_one_hand() -> None:
