@@ -57,12 +57,13 @@ async def run_match(
     concurrency: int = 1,
     wrap: Wrap | None = None,
     runner: GameRunner | None = None,
+    logs: bool = False,
 ) -> tuple[list[GameResult], dict[str, int]]:
     """Play `games` games; game i seats the bots rotated by i and is dealt from a keyed
     function of `seed` and i (`arena.seeds`). Returns the results, in game order, and,
     per bot, the number of processes started. The results hold no logs (a game's log is
-    its replay, written to `replay_dir` if given): a long match keeps in memory what
-    its summary needs alone.
+    its replay, written to `replay_dir` if given), unless `logs` asks for them: a long
+    match keeps in memory what its summary needs alone.
 
     `concurrency` games are played at once, each with processes of its own (a bot's
     idle processes are reused, as one at a time); a game's seats and deal depend only
@@ -90,9 +91,12 @@ async def run_match(
             for name, count in played.launched.items():
                 started[name] += count
             result = played.result  # (its log is in its replay, written out or dropped)
-            if replay_dir is not None:
+            if replay_dir is not None or logs:
                 log = unpack_replay(played.replay) if played.replay is not None else []
-                write_replay(replay_dir / f"{result.game_id}.jsonl", log)
+                if replay_dir is not None:
+                    write_replay(replay_dir / f"{result.game_id}.jsonl", log)
+                if logs:
+                    result = dataclasses.replace(result, log=log)
             results[i] = result
             if on_result is not None:
                 on_result(result)

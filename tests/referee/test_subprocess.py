@@ -38,7 +38,7 @@ async def play(
         clocks=clocks, limits=limits, fresh_process=fresh, log_dir=tmp_path / "logs"
     )
     results, started = await run_match(
-        specs, GameConfig(players=2), games=games, seed=5, settings=settings
+        specs, GameConfig(players=2), games=games, seed=5, settings=settings, logs=True
     )
     everyone = pids(bad_pids) + pids(good_pids)
     assert everyone, "the bots ran"
@@ -217,6 +217,7 @@ def _judged(message: str) -> str:
 
 def judgement(results: list[GameResult]) -> list[object]:
     """What the referee decided, without the times it measured."""
+    assert all(r.log for r in results), "the results hold their logs (run_match's logs=True)"
     return [
         (
             r.outcome.places,
