@@ -14,7 +14,9 @@ class Cause(enum.Enum):
     CANNOT_PLAY = "cannot_play"
     """No legal play when one was due (R5.1, R7.4); in tokens, the last token was lost (R9.2)."""
     BUST = "bust"
-    """Out of a points round by a forced busting play (R9.3)."""
+    """Reserved: the engine never sets it. A bust (the `Bust` event, R9.3) puts a seat
+    out of the round, never out of the game (SPEC §7: the cause the referee never
+    sends)."""
     TARGET = "target"
     """Reached the target score of the points format (R9.3.a)."""
     TIMEOUT = "timeout"
