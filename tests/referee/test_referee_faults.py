@@ -341,6 +341,27 @@ async def test_a_bank_stops_growing_at_its_cap(autojump_clock: trio.abc.Clock) -
         Clocks(bank_ms=BANK_CAP_MS + 1)
 
 
+async def test_a_bank_used_into_the_grace_is_left_at_0_then_gets_its_increment(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """SPEC §8.3: the time taken is subtracted from the bank "never below 0". A
+    decision may take the bank's allowance and the grace too (140 ms of a bank of
+    100, with 50 ms of grace): the bank is 0 then, and the increment makes it 100
+    again, not 60 (nor a negative bank_ms in the next act)."""
+    clocks = Clocks(decision_ms=1000, bank_ms=100, increment_ms=100, grace_ms=50)
+    seen: list[tuple[int, int | None]] = []
+
+    def grace_user(act: dict[str, Any]) -> Any:
+        seen.append((act["clock"]["decision_ms"], act["clock"]["bank_ms"]))
+        return ("sleep", 0.14 if len(seen) == 1 else 0.0, 0)
+
+    result, _ = await run_game(
+        [grace_user, first_legal], clocks=clocks, config=GameConfig(players=2)
+    )
+    assert [f.seat for f in result.faults] == []
+    assert seen[:2] == [(100, 100), (100, 100)]
+
+
 async def test_each_act_carries_only_the_seats_own_hand() -> None:
     """R10.2: the hand in an act is the seat's own; nothing else of other hands is sent."""
     result, bots = await run_game([first_legal] * 3, seed=11)
@@ -416,6 +437,27 @@ async def test_the_time_judged_is_the_time_recorded(
         assert result.faults[0].message == (
             f"no action within 1,000 ms (+50 ms grace): it took {took} ms"
         )
+
+
+async def test_an_answer_measured_past_the_banks_allowance_is_late(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """SPEC §8.2, §8.3: with a bank, the limit judged is the act's decision_ms (the
+    bank's, when less) plus the grace, for an answer measured late as for one not
+    come: 560 ms against a bank of 500 (+50) is a timeout, though under the 1,000 ms
+    of a decision without a bank."""
+    clocks = Clocks(decision_ms=1000, bank_ms=500, grace_ms=50, startup_ms=5000)
+    async with trio.open_nursery() as nursery:
+        other, _ = await connect(nursery, "ok")
+        to_bot, from_bot = MemoryBuffer(), _LateBuffer(autojump_clock, 0.56)
+        nursery.start_soon(FakeBot(MemoryBotStream(to_bot, from_bot), name="late").run)
+        late = BotSession("late", Connection(MemoryPort(to_bot, from_bot)))
+        for session in (late, other):
+            await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
+        result = await play_game([late, other], GameConfig(players=2), 1, clocks=clocks)
+        nursery.cancel_scope.cancel()
+    assert [(f.seat, f.cause) for f in result.faults] == [(0, "timeout")]
+    assert result.faults[0].message == "no action within 500 ms (+50 ms grace): it took 560.0 ms"
 
 
 async def test_half_a_frame_by_the_deadline_is_a_timeout_that_hints_at_flushing(
@@ -518,3 +560,67 @@ def test_clocks_to_dict_has_every_field() -> None:
 
     clocks = Clocks(decision_ms=7, bank_ms=9, increment_ms=1, startup_ms=3, grace_ms=2)
     assert clocks.to_dict() == dataclasses.asdict(clocks)
+
+
+async def test_every_seat_is_resumed_for_its_game_start_and_game_over(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """SPEC §8.5: the referee lets a bot's processes go on just before it writes it a
+    game_start, an act or a game_over (a process taken from its pool is stopped): one
+    go for each of them, for every seat."""
+    calls: list[tuple[str, str, float]] = []
+    clocks = Clocks(decision_ms=1000, grace_ms=50)
+    async with trio.open_nursery() as nursery:
+        sessions, bots = [], []
+        for name in ("ann", "bob", "cid"):
+            port, stream = memory_pair()
+            bot = FakeBot(stream, first_legal, name=name)
+            nursery.start_soon(bot.run)
+            session = _Watched(name, Connection(port), calls)
+            await session.handshake(clocks, protocol.DEFAULT_MAX_FRAME)
+            sessions.append(session)
+            bots.append(bot)
+        result = await play_game(sessions, GameConfig(players=3), 1, clocks=clocks)
+        nursery.cancel_scope.cancel()
+    assert result.faults == ()
+    for bot in bots:
+        goes = [c for c in calls if c[:2] == ("resume", bot.name)]
+        assert len(goes) == 1 + len(bot.acts()) + 1, bot.name
+
+
+class _Deaf(MemoryBuffer):
+    """A bot's input that takes no more bytes once `deaf` (a bot that stopped reading,
+    its pipe full)."""
+
+    deaf = False
+
+    def writable(self) -> bool:
+        return not self.deaf and super().writable()
+
+    def write_some(self, data: bytes | bytearray | memoryview) -> int:
+        if self.deaf:
+            raise BlockingIOError
+        return super().write_some(data)
+
+
+async def test_a_game_start_not_read_times_out_after_the_decision_time_and_grace(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """SPEC §8.2, §9.1: the referee's own messages must be written within decision_ms
+    plus the grace margin; a bot that does not read its game_start is out then, with
+    the limit and the time in its fault."""
+    async with trio.open_nursery() as nursery:
+        other, _ = await connect(nursery, "ok")
+        to_bot, from_bot = _Deaf(), MemoryBuffer()
+        nursery.start_soon(FakeBot(MemoryBotStream(to_bot, from_bot), name="deaf").run)
+        deaf = BotSession("deaf", Connection(MemoryPort(to_bot, from_bot)))
+        for session in (deaf, other):
+            await session.handshake(CLOCKS, protocol.DEFAULT_MAX_FRAME)
+        to_bot.deaf = True
+        result = await play_game([deaf, other], GameConfig(players=2), 1, clocks=CLOCKS)
+        nursery.cancel_scope.cancel()
+    assert [(f.seat, f.cause) for f in result.faults] == [(0, "timeout")]
+    assert result.faults[0].message.startswith(
+        "did not read its game_start message within 1,000 ms (+50 ms grace): waited 1,050.0 ms,"
+        " its input full ("
+    )
