@@ -297,3 +297,42 @@ async def _steal_under_bwrap(tmp_path: Path, how: str, *args: object) -> tuple[l
     _, end = reports(log)
     assert await gone(token)
     return log.read_text().splitlines(), end
+
+
+async def test_every_new_process_is_stopped_from_its_hello_to_its_first_game_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC §8.5: a process started for a game is stopped once it has said hello, until
+    the game writes its game_start: the game may wait for another seat's process to
+    start meanwhile (an idle process's stop is test_a_bot_is_stopped_while_its_game_
+    waits_for_another_to_start's). Seen in the order of the stops and the goes, with no
+    clock: the first thing done to each process is a stop."""
+    from arena.referee import BotSession
+
+    calls: dict[BotSession, list[str]] = {}  # (kept alive: no id is reused)
+    pause, resume = BotSession.pause, BotSession.resume
+
+    def paused(session: BotSession) -> None:
+        calls.setdefault(session, []).append("stop")
+        pause(session)
+
+    def resumed(session: BotSession) -> None:
+        calls.setdefault(session, []).append("go")
+        resume(session)
+
+    monkeypatch.setattr(BotSession, "pause", paused)
+    monkeypatch.setattr(BotSession, "resume", resumed)
+    token = f"arena-new-{uuid.uuid4().hex}"
+    specs = [
+        make_bot(tmp_path / "bots", "quick", "slow", 1, token=token),
+        make_bot(tmp_path / "bots", "faulter", "late_illegal", 0, token=token),
+    ]
+    settings = RunSettings(log_dir=tmp_path / "logs", sandbox="none")
+    results, started = await run_match(
+        specs, GameConfig(players=2), games=3, seed=1, settings=settings
+    )
+    assert [[f.cause for f in result.faults] for result in results] == [["illegal"]] * 3
+    assert started == {"quick": 1, "faulter": 3}  # a new process for each game
+    assert len(calls) == 4
+    assert all(made[0] == "stop" for made in calls.values()), calls
+    assert await gone(token)
