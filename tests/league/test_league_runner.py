@@ -258,3 +258,90 @@ async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
         report = await run_league(config, store, Heard(), runner=runner)
     assert report.played == 4 * 30  # 40 deals of 3 games
     assert 1 <= max(locks) <= 2  # the deals in play at once, not the 40 played
+
+
+class _Killed(Exception):
+    """The league stopped, as a kill would stop it."""
+
+
+class KilledAtDisqualification(Heard):
+    """Stops the league at the first disqualification it is told of."""
+
+    def message(self, text: str) -> None:
+        super().message(text)
+        if "is disqualified" in text:
+            raise _Killed
+
+
+async def test_a_league_killed_before_a_disqualification_was_stored_makes_it_on_resume(
+    tmp_path: Path,
+) -> None:
+    """A league killed between the game that completed a bot's faults in a row (its
+    streak stored with it) and the bot's disqualification: the resumed league
+    disqualifies it before any game, and it plays no more (without that it played on,
+    and a clean game reset its streak: never disqualified)."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=1,
+    )  # fmt: skip
+    with Store.open(config.store) as store:
+        with pytest.raises(ExceptionGroup) as stopped:  # from the league's nursery
+            await run_league(config, store, KilledAtDisqualification(), runner=ScriptedRunner("d"))
+        assert stopped.group_contains(_Killed)
+        assert store.fault_streaks()["d"] == 2
+        store.set_bot_status("d", "ok")  # as if killed before this was written
+    runner = ScriptedRunner(faulty="d")
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, Heard(), runner=runner)
+        assert store.bot_statuses()["d"] == "disqualified"
+    assert report.disqualified == ["d"]
+    assert [p.game_id for p in runner.plays if "d" in p.seats] == []
+    assert report.forfeits > 0
+
+
+class EveryOtherGame(ScriptedRunner):
+    """The bot named `faulty` crashes in its 1st, 3rd, 5th ... game, and plays its
+    others cleanly."""
+
+    def __init__(self, faulty: str) -> None:
+        super().__init__(faulty)
+        self.games = 0
+        self.crashes = 0
+
+    @contextlib.asynccontextmanager
+    async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
+        self.setups.append(setup)
+
+        async def play(game: Play) -> Played:
+            self.plays.append(game)
+            await trio.lowlevel.checkpoint()
+            result = finished(game.game_id, game.seed, game.seats)
+            if self.faulty in game.seats:
+                self.games += 1
+                if self.games % 2 == 1:
+                    self.crashes += 1
+                    fault = FaultRecord(game.seats.index(self.faulty), "crash", "scripted", None, 0)
+                    result = dataclasses.replace(result, faults=(fault,))
+            return Played(game.game_id, result, 1.0, 2.0)
+
+        yield [play]
+
+
+async def test_faults_not_in_a_row_never_disqualify(tmp_path: Path) -> None:
+    """The limit counts faults in a row (`fault_limit`): a clean game resets the streak.
+    A bot that crashes in every other game, 5 of its 9, is never disqualified at a
+    limit of 2."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=1,
+    )  # fmt: skip
+    runner = EveryOtherGame(faulty="d")
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, Heard(), runner=runner)
+        statuses = store.bot_statuses()
+    assert (runner.games, runner.crashes) == (9, 5)
+    assert report.disqualified == []
+    assert statuses["d"] != "disqualified"
+    assert report.forfeits == 0
