@@ -132,6 +132,15 @@ def test_the_bounds_are_walds() -> None:
     assert decide(h, [3.0, 2.0, -3.0]).tolist() == [H1, GOING, H0]
 
 
+def test_the_bounds_take_alpha_and_beta_each_in_its_place() -> None:
+    """Wald's bounds with α ≠ β (`--alpha 0.01 --beta 0.2`): H1 at log((1 - β)/α),
+    H0 at log(β/(1 - α)). With α = β a swap of the two goes unseen."""
+    h = Hypotheses(alpha=0.01, beta=0.2)
+    assert h.upper == pytest.approx(math.log(0.8 / 0.01))  # 4.382
+    assert h.lower == pytest.approx(math.log(0.2 / 0.99))  # -1.599
+    assert decide(h, [4.3, 4.4, -1.55, -1.65]).tolist() == [GOING, H1, GOING, H0]
+
+
 PENTANOMIAL = [0.0, 0.25, 0.5, 0.75, 1.0]
 """A direct pair's score (NEW's points in the pair / 2); our D is twice it less 1."""
 
@@ -307,6 +316,48 @@ def test_identical_pairs_do_not_end_the_test_at_once() -> None:
     assert estimate is not None
     assert estimate.elo == pytest.approx(0.0, abs=1e-9)
     assert estimate.low < 0.0 < estimate.high
+
+
+def test_the_naive_interval_is_1_96_standard_errors_of_the_mean_with_the_pseudo_pair() -> None:
+    """`Tally.estimate`: the mean of D ± 1.96 standard errors, the variance with the
+    pseudo-pair, (Σ(D - m)² + 1) / (n + 1), over n pairs: here 143 even pairs, so
+    ±1.96 √(1 / (144 · 143)) in D, mapped to Elo."""
+    tally = Tally(Hypotheses(), direct=True)
+    for _ in range(143):
+        tally.add(0.0)
+    estimate = tally.estimate()
+    assert estimate is not None
+    half = 1.959963984540054 * math.sqrt(1.0 / (144 * 143))
+    low, high = elo_of_difference(np.array([-half, half]), True)
+    assert (estimate.low, estimate.high) == pytest.approx((low, high), rel=1e-9)
+
+
+def test_the_median_unbiased_interval_is_in_order_around_its_estimate() -> None:
+    """`Tally.unbiased` (the interval the report prints first): its low end below the
+    estimate, its high end above, for a test stopped at either bound."""
+    for first, then, decision in ((1.0, 0.0, H1), (0.0, 0.0, H0)):
+        tally = Tally(Hypotheses(), direct=True)
+        while tally.decision == GOING:
+            tally.add(then if tally.pairs % 4 == 0 else first)
+        assert tally.decision == decision
+        unbiased = tally.unbiased()
+        assert unbiased is not None
+        assert unbiased.low < unbiased.elo < unbiased.high
+
+
+def test_against_a_field_the_bounds_weigh_each_bot_by_its_games_with_old() -> None:
+    """The module docstring: μ against a field weighs each field
+    bot by how often it sat at OLD's table, read from the pairs counted so far."""
+    tally = Tally(Hypotheses(0.0, 50.0), direct=False, field=2)
+    for pair in range(10):
+        tally.add(0.0, {0: 1.0} if pair else {0: 1.0, 1: 0.0})  # bot 1 met OLD once
+    old_wins, old_games = np.array(tally.old_wins), np.array(tally.old_games)
+    assert old_games.tolist() == [10, 1]
+    levels = field_levels(old_wins, old_games)
+    expected = [float(expected_difference(e, False, levels, old_games)) for e in (0.0, 50.0)]
+    assert tally.bounds_in_score() == pytest.approx(expected, rel=1e-6)
+    even = [float(expected_difference(e, False, levels, 1.0)) for e in (0.0, 50.0)]
+    assert expected[1] != pytest.approx(even[1], rel=1e-3)  # the weights matter here
 
 
 @pytest.mark.parametrize("pairs", [1, 7, 30])
