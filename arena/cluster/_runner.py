@@ -15,6 +15,7 @@ each game's result is recorded once, when its task's results arrive.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import logging
@@ -195,14 +196,6 @@ class DaskRunner:
             log_kb=run.limits.stderr_kb,
         )
         packed = await trio.to_thread.run_sync(_pack_all, specs, abandon_on_cancel=True)
-        new = {d: data for d, (_, data) in packed.items() if d not in self._bundles}
-        if new:
-            futures = await trio.to_thread.run_sync(
-                _scatter, self.client, list(new.values()), abandon_on_cancel=True
-            )
-            self._bundles.update(zip(new, futures, strict=True))
-        self._packed.update({d: spec for d, (spec, _) in packed.items()})
-        self._digests.update({spec.name: d for d, (spec, _) in packed.items()})
         workers, unfit = await trio.to_thread.run_sync(
             _fit_workers, self.client, run.sandbox, abandon_on_cancel=True
         )
@@ -213,6 +206,14 @@ class DaskRunner:
                 f"no worker of the cluster at {self.address} can run the bots: "
                 + "; ".join(f"worker {w}: {why}" for w, why in sorted(unfit.items()))
             )
+        new = {d: data for d, (_, data) in packed.items() if d not in self._bundles}
+        if new:
+            futures = await trio.to_thread.run_sync(
+                _scatter, self.client, list(new.values()), abandon_on_cancel=True
+            )
+            self._bundles.update(zip(new, futures, strict=True))
+        self._packed.update({d: spec for d, (spec, _) in packed.items()})
+        self._digests.update({spec.name: d for d, (spec, _) in packed.items()})
         builds = sum(spec.build is not None for spec, _ in packed.values())
         self._say(
             f"shipping {len(packed)} bot(s) to {len(workers)} worker(s)"
@@ -227,10 +228,12 @@ class DaskRunner:
                 self._bundles[digest],
                 self._settings,
                 key=f"arena-build-{token}-{digest}-{i}",
+                # On this worker alone: with other workers allowed, Dask's work stealing
+                # ignores every restriction, and gave a busy worker's build to an idle
+                # one that cannot run bots (its report stopped the league; asked for a
+                # resource it lacks, a worker process crashed). A worker that leaves does
+                # not hold its build for ever: `_gather` drops it.
                 workers=[worker],
-                allow_other_workers=True,  # a worker that leaves does not hold it for ever
-                # ... but only a fit worker may run it: Dask let an idle unfit worker
-                # steal a busy one's build, whose report then stopped the league.
                 resources={gate(run.sandbox): 1},
                 priority=10,  # before the games waiting (a ladder builds as it plays)
                 pure=False,
@@ -238,9 +241,10 @@ class DaskRunner:
             for digest, (spec, _) in packed.items()
             for i, worker in enumerate(workers)
         ]
+        pinned = [worker for _ in packed for worker in workers]
         try:
             reports: list[BuildReport] = await trio.to_thread.run_sync(
-                _gather, self.client, futures, abandon_on_cancel=True
+                _gather, self.client, futures, pinned, abandon_on_cancel=True
             )
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(10):
@@ -780,6 +784,11 @@ def _threads_taken(dask_worker: Any) -> tuple[int, int]:
     return int(dask_worker.state.executing_count), int(dask_worker.state.nthreads)
 
 
+def _worker_addresses(dask_scheduler: Any) -> list[str]:
+    """The workers in the cluster now (`Client.run_on_scheduler`)."""
+    return [str(a) for a in dask_scheduler.workers]
+
+
 def _gates(dask_scheduler: Any) -> dict[str, dict[str, float]]:
     """Each worker's resources, as the scheduler has them (`Client.run_on_scheduler`)."""
     return {str(a): dict(ws.resources) for a, ws in dask_scheduler.workers.items()}
@@ -838,11 +847,34 @@ def _scatter(client: Client, data: list[Any]) -> list[Future[Any]]:
     return futures
 
 
-def _gather(client: Client, futures: list[Future[BuildReport]]) -> list[BuildReport]:
+LEFT_CHECK_S = 5.0
+"""How often the builds' wait looks for workers that left the cluster."""
+
+
+def _gather(
+    client: Client, futures: list[Future[BuildReport]], pinned: list[str]
+) -> list[BuildReport]:
+    """The reports of the builds (`futures`, each on its worker of `pinned`); a build
+    whose worker left the cluster is dropped (that worker plays no game; one that joins
+    builds at its first game)."""
     from distributed import KilledWorker
 
+    waiting = dict(zip(futures, pinned, strict=True))
     try:
-        reports: list[BuildReport] = client.gather(futures)
+        while waiting := {f: w for f, w in waiting.items() if not f.done()}:
+            try:
+                next(iter(waiting)).result(timeout=LEFT_CHECK_S)
+                continue
+            except TimeoutError:
+                pass
+            except (Exception, asyncio.CancelledError):
+                continue  # (its error is the gather's, below)
+            present = set(client.run_on_scheduler(_worker_addresses))
+            gone = [f for f, w in waiting.items() if w not in present]
+            if gone:
+                client.cancel(gone, force=True)
+        kept = [f for f in futures if not f.cancelled()]
+        reports: list[BuildReport] = client.gather(kept)
     except KilledWorker as err:
         raise ClusterError(f"workers died while building the bots: {err}") from None
     except ClusterError:

@@ -198,10 +198,15 @@ def test_a_late_worker_without_a_toolchain_names_the_bot(tmp_path: Path) -> None
     assert "shell" not in err
 
 
-def _build_restrictions(dask_scheduler: Any) -> dict[str, dict[str, float]]:
-    """The resources each of arena's build tasks on the scheduler requires."""
+def _build_restrictions(dask_scheduler: Any) -> dict[str, dict[str, object]]:
+    """The resources each of arena's build tasks on the scheduler requires, and whether
+    its restrictions are loose (other workers allowed: Dask's stealing then ignores
+    them all, resources too)."""
     return {
-        str(key): dict(task.resource_restrictions or {})
+        str(key): {
+            "resources": dict(task.resource_restrictions or {}),
+            "loose": task.loose_restrictions,
+        }
         for key, task in dask_scheduler.tasks.items()
         if str(key).startswith("arena-build-")
     }
@@ -211,9 +216,12 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
     """A build is addressed to a fit worker, with other workers allowed (a worker that
     leaves must not hold it for ever); Dask then let a busy worker's build be stolen by
     an idle one, also by a worker that cannot run bots, whose report stopped the league
-    ("worker ... cannot run bots", once with two CPU hogs). A build now requires the gate
-    that only fit workers declare, as a game does: seen on the scheduler while the
-    builds run."""
+    ("worker ... cannot run bots", once with two CPU hogs). A build then required the gate
+    that only fit workers declare, as a game does, but stealing ignores every
+    restriction of a task that allows other workers: the unfit worker, given a build
+    that needs a resource it lacks, crashed, with the bundle scattered to it, and the
+    league stopped (once more with two CPU hogs). A build is now on its worker alone,
+    with the gate: seen on the scheduler while the builds run."""
     from distributed import Client
 
     from arena.cluster._tasks import gate
@@ -234,7 +242,7 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
         proc = start_league(args, log)
         try:
             with Client(cluster.address, timeout=30) as client:
-                found: dict[str, dict[str, float]] = {}
+                found: dict[str, dict[str, object]] = {}
 
                 def builds_submitted() -> bool:
                     found.update(client.run_on_scheduler(_build_restrictions))
@@ -244,4 +252,44 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
         finally:
             proc.kill()
             proc.wait()
-    assert all(needs == {gate("bwrap"): 1} for needs in found.values()), found
+    assert all(
+        needs == {"resources": {gate("bwrap"): 1}, "loose": False} for needs in found.values()
+    ), found
+
+
+def test_a_worker_that_leaves_during_the_builds_does_not_hold_the_league(tmp_path: Path) -> None:
+    """A build is on its worker alone (above): one whose worker leaves before it is done
+    would wait for that worker for ever. The builds' wait drops it, and the league plays
+    its games on the workers left."""
+    from distributed import Client
+
+    for name in ("ann", "bob"):
+        folder = gated_bot(tmp_path, name)
+        (folder / "go").touch()
+        with (folder / "bot.toml").open("a") as manifest:
+            manifest.write('build = "sleep 3"\n')
+    with private_cluster(tmp_path / "cluster", workers=2) as cluster:
+        log = tmp_path / "league.log"
+        store = tmp_path / "l.sqlite"
+        args = [
+            "league", "--bots", str(tmp_path / "bots"), "--store", str(store),
+            "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
+            "--cluster", cluster.address,
+        ]  # fmt: skip
+        proc = start_league(args, log)
+        try:
+            with Client(cluster.address, timeout=30) as client:
+
+                def builds_submitted() -> bool:
+                    return len(client.run_on_scheduler(_build_restrictions)) == 4
+
+                wait_for("the builds on the scheduler", builds_submitted, proc, log)
+            cluster.workers[1].kill()
+            cluster.workers[1].wait()
+            assert proc.wait(timeout=300) == 0, log.read_text()
+        finally:
+            proc.kill()
+            proc.wait()
+    with sqlite3.connect(store) as db:
+        (done,) = db.execute("SELECT count(*) FROM games WHERE status = 'done'").fetchone()
+    assert done == 2, log.read_text()
