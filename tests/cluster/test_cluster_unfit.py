@@ -22,7 +22,7 @@ import pytest
 from arena.records import FAULT_CAUSES
 
 from ..processes import dies_with_us
-from .conftest import private_cluster
+from .conftest import Cluster, private_cluster
 from .helpers import ROOT, stored
 
 pytestmark = [
@@ -222,8 +222,6 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
     that needs a resource it lacks, crashed, with the bundle scattered to it, and the
     league stopped (once more with two CPU hogs). A build is now on its worker alone,
     with the gate: seen on the scheduler while the builds run."""
-    from distributed import Client
-
     from arena.cluster._tasks import gate
 
     broken = broken_bwrap(tmp_path)
@@ -233,25 +231,9 @@ def test_a_build_is_never_run_on_a_worker_that_cannot_run_bots(tmp_path: Path) -
             manifest.write('build = "sleep 60"\n')
     with private_cluster(tmp_path / "cluster", workers=1) as cluster:
         cluster.start_worker(path=broken)
-        log = tmp_path / "league.log"
-        args = [
-            "league", "--bots", str(tmp_path / "bots"), "--store", str(tmp_path / "l.sqlite"),
-            "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
-            "--cluster", cluster.address,
-        ]  # fmt: skip
-        proc = start_league(args, log)
-        try:
-            with Client(cluster.address, timeout=30) as client:
-                found: dict[str, dict[str, object]] = {}
-
-                def builds_submitted() -> bool:
-                    found.update(client.run_on_scheduler(_build_restrictions))
-                    return len(found) == 2
-
-                wait_for("the builds on the scheduler", builds_submitted, proc, log)
-        finally:
-            proc.kill()
-            proc.wait()
+        proc, _, found = league_until_its_builds(tmp_path, cluster, 2)
+        proc.kill()
+        proc.wait()
     assert all(
         needs == {"resources": {gate("bwrap"): 1}, "loose": False} for needs in found.values()
     ), found
@@ -261,35 +243,51 @@ def test_a_worker_that_leaves_during_the_builds_does_not_hold_the_league(tmp_pat
     """A build is on its worker alone (above): one whose worker leaves before it is done
     would wait for that worker for ever. The builds' wait drops it, and the league plays
     its games on the workers left."""
-    from distributed import Client
-
     for name in ("ann", "bob"):
         folder = gated_bot(tmp_path, name)
         (folder / "go").touch()
         with (folder / "bot.toml").open("a") as manifest:
             manifest.write('build = "sleep 3"\n')
     with private_cluster(tmp_path / "cluster", workers=2) as cluster:
-        log = tmp_path / "league.log"
-        store = tmp_path / "l.sqlite"
-        args = [
-            "league", "--bots", str(tmp_path / "bots"), "--store", str(store),
-            "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
-            "--cluster", cluster.address,
-        ]  # fmt: skip
-        proc = start_league(args, log)
+        proc, log, _ = league_until_its_builds(tmp_path, cluster, 4)
         try:
-            with Client(cluster.address, timeout=30) as client:
-
-                def builds_submitted() -> bool:
-                    return len(client.run_on_scheduler(_build_restrictions)) == 4
-
-                wait_for("the builds on the scheduler", builds_submitted, proc, log)
             cluster.workers[1].kill()
             cluster.workers[1].wait()
             assert proc.wait(timeout=300) == 0, log.read_text()
         finally:
             proc.kill()
             proc.wait()
-    with sqlite3.connect(store) as db:
+    with sqlite3.connect(tmp_path / "l.sqlite") as db:
         (done,) = db.execute("SELECT count(*) FROM games WHERE status = 'done'").fetchone()
     assert done == 2, log.read_text()
+
+
+def league_until_its_builds(
+    root: Path, cluster: Cluster, count: int
+) -> tuple[subprocess.Popen[bytes], Path, dict[str, dict[str, object]]]:
+    """A league of the bots in root/bots on `cluster` (its store root/l.sqlite, its
+    output in root/league.log), started, once `count` builds are on the scheduler: its
+    process, its output, and the builds' restrictions (`_build_restrictions`)."""
+    from distributed import Client
+
+    log = root / "league.log"
+    args = [
+        "league", "--bots", str(root / "bots"), "--store", str(root / "l.sqlite"),
+        "--table-size", "2", "--games-per-table", "2", "--sandbox", "bwrap",
+        "--cluster", cluster.address,
+    ]  # fmt: skip
+    proc = start_league(args, log)
+    found: dict[str, dict[str, object]] = {}
+    try:
+        with Client(cluster.address, timeout=30) as client:
+
+            def builds_submitted() -> bool:
+                found.update(client.run_on_scheduler(_build_restrictions))
+                return len(found) >= count
+
+            wait_for("the builds on the scheduler", builds_submitted, proc, log)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, log, found
