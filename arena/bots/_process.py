@@ -364,13 +364,36 @@ class StderrTail:
         return [line if len(line) <= width else line[:cut] + "..." for line in lines[-count:]]
 
 
-async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog, tail: StderrTail) -> None:
+LAST_WORDS = 1 << 20
+"""At most this many bytes are read from a bot's stderr pipe when its reader is stopped
+(a league stopped, its processes killed): what it wrote before then, not a flood that
+its children, still alive, keep writing."""
+
+
+def _drain_now(stream: trio.lowlevel.FdStream, log: CappedLog, tail: StderrTail) -> None:
+    """Read what is in `stream`'s pipe now, without waiting, into `log` and `tail`. A
+    reader cancelled as the bots' processes are closed has not always been scheduled
+    since a bot's last write: under load a bot killed at a Ctrl-C lost its last lines."""
+    read = 0
+    with contextlib.suppress(OSError, ValueError):  # EAGAIN (empty) or a closed stream
+        while read < LAST_WORDS:
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                break
+            read += len(chunk)
+            tail.add(chunk)
+            with contextlib.suppress(MachineError):  # a log that fails now stays as it is
+                log.write(chunk)
+
+
+async def _drain(stream: trio.lowlevel.FdStream, log: CappedLog, tail: StderrTail) -> None:
     """Read a bot's stderr to the end (so it never blocks), keeping the start in `log`
     and the end in `tail`.
 
     A log that cannot be written raises `MachineError` here, in the nursery of the
     bots' processes: the games in play are abandoned (not recorded) and every bot is
     killed, as when the machine cannot start one."""
+    ended = False
     try:
         while True:
             try:
@@ -381,7 +404,10 @@ async def _drain(stream: trio.abc.ReceiveStream, log: CappedLog, tail: StderrTai
                 break
             tail.add(chunk)
             log.write(chunk)
+        ended = True
     finally:
+        if not ended:  # cancelled: what the bot wrote before it was stopped is kept
+            _drain_now(stream, log, tail)
         tail.ended.set()
         log.close()
         with trio.CancelScope(shield=True):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import sys
 import threading
+import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 import pytest
 import trio
 
-from arena.bots import Limits
+from arena.bots import BotSpec, Limits, start_process
 from arena.match import run_match
 from arena.referee import Clocks, GameResult, RunSettings, _game
 from arena.rules import GameConfig
@@ -286,3 +288,38 @@ async def test_cancelling_a_game_has_the_driver_drop_it_at_once(
             break
         await trio.sleep(0.05)
     assert [p for p in everyone if alive(p)] == []
+
+
+LAST_WORDS = """\
+import os, sys, time
+sys.stderr.write("last words\\n")
+sys.stderr.flush()
+open(sys.argv[1], "w").close()
+time.sleep(60)
+"""
+
+
+async def test_a_bot_stopped_keeps_in_its_log_what_it_wrote_before(tmp_path: Path) -> None:
+    """A league stopped (Ctrl-C) cancels the readers of its bots' stderr; a reader not
+    scheduled since its bot's last write (a busy machine) lost the bot's last lines
+    from its log (a hostile bot's report, once, under two CPU hogs). Here arena is held
+    (a blocking wait) from the bot's write to the cancel: its reader never ran."""
+    written = tmp_path / "written"
+    bot = BotSpec(
+        name="talker", command=(sys.executable, "-c", LAST_WORDS, str(written)), folder=None
+    )
+    log = tmp_path / "logs" / "talker.log"
+    async with trio.open_nursery() as nursery:
+        process = await start_process(bot, nursery, log_path=log)
+        try:
+            for _ in range(6000):  # blocking: trio runs nothing meanwhile
+                if written.exists():
+                    break
+                time.sleep(0.01)  # noqa: ASYNC251 (holding trio is the point)
+            assert written.exists()
+            nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await process.kill(grace=0.2)
+    assert log.read_text() == "last words\n"
+    assert process.stderr.last_lines() == ["last words"]

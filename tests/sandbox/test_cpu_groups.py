@@ -84,9 +84,14 @@ def write_league(root: Path, bots: dict[str, tuple[object, ...]], games: int, to
     return root / "league.toml"
 
 
-def spinning(token: str) -> bool:
-    """Whether the spinner (marked with `token`) has forked its crowd."""
-    return len(leftovers(token)) >= SPINNERS
+def spinning(token: str, log: Path) -> bool:
+    """Whether the spinner (marked with `token`) has forked its crowd and set it
+    spinning: its processes are there and its log (`log`) says so. The processes alone
+    are not enough: the crowd spins from the report on, and a spinner starved by its
+    crowd and two CPU hogs once had not reported before its league was stopped."""
+    return len(leftovers(token)) >= SPINNERS and any(
+        r.get("spinners") == SPINNERS for r in reports(log)
+    )
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
@@ -140,7 +145,8 @@ def play_league(root: Path, *, groups: bool, token: str) -> tuple[list[str | Non
         try:
             wait_for(lambda: bool(leftovers(innocent_token)), "the innocent bot never started")
             spinner = arena(crowd, stdout=subprocess.DEVNULL)
-            wait_for(lambda: spinning(spin_token), "the spinner never forked its crowd")
+            crowd_log = crowd.parent / "logs" / "spinner.log"
+            wait_for(lambda: spinning(spin_token, crowd_log), "the spinner never forked its crowd")
             gate.touch()
             _, innocent_err = innocent.communicate(timeout=600)
             assert spinner.poll() is None, "the crowd's league ended before the innocent's"
