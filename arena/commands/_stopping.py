@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import trio
 
 from arena.commands._ended import output_lost, stop
+from arena.errors import StoreError
 
 T = TypeVar("T")
 
@@ -108,7 +109,7 @@ def run_stoppable(
     `stored()` (what is kept, where; it may print more first), and that the same
     command resumes (if `resumable`), and exit with the signal's status.
 
-    `moved` (a store's `OpenStore.moved`) is asked first: a store removed or replaced
+    `moved` (a store's `OpenStore.rescued`) is asked first: a store removed or replaced
     while the run wrote it has its games saved elsewhere, and its words say where,
     in place of `stored()`'s (which would count games in a file nobody can open)."""
     taken = _signals()
@@ -123,7 +124,8 @@ def run_stoppable(
             raise
         try:  # the signals held until the last words are said
             kept = ""
-            with contextlib.suppress(OSError):
+            # A store that cannot tell what it holds now leaves the stop a stop (exit 130...).
+            with contextlib.suppress(OSError, StoreError):
                 if moved is not None and (said := moved()) is not None:
                     stop(signum, f": {said}")
                 kept = stored()
