@@ -8,10 +8,34 @@ old runs instead of /tmp gathering them. The records of successful builds
 
 from __future__ import annotations
 
+import signal
 import tempfile
 from collections.abc import Iterator
+from types import FrameType
 
 import pytest
+
+
+def _hung_up(signum: int, frame: FrameType | None) -> None:
+    """Ignores a hang-up, as nohup does, in a way that its children do not inherit."""
+
+
+def _as_from_a_terminal() -> None:
+    """The tests stop arena and themselves with SIGINT and SIGHUP, as a terminal does;
+    a suite started as a background job of a script (`make test &`: SIGINT ignored) or
+    under nohup (SIGHUP ignored) passed that on to every process it started, and arena
+    rightly kept ignoring what it was started ignoring: 11 tests failed, in whichever
+    worker process had not yet run arena's command line in-process (which takes SIGINT
+    back). Here SIGINT raises KeyboardInterrupt as usual, and a hang-up is still
+    ignored by the test processes, by a handler, which their children do not inherit:
+    they start with the default, as from a terminal."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _hung_up)
+
+
+_as_from_a_terminal()
 
 
 @pytest.fixture(autouse=True, scope="session")
