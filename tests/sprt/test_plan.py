@@ -84,3 +84,36 @@ def test_a_table_that_the_field_cannot_fill_is_refused(
 ) -> None:
     with pytest.raises(ConfigError, match=problem):
         Plan("new", "old", field, size, "k")
+
+
+@pytest.mark.parametrize("field", [(), ("f1", "f2", "f3")])
+def test_the_bots_see_made_up_names_and_ids_that_tell_neither_side_nor_order(
+    field: tuple[str, ...],
+) -> None:
+    """Blind seats (docs of `arena.sprt._plan`): both games of a pair show the same
+    made-up name per seat, drawn afresh for each pair, and a game id of their own; which
+    game of a pair is played first is drawn. With one id for both games, or "a" always
+    first, a bot learnt which game of a deal it played (a mutation audit: no test
+    failed); with the same names in every pair it could follow a seat from deal to deal."""
+    plan = Plan("new", "old", field, len(field) + 1 if field else 2, "key")
+    ids, names, orders = set(), set(), set()
+    for index in range(40):
+        pair = plan.pair(index)
+        a, b = pair.games
+        assert a.shown[1] == b.shown[1]  # the same names in both games of the deal
+        assert len(set(a.shown[1])) == len(a.seats)
+        assert all(n.startswith("bot-") and n not in ("new", "old", *field) for n in a.shown[1])
+        assert a.shown[0] != b.shown[0]
+        assert not {a.shown[0], b.shown[0]} & {a.game_id, b.game_id}
+        ids |= {a.shown[0], b.shown[0]}
+        names.add(a.shown[1])
+        orders.add(pair.order)
+    assert len(ids) == 80
+    assert len(names) == 40
+    assert orders == {(0, 1), (1, 0)}
+
+
+def test_a_field_one_short_of_the_table_is_refused() -> None:
+    """A field of k - 2 for a table of k is refused, not a plan of tables one seat short."""
+    with pytest.raises(ConfigError, match="the field has 1: give more field bots"):
+        Plan("new", "old", ("f1",), 3, "k")
