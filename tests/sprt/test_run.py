@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bots import Limits, load_manifest
+from arena.bots import BotSpec, Limits, load_manifest
 from arena.errors import ArenaError, ConfigError, StoreError
 from arena.messages import Play
 from arena.referee import RunSettings
@@ -568,3 +568,65 @@ async def test_the_result_rates_new_and_old_as_the_standings_would(tmp_path: Pat
     data = result.to_json()
     assert data["elo_standings"] == result.standings.elo
     assert "standings" in render(result)
+
+
+def test_a_field_bot_given_three_times_and_one_command_for_new_and_old(tmp_path: Path) -> None:
+    """Copies of a field bot are named NAME, NAME-2, NAME-3 (with two copies only, a
+    renaming that stopped after one try passed: the third was NAME-2 again, and the test
+    refused its own names); NEW and OLD given as one bare command line are the same bot.
+    (A mutation audit: neither failed a test.)"""
+    new = bot_folder(tmp_path, "new")
+    old = bot_folder(tmp_path, "old")
+    names = [s.name for s in bot_names(new, old, (old, old, old))]
+    assert names == ["new", "old", "old-2", "old-3", "old-4"]
+    SprtConfig(new=new, old=old, field=(old, old, old), store=tmp_path / "t.sqlite", table_size=4)
+    bare = BotSpec(name="bot", command=("python3", "bot.py"), folder=None)
+    with pytest.raises(ConfigError, match="NEW and OLD are the same bot"):
+        check_bots(bare, dataclasses.replace(bare, name="other"), ())
+
+
+async def test_the_two_games_of_a_pair_are_never_played_at_once(
+    tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    """`_Book.drive`: with two players, a pair's second game waits for its first (both
+    are one deal: played at once, a channel between their processes would tell a bot the
+    other game's hands as they are played). Holding a lock per game, not per pair,
+    passed every test (a mutation audit)."""
+    overlaps: list[str] = []
+
+    def delay(play: Play) -> float:
+        pair = play.game_id[:-1]
+        if any(g[:-1] == pair and g not in slow.finished for g in slow.started[:-1]):
+            overlaps.append(play.game_id)
+        return 10.0 if play.game_id.endswith("a") else 1.0
+
+    slow = ScriptedRunner(by_strength({}), players=2, delay=delay)
+    result = await run(field_config(tmp_path, max_games=16), slow)
+    assert len(slow.started) == result.stored == 16
+    assert overlaps == []
+
+
+async def test_directly_the_paired_scores_are_new_and_olds_in_one_seat(tmp_path: Path) -> None:
+    """NEW against OLD: the pairing (issue 41.3) is measured from NEW's first score and
+    OLD's in that seat, 1 - NEW's second, so that D = s - t (with NEW's second score
+    taken for OLD's, no test failed: a mutation audit)."""
+    bots = tmp_path / "bots"
+    config = SprtConfig(
+        new=bot_folder(bots, "new"), old=bot_folder(bots, "old"), field=(),
+        store=tmp_path / "t.sqlite", seed=3, max_games=40,
+    )  # fmt: skip
+    result = await run(config, ScriptedRunner(by_strength({"new": 0.2})))
+    tally = result.tally
+    assert tally.pairs == 20
+    assert tally.sides[0] - tally.sides[1] == pytest.approx(tally.total)
+
+
+async def test_a_stored_game_that_is_not_the_plans_is_refused(tmp_path: Path) -> None:
+    """A store whose game holds another deal than the plan's (damaged, or edited) is
+    refused, not counted (without the check no test failed: a mutation audit)."""
+    config = field_config(tmp_path, max_games=6)
+    await run(config, ScriptedRunner(by_strength({})))
+    with sqlite3.connect(config.store) as db:
+        db.execute("UPDATE games SET seed = '12345' WHERE game_id = 'p000001b'")
+    with pytest.raises(StoreError, match="p000001b does not match this test's plan"):
+        await run(config, ScriptedRunner(by_strength({})))
