@@ -147,6 +147,11 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "on_act": f"last = m['request_id']\n        {ANSWER}",
         "on_game_over": "if last > 300: sys.exit(0)",
     },
+    # ... the same a second later: the bye written meanwhile is left unread in its stdin
+    "leaves_late_after_its_last_game": {
+        "on_act": f"last = m['request_id']\n        {ANSWER}",
+        "on_game_over": "if last > 300:\n            time.sleep(1.0)\n            sys.exit(0)",
+    },
     "killed_on_bye": {"on_bye": "os.kill(os.getpid(), signal.SIGKILL)"},
     # Plays its first game, then thinks for ever: a league at one game at a time holds
     # still with exactly one game stored, for a test to act on it.

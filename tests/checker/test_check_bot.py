@@ -250,6 +250,20 @@ def test_a_bot_that_leaves_after_its_last_game_without_bye_fails(tmp_path: Path)
     assert "see protocol/SPEC.md §4.4, §5.5" in out
 
 
+def test_a_bot_that_leaves_a_second_after_its_last_game_fails_with_bye_unread(
+    tmp_path: Path,
+) -> None:
+    """SPEC §4.4: as above, but the bot is still there when bye is written (check-bot
+    waits `LINGER_S` for it), and exits with status 0 later, bye unread in its stdin.
+    (A mutation audit: with the unread bye not looked at, it passed every check.)"""
+    code, out = check(tmp_path, "leaves_late_after_its_last_game", "--exit-grace-ms", "20000")
+    assert code == 1, out
+    fail = next(line for line in out.splitlines() if "FAIL" in line)
+    assert fail.startswith("  FAIL  bye: exited with status 0 "), out
+    # (on a machine too busy to write bye within the second, the bot was gone before it)
+    assert "without reading bye" in fail or "before bye" in fail
+
+
 def test_a_bot_that_keeps_request_ids_in_8_bits_fails(tmp_path: Path) -> None:
     """Found in an audit: check-bot's games stopped at about 230 request ids, so a bot
     that kept them in 8 bits (or read only msgpack's shorter forms of an int) passed,

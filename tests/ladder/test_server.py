@@ -118,6 +118,11 @@ def test_hostile_requests_are_refused_clearly_and_change_nothing(hostile: dict[s
         assert reason in answer.json()["error"], answer.text
         assert "Traceback" not in answer.text
         assert str(tmp) not in answer.text  # the server's folders are not shown
+    # A token under another scheme than Bearer is no token (a mutation audit: taken).
+    basic = post(f"{server.url}/api/submit", content=good,
+                 headers={"Authorization": f"Basic {tokens['bob']}"})  # fmt: skip
+    assert basic.status_code == 401, basic.text
+    assert "no token" in basic.json()["error"]
     assert _rows(store, "SELECT id, author, name, version FROM ladder_submissions") == before
     assert sorted(p.name for p in uploads.iterdir()) == uploaded
     assert list((store.parent / "ladder.sqlite.ladder" / "incoming").iterdir()) == []
