@@ -236,6 +236,16 @@ def test_only_the_author_sees_the_output_and_the_session_cookie_is_strict(
     assert "httponly" in cookie
     assert "samesite=strict" in cookie
     assert "secure" not in cookie  # plain HTTP here: a Secure cookie would never come back
+    session = {"arena_session": signed.cookies["arena_session"]}
+    me = get(f"{server.url}/ladder/me", cookies=session)
+    assert me.status_code == 200
+    assert "alicebot" in me.text
+    # Signing out ends the session on the server, not only in this browser: a copy of
+    # the cookie is worth nothing after (a mutation audit: the session stayed valid).
+    assert post(f"{server.url}/ladder/logout", cookies=session).status_code == 303
+    again = get(f"{server.url}/ladder/me", cookies=session)
+    assert again.status_code == 303
+    assert again.headers["location"] == "/ladder/login"
     refused = post(f"{server.url}/ladder/login", data={"token": tokens["carol"]})
     assert refused.status_code == 403
 
