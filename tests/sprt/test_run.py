@@ -3,21 +3,25 @@ a bound, pairs counted in deal order, resuming, stores of other tests, faults.""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
 from arena.bots import BotSpec, Limits, load_manifest
 from arena.errors import ArenaError, ConfigError, StoreError
-from arena.messages import Play
+from arena.messages import Play, Played, Setup
 from arena.referee import RunSettings
 from arena.rules import Format
+from arena.runners import Player
 from arena.sprt import (
     H1,
     Hypotheses,
@@ -630,3 +634,39 @@ async def test_a_stored_game_that_is_not_the_plans_is_refused(tmp_path: Path) ->
         db.execute("UPDATE games SET seed = '12345' WHERE game_id = 'p000001b'")
     with pytest.raises(StoreError, match="p000001b does not match this test's plan"):
         await run(config, ScriptedRunner(by_strength({})))
+
+
+class _Confused(ScriptedRunner):
+    """A runner that answers a game with another's result (its game id, or its seats)."""
+
+    def __init__(self, change: dict[str, object]) -> None:
+        super().__init__(by_strength({}))
+        self.change = change
+
+    @contextlib.asynccontextmanager
+    async def players(self, setup: Setup) -> AsyncIterator[list[Player]]:
+        async with super().players(setup) as players:
+
+            async def play(game: Play) -> Played:
+                played = await players[0](game)
+                wrong = dataclasses.replace(played.result, **self.change)  # type: ignore[arg-type]
+                return msgspec.structs.replace(played, result=wrong)
+
+            yield [play]
+
+
+@pytest.mark.parametrize("change", [{"game_id": "p000000x"}, {"names": ("f1", "f2", "new")}])
+async def test_a_runner_that_answers_with_another_game_is_not_believed(
+    tmp_path: Path, change: dict[str, object]
+) -> None:
+    """`_Book._record`: a result for another game than the one asked for stops the
+    test, nothing stored of it (without the check, no test failed: a mutation audit)."""
+    config = field_config(tmp_path, max_games=6)
+    caught: list[str] = []
+    try:
+        await run(config, _Confused(change))
+    except* ArenaError as group:
+        caught = [str(err) for err in group.exceptions]
+    assert caught == ["the runner answered p000000a with another game"]
+    with SprtStore.open(config.store) as store:
+        assert store.count() == 0
