@@ -157,3 +157,18 @@ async def test_an_upload_that_does_not_come_in_whole_in_time_is_refused(
         assert answer.status_code == 408
         assert b"did not come in whole within 0.2 s" in answer.body
         assert site.uploading == set()
+
+
+def test_an_upload_is_judged_under_the_organisers_caps(tmp_path: Path) -> None:
+    """`arena ladder serve --max-unpacked-mb` holds when an upload is judged (refused
+    at once, 400), not only when it is built later (a mutation audit: judged under the
+    default caps, an upload past the organiser's passed every test). Nothing is kept."""
+    from arena.ladder import LadderSettings
+    from arena.ladder._run import judge_upload
+
+    settings = LadderSettings(store=tmp_path / "ladder.sqlite", caps=UploadCaps(bytes=1000))
+    body = with_manifest(member("data.bin", b"x" * 2000))
+    with pytest.raises(BundleError, match="more than"):
+        judge_upload(settings, body)
+    assert list((settings.folder / "incoming").iterdir()) == []
+    assert judge_upload(settings, with_manifest()).name == "hostile"
