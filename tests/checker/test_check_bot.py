@@ -401,6 +401,19 @@ def test_shell_syntax_in_a_run_command_that_starts_is_a_warning(tmp_path: Path) 
     assert "see protocol/SPEC.md §14.2" in result.output
 
 
+def test_shell_syntax_right_after_the_program_is_a_warning_too(tmp_path: Path) -> None:
+    """`run = "./bot >log"`: the word after the program is looked at too (a mutation
+    audit: with the first argument skipped, no test failed). Here python3 takes '>log'
+    for its script and fails to start; the warning says why."""
+    bot = tmp_path / "bot.py"
+    bot.write_text(script("good"))
+    result = CliRunner().invoke(
+        main, ["check-bot", "--sandbox", "none", "--", "python3", ">log", str(bot)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "WARN  run: '>log': shell syntax, but the command line is not given" in result.output
+
+
 def test_the_bots_stderr_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     """The report quotes the end of the bot's stderr, whose bytes are the bot's to
     choose: a control character is shown as an escape, never sent to the terminal."""
@@ -461,6 +474,12 @@ def test_the_note_on_bare_command_lines_follows_only_a_start_up_that_could_have_
     code, out = check(tmp_path, "crash_at_start", "--sandbox", "bwrap")
     assert code == 1, out
     assert BARE_COMMAND_NOTE in out
+    # Unconfined, the bot sees every file: the note would send its author astray
+    # (a mutation audit: shown without the sandbox too, no test failed).
+    code, out = check(tmp_path, "crash_at_start", "--sandbox", "none")
+    assert code == 1, out
+    assert "FAIL  start-up: crash" in out
+    assert BARE_COMMAND_NOTE not in out
 
 
 @needs_bwrap
