@@ -337,3 +337,34 @@ async def test_tables_played_at_once_do_not_lock_into_the_same_tables(
         for other in set(before) & set(after) - {first, then}
     ]  # a table played again while another table played on throughout
     assert forced == []
+
+
+async def test_tables_begun_before_a_restart_share_no_bot_with_tables_in_play(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]], tmp_path: Path
+) -> None:
+    """Tables a killed ladder chose and did not finish are played first, each only when
+    its bots are at no table in play, and only at the table size in force (a mutation
+    audit: taking such a table with a bot at another table, or of another size, passed
+    every test). Two pending tables share b: they are never played at once."""
+    with LadderDB.open(tmp_path / "ladder.sqlite") as db:
+        db.add_author("dave")
+        db.activate(db.add_submission("dave", "d", "digest").id, "")
+    with ladder(2) as first:
+        a, b, c, d = sorted(first.active())
+        pending = [first.db.add_table(seats, 4242, "a test") for seats in ((a, b), (b, c))]
+        other_size = first.db.add_table((a, c, d), 4242, "a test")
+    with ladder(2) as playing:
+
+        async def player(play: Play) -> Played:
+            await trio.testing.wait_all_tasks_blocked()  # every other driver has chosen
+            seats = [name for table in playing._claimed.values() for name in table]
+            assert len(seats) == len(set(seats)), playing._claimed
+            return await _play(play)
+
+        playing._runner = lambda: _InMemory(2, player)
+        playing.budget = playing.games_played + 12
+        with trio.fail_after(60):
+            await playing.play()
+    played = {play.game_id for play in PLAYED}
+    assert {f"t{n:06d}-r{r}" for n in pending for r in range(2)} <= played
+    assert not any(game.startswith(f"t{other_size:06d}-") for game in played)
