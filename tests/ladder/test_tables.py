@@ -21,12 +21,14 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 
 from arena.bots import BotSpec
 from arena.ladder import Ladder, LadderDB, LadderSettings, _run
 from arena.messages import Play, Played
+from arena.referee import FaultRecord
 from arena.store import Store
 from arena.testing import play_policies
 
@@ -368,3 +370,53 @@ async def test_tables_begun_before_a_restart_share_no_bot_with_tables_in_play(
     played = {play.game_id for play in PLAYED}
     assert {f"t{n:06d}-r{r}" for n in pending for r in range(2)} <= played
     assert not any(game.startswith(f"t{other_size:06d}-") for game in played)
+
+
+@pytest.mark.parametrize(
+    ("limit", "faulting", "out"),
+    [
+        (3, "every game", "3 faults in a row in its games"),
+        (2, "every other game", None),  # no two in a row: a streak ends with a good game
+        (0, "every game", None),  # 0: no limit
+    ],
+)
+async def test_a_bot_is_disqualified_at_its_fault_limit_of_faults_in_a_row(
+    ladder: Callable[..., contextlib.AbstractContextManager[Ladder]],
+    limit: int,
+    faulting: str,
+    out: str | None,
+) -> None:
+    """docs/ladder.md: a version that faults in `--fault-limit` games in a row stops
+    playing (failed, disqualified in the standings), at the game that makes the limit;
+    faults apart, or a limit of 0, disqualify nobody. (A mutation audit: no test
+    played a fault: the limit off by one, streaks that never ended, and a limit of 0
+    that disqualified every bot all passed.)"""
+    games: list[str] = []
+
+    async def player(play: Play) -> Played:
+        played = await _play(play)
+        if "c.v1" not in play.seats:
+            return played
+        games.append(play.game_id)
+        if faulting == "every other game" and len(games) % 2 == 0:
+            return played
+        fault = FaultRecord(play.seats.index("c.v1"), "crash", "exited", None, 0)
+        result = dataclasses.replace(played.result, faults=(fault,))
+        return msgspec.structs.replace(played, result=result)
+
+    with ladder(1) as playing:
+        playing.settings = dataclasses.replace(playing.settings, fault_limit=limit)
+        playing._runner = lambda: _InMemory(1, player)
+        playing.budget = playing.games_played + 24
+        with trio.fail_after(60):
+            await playing.play()
+        (c,) = [s for s in playing.db.submissions() if s.bot == "c.v1"]
+        active = playing.db.active_bots()
+    assert len(games) >= 4
+    if out is None:
+        assert c.state == "active"
+        assert "c.v1" in active
+    else:
+        assert (c.state, c.reason) == ("failed", out)
+        assert "c.v1" not in active
+        assert len(games) <= limit + 1  # (the table it was at is played to its end)
