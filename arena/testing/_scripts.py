@@ -82,6 +82,7 @@ BEHAVIOURS: dict[str, dict[str, str]] = {
         "on_bye": "time.sleep(1000)",
     },
     "silent": {"prelude": "time.sleep(1000)"},
+    "slow_to_start": {"prelude": "time.sleep(9.0)"},  # then a good bot
     "chatty": {"on_act": f'sys.stderr.write("thinking\\n"); sys.stderr.flush()\n        {ANSWER}'},
     "stderr_then_crash": {
         "on_act": 'sys.stderr.buffer.write(b"e" * 40_000); sys.stderr.flush(); os._exit(1)'

@@ -191,6 +191,16 @@ def test_silent_bot_fails_start_up(tmp_path: Path) -> None:
     ), out
 
 
+def test_the_wait_before_the_referees_hello_counts_as_start_up_time(tmp_path: Path) -> None:
+    """SPEC §4.2: the start-up limit runs from the process's start, check-bot's wait
+    before its hello included (in a match the hello is written at once). A bot that
+    answers 9 s after its start fails a limit of 8 s, though it answered 7 s after the
+    hello written at 2 s (a mutation audit: timed from the hello, it passed)."""
+    code, out = check(tmp_path, "slow_to_start", "--startup-ms", "8000", "--hello-wait-ms", "2000")
+    assert code == 1, out
+    assert "FAIL  start-up: timeout: no hello within 8,000 ms" in out
+
+
 def test_bot_crashing_at_start_shows_its_stderr(tmp_path: Path) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text("import sys\nsys.stderr.write('boom: missing config\\n')\nsys.exit(2)\n")
