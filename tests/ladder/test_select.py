@@ -13,9 +13,11 @@ from arena.ladder._select import (
     Rated,
     _gains,
     _pairs_table,
+    _unsettled,
     choose_table,
     rate,
     rate_active,
+    without,
 )
 from arena.ratings import FinishingOrders
 from arena.records import GameRecord, ResultColumns, SeatRecord
@@ -93,6 +95,12 @@ def test_with_a_fit_the_table_is_one_that_adds_the_most() -> None:
     # a bot without a game: no covariance for it, the heaviest pairs are played
     unrated = rate(orders, (*orders.players, "b9"))
     assert len(choose_table(unrated, 4, {**done, "b9": 9}, random.Random(0))[0]) == 4
+    # Of two close pairs far apart, a table of one of them, never of the two far-apart
+    # bots between them (a mutation audit: the table that adds the least passed).
+    far = _with_covariance([0.0, -0.1, -4.0, -4.1], [0.6, 0.99, 0.6], 0.2)
+    for seed in range(10):
+        seats, _ = choose_table(far, 2, dict.fromkeys(far.ranking, 9), random.Random(seed))
+        assert set(seats) in ({"b0", "b1"}, {"b2", "b3"}), seed
 
 
 def test_the_ladder_rates_no_forfeit_as_a_game() -> None:
@@ -126,3 +134,48 @@ def test_the_ladder_rates_no_forfeit_as_a_game() -> None:
         for name in active:
             assert abs(with_forfeits.elo[name] - alone.elo[name]) < 1e-6
             assert abs(with_forfeits.se[name] - alone.se[name]) < 1e-6
+
+
+def test_the_ranking_is_best_first_and_its_pairs_separate_downwards() -> None:
+    """`rate`: the ranking runs from the strongest, and each LOS is the upper bot's
+    over the lower, so that the pairs separate as games come (a mutation audit: a
+    ranking worst first, whose LOS never reached 95%, passed every test)."""
+    wins = [("a", "b")] * 30 + [("b", "a")] * 10 + [("b", "c")] * 30 + [("c", "b")] * 10
+    players = ("a", "b", "c")
+    orders = FinishingOrders(
+        players=players,
+        game=np.repeat(np.arange(len(wins)), 2),
+        player=np.array([players.index(n) for pair in wins for n in pair]),
+        place=np.tile([1, 2], len(wins)),
+        games=len(wins),
+    )
+    rated = rate(orders, players)
+    assert rated.ranking == ("a", "b", "c")
+    assert rated.elo["a"] > rated.elo["b"] > rated.elo["c"]
+    assert all(p > 0.95 for p in rated.los)
+    assert rated.separated()
+
+
+def test_a_pair_that_skips_a_bot_at_a_table_in_play_counts_as_the_surer() -> None:
+    """`without` (tables at once share no bot): the neighbours either side of a bot
+    left out are as separated as the surer of the two pairs between them."""
+    rated = without(_rated([0.6, 0.99, 0.7, 0.8]), {"b2"})
+    assert rated.ranking == ("b0", "b1", "b3", "b4")
+    assert rated.los == (0.6, 0.99, 0.8)
+
+
+def test_a_separated_pair_keeps_a_little_weight_and_the_top_counts_more() -> None:
+    """`_unsettled`: a separated pair still weighs a tenth of how far it is from sure
+    (its order must stay right), nothing once sure; and among pairs alike, those in the
+    top `top` places are chosen (a mutation audit: neither the floor nor the top's
+    weight was seen by any test)."""
+    assert _unsettled(0.5) == (1.0, 0.1)
+    need, floor = _unsettled(0.99)
+    assert need == 0.0
+    assert floor > 0.0
+    assert _unsettled(1.0) == (0.0, 0.0)
+    rated = _rated([0.6] * 9)
+    done = dict.fromkeys(rated.ranking, PLACEMENT_TABLES)
+    for seed in range(20):
+        seats, _ = choose_table(rated, 2, done, random.Random(seed), top=3)
+        assert set(seats) <= {"b0", "b1", "b2"}, seed
