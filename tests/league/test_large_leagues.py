@@ -315,6 +315,22 @@ def test_an_idle_player_takes_over_half_of_the_longest_queue() -> None:
     assert len(handed) == 8  # with the one p took back: all 9, none twice
 
 
+def test_players_starting_together_get_rotation_0_of_different_tables() -> None:
+    """With duplicate deals, the players asking for their first games get rotation 0 of
+    a table each, the tables in the schedule's order: rotation 1 of the first table
+    would share each deal (a duplicate group) with the first player's games, which
+    `_Book.drive` plays one at a time, so the second player would wait on the first."""
+    names = [f"b{i}" for i in range(4)]  # 4 tables
+    schedule = make_schedule(names, table_size=3, games_per_table=6, seed=4, duplicate=True)
+    dispatch = Dispatch(schedule.games)
+    firsts = [dispatch.next(player) for player in ("p", "q", "r")]
+    assert [(g.table, g.rotation, g.deal) for g in firsts if g is not None] == [
+        (0, 0, 0),
+        (1, 0, 0),
+        (2, 0, 0),
+    ]
+
+
 def near_units(schedule: Schedule, first: ScheduledGame) -> list[int]:
     """The tables other than `first`'s that share a bot with it."""
     return [
