@@ -206,6 +206,27 @@ def test_a_resumed_dispatch_goes_on_as_without_the_interruption(
     assert list(iter(lambda: resumed.next("q"), None)) == whole[played:]
 
 
+@settings(max_examples=30, deadline=None)
+@given(duplicate=st.booleans(), done=st.sets(st.integers(0, 59), max_size=40))
+def test_a_dispatch_resumed_after_any_games_hands_out_the_rest_in_their_order(
+    duplicate: bool, done: set[int]
+) -> None:
+    """Whichever games are played already (by several players before: not the first
+    of one player's order), a resumed `Dispatch` following no report hands out the
+    others in the order one player would have got them, those handed out among the
+    played ones first."""
+    names = [f"b{i}" for i in range(6)]
+    schedule = make_schedule(
+        names, table_size=3, games_per_table=3, seed=8, duplicate=duplicate, max_tables=20
+    )
+    dispatch = Dispatch(schedule.games, reports=False)
+    whole = list(iter(lambda: dispatch.next("p"), None))
+    played = {f"g{i:06d}" for i in done}
+    resumed = Dispatch(schedule.games, played, reports=False)
+    left = list(iter(lambda: resumed.next("q"), None))
+    assert left == [g for g in whole if g.game_id not in played]
+
+
 def test_with_duplicate_deals_a_process_plays_one_rotation_of_many_tables() -> None:
     """The hand-out order reuses processes across tables with duplicate deals: played
     by a pool that never lets a process play two games of one group and closes the least
@@ -396,6 +417,19 @@ def test_dispatch_follows_what_the_worker_reports() -> None:
     assert set(second.seats) & set(kept)
     _, second = second_table([])
     assert second.table == min(t for t in range(len(schedule.tables)) if t != first.table)
+
+
+def test_a_player_holding_nothing_warm_gets_the_first_table_left_not_a_near_one() -> None:
+    """A worker that holds no process gets the first table left in the schedule's
+    order, not one sharing a bot with its last table (none of them is any readier)."""
+    names = [f"b{i}" for i in range(8)]
+    schedule = make_schedule(names, table_size=2, games_per_table=1, seed=1, duplicate=False)
+    dispatch = Dispatch(schedule.games)
+    first = dispatch.next("p")
+    assert first is not None and first.table == 0
+    dispatch.report("p", [])
+    order = [g.table for g in iter(lambda: dispatch.next("p"), None)]
+    assert order == list(range(1, len(schedule.tables)))
 
 
 async def test_a_league_with_a_process_limit_records_every_game(tmp_path: Path) -> None:
