@@ -369,6 +369,24 @@ def test_a_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
         Store.open(path)
 
 
+@pytest.mark.parametrize("table", ["bots", "games", "seats", "replays"])
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_store_without_one_of_its_tables_is_refused_naming_it(
+    tmp_path: Path, table: str, readonly: bool
+) -> None:
+    """A store missing a table (dropped by hand) is refused when opened, in words, and
+    left as it was: not opened to fail at its first game with "no such table"."""
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as store:
+        record(store, finished(0), 0)
+    with sqlite3.connect(path) as db:
+        db.execute(f"DROP TABLE {table}")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=f"the store is damaged \\(no table {table}\\)"):
+        Store.open(path, readonly=readonly)
+    assert path.read_bytes() == before
+
+
 def test_a_closed_store_says_so(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "s.sqlite")
     store.close()
