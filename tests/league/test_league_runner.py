@@ -304,6 +304,33 @@ async def test_a_league_killed_before_a_disqualification_was_stored_makes_it_on_
     assert report.forfeits > 0
 
 
+async def test_a_bot_disqualified_before_a_resume_is_not_disqualified_again(
+    tmp_path: Path,
+) -> None:
+    """A league stopped after a bot's disqualification was stored: the resumed league
+    forfeits the bot's games without disqualifying it again (no second message, not
+    in the resumed run's report, its note as it was)."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=1,
+    )  # fmt: skip
+    with Store.open(config.store) as store:
+        with pytest.raises(ExceptionGroup):  # stopped once "d" is disqualified
+            await run_league(config, store, KilledAtDisqualification(), runner=ScriptedRunner("d"))
+        assert store.bot_statuses()["d"] == "disqualified"
+        store.set_bot_status("d", "disqualified", "as stored")
+    heard = Heard()
+    runner = ScriptedRunner(faulty="d")
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, heard, runner=runner)
+        assert store.bot_notes()["d"] == "as stored"
+    assert report.disqualified == []
+    assert not [text for kind, text in heard.events if kind == "message"]
+    assert [p.game_id for p in runner.plays if "d" in p.seats] == []
+    assert report.forfeits > 0
+
+
 class EveryOtherGame(ScriptedRunner):
     """The bot named `faulty` crashes in its 1st, 3rd, 5th ... game, and plays its
     others cleanly."""
