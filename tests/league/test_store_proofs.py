@@ -21,6 +21,9 @@ EDITS = {
     "seed": "UPDATE games SET seed = '1' WHERE game_id = 'g000003'",
     "a game added": "INSERT INTO games(game_id, idx, seed, status)"
     " VALUES ('g999', 99, '1', 'forfeit')",
+    "duplicate group": "UPDATE games SET grp = 't9-d9' WHERE game_id = 'g000003'",
+    "game settings": "UPDATE games SET config = json_set(config, '$.target', 1)"
+    " WHERE game_id = 'g000003'",
 }
 
 
@@ -76,6 +79,24 @@ def test_a_replay_edited_by_hand_is_refused(league: Path, tmp_path: Path) -> Non
     code, _, err = run_cli("report", str(copy / "league.sqlite"), "-o", str(tmp_path / "site"))
     assert code != 0
     assert "the replay of game 'g000003' does not match its proof" in err
+
+
+def test_a_replay_edited_with_its_digest_is_refused(league: Path, tmp_path: Path) -> None:
+    """A replay replaced by another game's, and the digest its proof row keeps of it
+    too: the game's proof covers the digest, so the edit is still found."""
+    copy = edited(
+        league, tmp_path,
+        "UPDATE replays SET log = (SELECT log FROM replays WHERE game_id = 'g000001')"
+        " WHERE game_id = 'g000003'",
+    )  # fmt: skip
+    with sqlite3.connect(copy / "league.sqlite") as db:
+        db.execute(
+            "UPDATE proofs SET replay = (SELECT replay FROM proofs WHERE id = 'g000001')"
+            " WHERE id = 'g000003'"
+        )
+    code, _, err = run_cli("report", str(copy / "league.sqlite"), "-o", str(tmp_path / "site"))
+    assert code != 0
+    assert "the rows of game 'g000003' do not match their proof" in err, err
 
 
 def test_a_secret_edited_by_hand_stops_a_resume(league: Path, tmp_path: Path) -> None:
