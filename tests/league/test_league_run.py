@@ -915,6 +915,21 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert len(results(tmp_path / "league.sqlite")) == 12  # untouched
 
 
+def test_resuming_with_another_maximum_of_tables_is_refused(tmp_path: Path) -> None:
+    """The maximum of tables decides the schedule (1 of the 4 tables here, 3 with
+    --max-tables 3): a resume with another one would play another schedule's games
+    beside the stored ones, under the same game ids."""
+    four_bots(tmp_path)
+    path = league_file(tmp_path, max_tables=1)
+    assert run_cli("league", str(path), "-q")[0] == 0
+    before = results(tmp_path / "league.sqlite")
+    assert len(before) == 3
+    code, _, err = run_cli("league", str(path), "--max-tables", "3")
+    assert code == 2
+    assert "holds a league with other settings (max_tables)" in err
+    assert results(tmp_path / "league.sqlite") == before  # untouched
+
+
 @pytest.mark.parametrize(
     ("options", "said"),
     [
