@@ -426,7 +426,8 @@ def test_a_player_holding_nothing_warm_gets_the_first_table_left_not_a_near_one(
     schedule = make_schedule(names, table_size=2, games_per_table=1, seed=1, duplicate=False)
     dispatch = Dispatch(schedule.games)
     first = dispatch.next("p")
-    assert first is not None and first.table == 0
+    assert first is not None
+    assert first.table == 0
     dispatch.report("p", [])
     order = [g.table for g in iter(lambda: dispatch.next("p"), None)]
     assert order == list(range(1, len(schedule.tables)))
