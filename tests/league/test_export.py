@@ -76,6 +76,36 @@ def test_jsonl_holds_each_game_with_its_settings_seats_places_and_causes(store: 
     ]
 
 
+def test_every_value_of_a_game_is_exported_as_stored(store: Path) -> None:
+    """Each game's JSON line and CSV rows hold its index, timings, counts, seed and each
+    seat's points and tokens as the game was played and stored, none in another's key."""
+    code, out, err = run_cli("export", str(store))
+    assert code == 0, err
+    one = [json.loads(line) for line in out.splitlines()][1]
+    played = finished("g000001", 2, NAMES)
+    outcome = played.outcome
+    assert (one["index"], one["started_at"], one["finished_at"]) == (1, 11.0, 12.5)
+    assert (one["decisions"], one["plays"], one["rounds"]) == (
+        played.decisions,
+        outcome.plays,
+        outcome.rounds,
+    )
+    assert outcome.points is not None
+    assert [s["points"] for s in one["seats"]] == list(outcome.points)
+    tokens = [None] * 3 if outcome.tokens is None else list(outcome.tokens)
+    assert [s["tokens"] for s in one["seats"]] == tokens
+    code, out, err = run_cli("export", str(store), "--format", "csv")
+    assert code == 0, err
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["game"] == "g000001"]
+    assert [(r["index"], r["seed"], r["group"], r["status"]) for r in rows] == [
+        ("1", "2", "t0-d0", "done")
+    ] * 3
+    assert [r["reason"] for r in rows] == [outcome.reason.value] * 3
+    assert [(r["seat"], r["player"]) for r in rows] == [("0", "ann"), ("1", "bob"), ("2", "cat")]
+    assert [r["points"] for r in rows] == [str(p) for p in outcome.points]
+    assert [r["tokens"] for r in rows] == ["" if t is None else str(t) for t in tokens]
+
+
 def test_replays_add_each_games_replay(store: Path) -> None:
     code, out, err = run_cli("export", str(store), "--replays")
     assert code == 0, err
