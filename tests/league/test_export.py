@@ -135,11 +135,15 @@ def test_csv_quotes_a_name_a_spreadsheet_would_run(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     with Store.open(path) as db:
         db.record_forfeit("g1", 0, None, ("=cmd", "bob"), ["bob"], seed=1)
+        db.record_forfeit("=id", 1, "=group", ("ann", "bob"), ["bob"], seed=1)  # (a stranger's)
     code, out, _ = run_cli("export", str(path), "--format", "csv")
     assert code == 0
     assert "'=cmd" in out
+    assert [(r["game"], r["group"]) for r in csv.DictReader(io.StringIO(out))][2:] == [
+        ("'=id", "'=group")
+    ] * 2
     code, out, _ = run_cli("export", str(path))
-    assert json.loads(out)["seats"][0]["bot"] == "=cmd"  # JSON lines keep it exact
+    assert json.loads(out.splitlines()[0])["seats"][0]["bot"] == "=cmd"  # JSON lines: exact
 
 
 def edited(store: Path, tmp_path: Path, statement: str) -> Path:
