@@ -53,6 +53,21 @@ def test_recording_a_game_twice_is_refused_and_counts_once(tmp_path: Path) -> No
         assert len(store.game_records()[0].seats) == 3
 
 
+def test_a_result_whose_seats_and_settings_disagree_is_refused(tmp_path: Path) -> None:
+    """Names, places and the configured players must agree: a result for 4 players with
+    3 seats, or 3 names with 2 places, is refused and nothing is stored."""
+    import dataclasses
+
+    played = finished("g1", 1)
+    four = dataclasses.replace(played, config=dataclasses.replace(played.config, players=4))
+    two = dataclasses.replace(played, names=played.names[:2])
+    with Store.open(tmp_path / "s.sqlite") as store:
+        for bad in (four, two):
+            with pytest.raises(StoreError, match="names and"):
+                store.record_game(bad, index=0, group=None, started_at=0, finished_at=1)
+        assert store.games_count() == 0
+
+
 def test_forfeits_put_the_disqualified_last(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.sqlite") as store:
         store.record_forfeit("g9", 9, None, ("a", "b", "c", "d"), ["b", "d"], seed=3)
