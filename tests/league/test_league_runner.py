@@ -264,6 +264,38 @@ async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
     assert 1 <= max(locks) <= 2  # the deals in play at once, not the 40 played
 
 
+async def test_the_league_plays_on_as_many_players_as_its_concurrency(tmp_path: Path) -> None:
+    """A runner's players beyond the concurrency stay idle, and each one up to it plays."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=False, fault_limit=0, concurrency=2,
+    )  # fmt: skip
+    runner = ScriptedRunner(faulty="none")
+    scripted = runner.players
+    played: list[int] = []
+
+    @contextlib.asynccontextmanager
+    async def three(setup: Setup) -> AsyncIterator[list[Player]]:
+        async with scripted(setup) as (play,):
+
+            def numbered(k: int) -> Player:
+                async def player(game: Play) -> Played:
+                    played.append(k)
+                    await trio.lowlevel.checkpoint()  # the others ask meanwhile
+                    return await play(game)
+
+                return player
+
+            yield [numbered(k) for k in range(3)]
+
+    runner.players = three  # type: ignore[method-assign]
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, Heard(), runner=runner)
+    assert report.played == 12
+    assert sorted(set(played)) == [0, 1]
+
+
 class _Killed(Exception):
     """The league stopped, as a kill would stop it."""
 
