@@ -136,11 +136,14 @@ def test_csv_quotes_a_name_a_spreadsheet_would_run(tmp_path: Path) -> None:
     with Store.open(path) as db:
         db.record_forfeit("g1", 0, None, ("=cmd", "bob"), ["bob"], seed=1)
         db.record_forfeit("=id", 1, "=group", ("ann", "bob"), ["bob"], seed=1)  # (a stranger's)
+    with sqlite3.connect(path) as edit:  # a stranger's store, made before proofs
+        edit.execute("UPDATE seats SET cause = '=cause' WHERE game_id = '=id'")
+        without_proofs(edit)
     code, out, _ = run_cli("export", str(path), "--format", "csv")
     assert code == 0
     assert "'=cmd" in out
-    assert [(r["game"], r["group"]) for r in csv.DictReader(io.StringIO(out))][2:] == [
-        ("'=id", "'=group")
+    assert [(r["game"], r["group"], r["cause"]) for r in csv.DictReader(io.StringIO(out))][2:] == [
+        ("'=id", "'=group", "'=cause")
     ] * 2
     code, out, _ = run_cli("export", str(path))
     assert json.loads(out.splitlines()[0])["seats"][0]["bot"] == "=cmd"  # JSON lines: exact
