@@ -1360,6 +1360,12 @@ def test_a_league_without_a_seed_draws_a_secret_and_resumes_with_it(tmp_path: Pa
     secret = json.loads(meta)["seed"]
     assert len(secret) == 32
     first = results(store)
+    other = tmp_path / "other.sqlite"  # another league draws another secret
+    assert run_cli(*args, "--store", str(other))[0] == 0
+    with sqlite3.connect(other) as db:
+        (again,) = db.execute("SELECT value FROM meta WHERE key = 'league'").fetchone()
+    assert len(json.loads(again)["seed"]) == 32
+    assert json.loads(again)["seed"] != secret
     code, _, err = run_cli(*args)
     assert code == 0, err
     assert results(store) == first
