@@ -666,6 +666,35 @@ def test_verify_finds_damage_inside_the_replays(tmp_path: Path) -> None:
         assert store.games_count() == 30
 
 
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # A played game's replay removed: its proof keeps the replay's digest.
+        ("DELETE FROM replays WHERE game_id = 'g000004'", "the replay of game 'g000004'"),
+        # A game renamed in every table, its proof's row too: the proof covers its id.
+        (
+            "UPDATE games SET game_id = 'g000099' WHERE game_id = 'g000004';"
+            " UPDATE seats SET game_id = 'g000099' WHERE game_id = 'g000004';"
+            " UPDATE replays SET game_id = 'g000099' WHERE game_id = 'g000004';"
+            " UPDATE proofs SET id = 'g000099' WHERE id = 'g000004'",
+            "the rows of game 'g000099'",
+        ),
+    ],
+)
+def test_a_replay_removed_or_a_game_renamed_by_hand_is_found(
+    tmp_path: Path, edit: str, message: str
+) -> None:
+    path = tmp_path / "s.sqlite"
+    build_store(path, 6)
+    with sqlite3.connect(path) as db:
+        db.executescript(edit)
+    with Store.open(path) as store:
+        with pytest.raises(StoreError, match=message):
+            store.verify()
+        with pytest.raises(StoreError, match=message):
+            list(store.games(replays=True))
+
+
 def test_a_read_only_store_writes_nothing_and_reads_while_a_league_writes(
     tmp_path: Path,
 ) -> None:
