@@ -17,7 +17,7 @@ import trio.lowlevel
 from arena.errors import StoreError
 from arena.league import LeagueConfig, LeagueReport, Progress, _book, _run, run_league
 from arena.messages import Play, Played, Setup
-from arena.referee import FaultRecord
+from arena.referee import Clocks, FaultRecord
 from arena.rules import GameConfig
 from arena.runners import Player
 from arena.schedule import ScheduledGame
@@ -361,6 +361,37 @@ async def test_a_bot_disqualified_before_a_resume_is_not_disqualified_again(
     assert not [text for kind, text in heard.events if kind == "message"]
     assert [p.game_id for p in runner.plays if "d" in p.seats] == []
     assert report.forfeits > 0
+
+
+class StoppedAtFirstGame(ScriptedRunner):
+    """Stops the league as its first game begins: nothing is stored but its settings."""
+
+    def crashes_in(self, game: Play) -> bool:
+        raise _Killed
+
+
+async def test_a_resume_of_a_league_stopped_before_any_game_warns_of_no_settings_change(
+    tmp_path: Path,
+) -> None:
+    """Other clocks for a league that stored no game yet: no game was played with the
+    earlier ones, so the resume says nothing of "the games stored so far"."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=False, concurrency=1,
+    )  # fmt: skip
+    with Store.open(config.store) as store:
+        with pytest.raises(ExceptionGroup):
+            await run_league(config, store, Heard(), runner=StoppedAtFirstGame("a"))
+        assert store.games_count() == 0
+    slower = dataclasses.replace(
+        config, run=dataclasses.replace(config.run, clocks=Clocks(decision_ms=9000))
+    )
+    heard = Heard()
+    with Store.open(config.store) as store:
+        report = await run_league(slower, store, heard, runner=ScriptedRunner("-"))
+    assert report.played == 12
+    assert [text for kind, text in heard.events if kind == "message"] == []
 
 
 class EveryOtherGame(ScriptedRunner):
