@@ -394,6 +394,38 @@ async def test_a_resume_of_a_league_stopped_before_any_game_warns_of_no_settings
     assert [text for kind, text in heard.events if kind == "message"] == []
 
 
+class StoppedAtSecondGame(ScriptedRunner):
+    """Stops the league as its second game begins: one game is stored."""
+
+    def crashes_in(self, game: Play) -> bool:
+        if len(self.plays) > 1:
+            raise _Killed
+        return False
+
+
+async def test_a_resume_with_another_stderr_cap_warns_of_no_settings_change(
+    tmp_path: Path,
+) -> None:
+    """The cap on a bot's stderr shapes its log, not its games: a resume with another
+    one says nothing of games played with other settings."""
+    bots = four_manifests(tmp_path)
+    config = LeagueConfig(
+        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
+        table_size=3, games_per_table=3, duplicate=False, concurrency=1,
+    )  # fmt: skip
+    with Store.open(config.store) as store:
+        with pytest.raises(ExceptionGroup):
+            await run_league(config, store, Heard(), runner=StoppedAtSecondGame("a"))
+        assert store.games_count() == 1
+    limits = dataclasses.replace(config.run.limits, stderr_kb=config.run.limits.stderr_kb + 1)
+    other = dataclasses.replace(config, run=dataclasses.replace(config.run, limits=limits))
+    heard = Heard()
+    with Store.open(config.store) as store:
+        report = await run_league(other, store, heard, runner=ScriptedRunner("-"))
+    assert report.played == 11
+    assert [text for kind, text in heard.events if kind == "message"] == []
+
+
 class EveryOtherGame(ScriptedRunner):
     """The bot named `faulty` crashes in its 1st, 3rd, 5th ... game, and plays its
     others cleanly."""
