@@ -68,6 +68,25 @@ def test_a_result_whose_seats_and_settings_disagree_is_refused(tmp_path: Path) -
         assert store.games_count() == 0
 
 
+@pytest.mark.parametrize("streaks", ['{"a": -1}', '{"a": "2"}', '{"a": 1.5}', "[1]", '{"a": true}'])
+def test_fault_streaks_no_league_writes_are_damage(tmp_path: Path, streaks: str) -> None:
+    """The fault streaks (which no proof covers: they change with every game) are
+    checked when read: a value no league writes is damage, not a traceback later."""
+    import sqlite3
+
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as store:
+        store.record_game(
+            finished("g1", 1), index=0, group=None, started_at=0, finished_at=1,
+            streaks={"a": 1, "b": 0, "c": 0},
+        )  # fmt: skip
+        assert store.fault_streaks() == {"a": 1, "b": 0, "c": 0}
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'fault_streaks'", (streaks,))
+    with Store.open(path) as store, pytest.raises(StoreError, match=r"damaged \(fault streaks"):
+        store.fault_streaks()
+
+
 def test_forfeits_put_the_disqualified_last(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.sqlite") as store:
         store.record_forfeit("g9", 9, None, ("a", "b", "c", "d"), ["b", "d"], seed=3)
