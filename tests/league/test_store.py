@@ -695,6 +695,19 @@ def test_a_replay_removed_or_a_game_renamed_by_hand_is_found(
             list(store.games(replays=True))
 
 
+def test_the_latest_games_of_bots_come_latest_first(tmp_path: Path) -> None:
+    """`latest_games_of` (a ladder's page of a bot's recent games): the `limit` games
+    recorded last with one of the bots, latest first, whatever their schedule order."""
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as store:
+        for i in (5, 1, 4, 2, 3, 0):  # recorded out of their order
+            record(store, finished(i), i)
+        ids = [f"g{i:06d}" for i in (0, 3, 2, 4)]
+        assert store.latest_games_of(["ada"], 4) == ids
+        assert store.latest_games_of(["bob", "cyd"], 2) == ids[:2]
+        assert store.latest_games_of(["nobody"], 4) == []
+
+
 def test_a_read_only_store_writes_nothing_and_reads_while_a_league_writes(
     tmp_path: Path,
 ) -> None:
