@@ -695,6 +695,24 @@ def test_a_replay_removed_or_a_game_renamed_by_hand_is_found(
             list(store.games(replays=True))
 
 
+def test_seats_and_replays_of_many_games_are_read_a_chunk_at_a_time_and_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`seat_rows_of` and `replay_logs` ask for the games a chunk of ids at a time
+    (`_MANY`, 2 here): every game of every chunk comes back, none twice."""
+    import arena.store._reading as reading
+
+    monkeypatch.setattr(reading, "_MANY", 2)
+    path = tmp_path / "s.sqlite"
+    build_store(path, 7)
+    ids = [f"g{i:06d}" for i in range(7)]
+    with Store.open(path, readonly=True) as store:
+        seats = store.seat_rows_of(ids)
+        logs = dict(store.replay_logs(ids))
+    assert sorted((s.game_id, s.seat) for s in seats) == [(g, k) for g in ids for k in range(3)]
+    assert sorted(logs) == ids
+
+
 def test_the_latest_games_of_bots_come_latest_first(tmp_path: Path) -> None:
     """`latest_games_of` (a ladder's page of a bot's recent games): the `limit` games
     recorded last with one of the bots, latest first, whatever their schedule order."""
