@@ -713,6 +713,22 @@ def test_seats_and_replays_of_many_games_are_read_a_chunk_at_a_time_and_all(
     assert sorted(logs) == ids
 
 
+def test_game_rows_after_a_row_and_games_by_bot_count_every_game(tmp_path: Path) -> None:
+    """`game_rows(after)` gives the games recorded after row `after`, never that one
+    again (a report following a league would show it twice); `games_by_bot` counts a
+    bot's every game, those it faulted in or forfeited too."""
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as store:
+        record(store, finished(0), 0)
+        record(store, finished(1, fault="crash"), 1)
+        store.record_forfeit("g000002", 2, None, NAMES, ["cyd"], seed=1)
+        rows = store.game_rows()
+        assert [r[1] for r in rows] == ["g000000", "g000001", "g000002"]
+        assert [r[1] for r in store.game_rows(rows[0][0])] == ["g000001", "g000002"]
+        assert store.game_rows(rows[-1][0]) == []
+        assert store.games_by_bot() == {name: 3 for name in NAMES}
+
+
 def test_the_latest_games_of_bots_come_latest_first(tmp_path: Path) -> None:
     """`latest_games_of` (a ladder's page of a bot's recent games): the `limit` games
     recorded last with one of the bots, latest first, whatever their schedule order."""
