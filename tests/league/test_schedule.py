@@ -351,3 +351,40 @@ def test_the_duplicate_refusal_explains_itself() -> None:
 
 def test_max_games_bounds_the_schedule() -> None:
     assert math.comb(20, 6) * 30 > MAX_GAMES
+
+
+def test_the_schedule_of_given_inputs_never_changes_between_arena_versions() -> None:
+    """The schedule pinned for two inputs: a resume recomputes it (a kept schedule is
+    used only if it is the one this arena makes), so a change to the tables, their
+    order, the seat orders or the deal seeds would play the rest of a league stored by
+    an earlier arena under other deals (a duplicate group split across the change would
+    no longer share its deal) and other tables. Change this only with a new `DEALS`."""
+    full = make_schedule(
+        ["ann", "bob", "cat", "dan"], table_size=3, games_per_table=3, seed=7, duplicate=True
+    )
+    assert full.tables == (
+        ("dan", "ann", "bob"),
+        ("cat", "dan", "bob"),
+        ("ann", "cat", "dan"),
+        ("bob", "cat", "ann"),
+    )
+    assert [(g.seats, g.seed, g.group) for g in full.games[:4]] == [
+        (("dan", "ann", "bob"), 5251184212354286916, "t0-d0"),
+        (("ann", "bob", "dan"), 5251184212354286916, "t0-d0"),
+        (("bob", "dan", "ann"), 5251184212354286916, "t0-d0"),
+        (("cat", "dan", "bob"), 9507325111399995552, "t1-d0"),
+    ]
+    sample = make_schedule(
+        [f"b{i}" for i in range(7)], table_size=3, games_per_table=1, seed="x",
+        duplicate=False, max_tables=7,
+    )  # fmt: skip
+    assert sample.tables == (
+        ("b1", "b0", "b3"),
+        ("b2", "b5", "b1"),
+        ("b1", "b6", "b4"),
+        ("b6", "b3", "b2"),
+        ("b4", "b2", "b0"),
+        ("b0", "b6", "b5"),
+        ("b3", "b4", "b5"),
+    )
+    assert sample.games[0].seed == 12378967878185546399
