@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -370,28 +370,42 @@ class StoppedAtFirstGame(ScriptedRunner):
         raise _Killed
 
 
+async def stopped_then_resumed(
+    tmp_path: Path,
+    stopper: ScriptedRunner,
+    stored: int,
+    change: Callable[[LeagueConfig], LeagueConfig],
+) -> tuple[LeagueReport, list[str]]:
+    """A league of four bots at tables of 3, stopped by `stopper` with `stored` games
+    stored, then resumed with the settings `change` makes of its own: the resume's
+    report and the messages it said."""
+    config = LeagueConfig(
+        bots=four_manifests(tmp_path), store=tmp_path / "s.sqlite", game=GameConfig(players=3),
+        seed=4, table_size=3, games_per_table=3, duplicate=False, concurrency=1,
+    )  # fmt: skip
+    with Store.open(config.store) as store:
+        with pytest.raises(ExceptionGroup):
+            await run_league(config, store, Heard(), runner=stopper)
+        assert store.games_count() == stored
+    heard = Heard()
+    with Store.open(config.store) as store:
+        report = await run_league(change(config), store, heard, runner=ScriptedRunner("-"))
+    return report, [text for kind, text in heard.events if kind == "message"]
+
+
 async def test_a_resume_of_a_league_stopped_before_any_game_warns_of_no_settings_change(
     tmp_path: Path,
 ) -> None:
     """Other clocks for a league that stored no game yet: no game was played with the
     earlier ones, so the resume says nothing of "the games stored so far"."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=False, concurrency=1,
-    )  # fmt: skip
-    with Store.open(config.store) as store:
-        with pytest.raises(ExceptionGroup):
-            await run_league(config, store, Heard(), runner=StoppedAtFirstGame("a"))
-        assert store.games_count() == 0
-    slower = dataclasses.replace(
-        config, run=dataclasses.replace(config.run, clocks=Clocks(decision_ms=9000))
-    )
-    heard = Heard()
-    with Store.open(config.store) as store:
-        report = await run_league(slower, store, heard, runner=ScriptedRunner("-"))
+
+    def slower(config: LeagueConfig) -> LeagueConfig:
+        run = dataclasses.replace(config.run, clocks=Clocks(decision_ms=9000))
+        return dataclasses.replace(config, run=run)
+
+    report, said = await stopped_then_resumed(tmp_path, StoppedAtFirstGame("a"), 0, slower)
     assert report.played == 12
-    assert [text for kind, text in heard.events if kind == "message"] == []
+    assert said == []
 
 
 class StoppedAtSecondGame(ScriptedRunner):
@@ -408,22 +422,15 @@ async def test_a_resume_with_another_stderr_cap_warns_of_no_settings_change(
 ) -> None:
     """The cap on a bot's stderr shapes its log, not its games: a resume with another
     one says nothing of games played with other settings."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=False, concurrency=1,
-    )  # fmt: skip
-    with Store.open(config.store) as store:
-        with pytest.raises(ExceptionGroup):
-            await run_league(config, store, Heard(), runner=StoppedAtSecondGame("a"))
-        assert store.games_count() == 1
-    limits = dataclasses.replace(config.run.limits, stderr_kb=config.run.limits.stderr_kb + 1)
-    other = dataclasses.replace(config, run=dataclasses.replace(config.run, limits=limits))
-    heard = Heard()
-    with Store.open(config.store) as store:
-        report = await run_league(other, store, heard, runner=ScriptedRunner("-"))
+
+    def other_cap(config: LeagueConfig) -> LeagueConfig:
+        limits = config.run.limits
+        limits = dataclasses.replace(limits, stderr_kb=limits.stderr_kb + 1)
+        return dataclasses.replace(config, run=dataclasses.replace(config.run, limits=limits))
+
+    report, said = await stopped_then_resumed(tmp_path, StoppedAtSecondGame("a"), 1, other_cap)
     assert report.played == 11
-    assert [text for kind, text in heard.events if kind == "message"] == []
+    assert said == []
 
 
 class EveryOtherGame(ScriptedRunner):
