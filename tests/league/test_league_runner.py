@@ -86,12 +86,17 @@ def four_manifests(root: Path) -> Path:
     return bots
 
 
-async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=9,
+def league_of_four(tmp_path: Path, **settings: Any) -> LeagueConfig:
+    """A league of the four bots of `four_manifests` at tables of 3, three games a table,
+    its store in `tmp_path`, with `settings` besides (or instead)."""
+    return LeagueConfig(
+        bots=four_manifests(tmp_path), store=tmp_path / "s.sqlite", game=GameConfig(players=3),
+        seed=4, table_size=3, **{"games_per_table": 3, **settings},
     )  # fmt: skip
+
+
+async def test_the_league_records_what_its_runner_plays(tmp_path: Path) -> None:
+    config = league_of_four(tmp_path, duplicate=True, fault_limit=2, concurrency=9)
     runner = ScriptedRunner(faulty="d")
     heard = Heard()
     with Store.open(config.store) as store:
@@ -183,11 +188,7 @@ async def test_a_store_removed_or_replaced_while_the_league_writes_is_saved(
     and ended as if all were well, its results lost (and the store's write-ahead log,
     left under the name, damaged the next store there). The league stops at the next
     game with an error that says where its games are saved, and the log is removed."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=True, concurrency=1,
-    )  # fmt: skip
+    config = league_of_four(tmp_path, duplicate=True, concurrency=1)
     other = tmp_path / "other.sqlite"
     Store.open(other).close()
     content = other.read_bytes()
@@ -238,11 +239,9 @@ async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
             books.append(self)
 
     monkeypatch.setattr(_run, "_Book", Book)
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=30, duplicate=True, fault_limit=0, concurrency=2,
-    )  # fmt: skip
+    config = league_of_four(
+        tmp_path, games_per_table=30, duplicate=True, fault_limit=0, concurrency=2
+    )
     runner = ScriptedRunner(faulty="none")
     locks: list[int] = []
     scripted = runner.players
@@ -266,11 +265,7 @@ async def test_a_long_league_of_duplicate_deals_keeps_no_lock_per_deal_played(
 
 async def test_the_league_plays_on_as_many_players_as_its_concurrency(tmp_path: Path) -> None:
     """A runner's players beyond the concurrency stay idle, and each one up to it plays."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=False, fault_limit=0, concurrency=2,
-    )  # fmt: skip
+    config = league_of_four(tmp_path, duplicate=False, fault_limit=0, concurrency=2)
     runner = ScriptedRunner(faulty="none")
     scripted = runner.players
     played: list[int] = []
@@ -316,11 +311,7 @@ async def test_a_league_killed_before_a_disqualification_was_stored_makes_it_on_
     streak stored with it) and the bot's disqualification: the resumed league
     disqualifies it before any game, and it plays no more (without that it played on,
     and a clean game reset its streak: never disqualified)."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=1,
-    )  # fmt: skip
+    config = league_of_four(tmp_path, duplicate=True, fault_limit=2, concurrency=1)
     with Store.open(config.store) as store:
         with pytest.raises(ExceptionGroup) as stopped:  # from the league's nursery
             await run_league(config, store, KilledAtDisqualification(), runner=ScriptedRunner("d"))
@@ -342,11 +333,7 @@ async def test_a_bot_disqualified_before_a_resume_is_not_disqualified_again(
     """A league stopped after a bot's disqualification was stored: the resumed league
     forfeits the bot's games without disqualifying it again (no second message, not
     in the resumed run's report, its note as it was)."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=1,
-    )  # fmt: skip
+    config = league_of_four(tmp_path, duplicate=True, fault_limit=2, concurrency=1)
     with Store.open(config.store) as store:
         with pytest.raises(ExceptionGroup):  # stopped once "d" is disqualified
             await run_league(config, store, KilledAtDisqualification(), runner=ScriptedRunner("d"))
@@ -379,10 +366,7 @@ async def stopped_then_resumed(
     """A league of four bots at tables of 3, stopped by `stopper` with `stored` games
     stored, then resumed with the settings `change` makes of its own: the resume's
     report and the messages it said."""
-    config = LeagueConfig(
-        bots=four_manifests(tmp_path), store=tmp_path / "s.sqlite", game=GameConfig(players=3),
-        seed=4, table_size=3, games_per_table=3, duplicate=False, concurrency=1,
-    )  # fmt: skip
+    config = league_of_four(tmp_path, duplicate=False, concurrency=1)
     with Store.open(config.store) as store:
         with pytest.raises(ExceptionGroup):
             await run_league(config, store, Heard(), runner=stopper)
@@ -453,11 +437,7 @@ async def test_faults_not_in_a_row_never_disqualify(tmp_path: Path) -> None:
     """The limit counts faults in a row (`fault_limit`): a clean game resets the streak.
     A bot that crashes in every other game, 5 of its 9, is never disqualified at a
     limit of 2."""
-    bots = four_manifests(tmp_path)
-    config = LeagueConfig(
-        bots=bots, store=tmp_path / "s.sqlite", game=GameConfig(players=3), seed=4,
-        table_size=3, games_per_table=3, duplicate=True, fault_limit=2, concurrency=1,
-    )  # fmt: skip
+    config = league_of_four(tmp_path, duplicate=True, fault_limit=2, concurrency=1)
     runner = EveryOtherGame(faulty="d")
     with Store.open(config.store) as store:
         report = await run_league(config, store, Heard(), runner=runner)
