@@ -16,7 +16,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ConfigError
-from arena.schedule import MAX_GAMES, Schedule, ScheduledGame, make_schedule, meetings
+from arena.schedule import (
+    MAX_GAMES,
+    Schedule,
+    ScheduledGame,
+    _games,
+    is_schedule_of,
+    make_schedule,
+    meetings,
+)
 
 NAMES = [f"bot{i:02d}" for i in range(25)]
 
@@ -388,3 +396,34 @@ def test_the_schedule_of_given_inputs_never_changes_between_arena_versions() -> 
         ("b3", "b4", "b5"),
     )
     assert sample.games[0].seed == 12378967878185546399
+
+
+def test_a_kept_schedule_short_of_a_table_or_with_one_twice_is_not_the_leagues() -> None:
+    """A store can be anyone's, and a resume uses the schedule kept there (finding a
+    sample again is what keeping it saves) only if these settings can have made it. One
+    marked full that lacks a table would leave that table unplayed, one that holds a
+    table twice would play it twice, their games being exactly those their tables make
+    (a mutation audit: with either check dropped, every test passed)."""
+    bots = NAMES[:5]
+    full = make_schedule(bots, table_size=3, games_per_table=2, seed=9, duplicate=False)
+    assert full.full
+    assert len(full.tables) == math.comb(5, 3)
+
+    def kept(tables: Sequence[tuple[str, ...]], *, whole: bool) -> Schedule:
+        games = _games(tables, "9", 2, 3, False)  # the games those tables make
+        return Schedule(games=tuple(games), note=full.note, full=whole, tables=tuple(tables))
+
+    def made_here(schedule: Schedule) -> bool:
+        return is_schedule_of(
+            schedule, bots, table_size=3, games_per_table=2, seed=9, duplicate=False
+        )
+
+    assert made_here(full)
+    assert made_here(kept(full.tables, whole=True))
+    assert not made_here(kept(full.tables[:-1], whole=True))  # short of a table
+    assert made_here(kept(full.tables[:-1], whole=False))  # a sample may be
+    twice = (*full.tables[:-1], full.tables[0])
+    assert not made_here(kept(twice, whole=True))
+    assert not made_here(kept(twice, whole=False))
+    turned = (*full.tables[:-1], full.tables[0][::-1])  # the same bots, other seats
+    assert not made_here(kept(turned, whole=False))
