@@ -519,3 +519,21 @@ def test_a_bare_command_line_that_cannot_start_in_the_sandbox_says_why(
     folder = CliRunner().invoke(main, ["check-bot", str(tmp_path)])
     assert folder.exit_code == 0, folder.output
     assert "note:" not in unconfined.output + folder.output
+
+
+def test_each_round_seats_the_bot_one_seat_further(tmp_path: Path) -> None:
+    """`--rounds N` plays each configuration N times, the bot one seat further each
+    time, so that more rounds test more seats (the deals with four ONO 99, which hold
+    the bot's seat and vary the deal, aside). A mutation audit: the seat held in every
+    round passed every test."""
+    code, out = check(tmp_path, "good", "--rounds", "2", "--decision-ms", "10000")
+    assert code == 0, out
+    played = re.findall(r"PASS  game \d+: (.*), seat (\d+): \d+ decisions", out)
+    plan = played[: 2 * len(GAMES)]
+    assert len(plan) == 2 * len(GAMES)
+    for (label, first), (again, second) in zip(plan[::2], plan[1::2], strict=True):
+        assert label == again
+        players = re.search(r"(\d+) seats", label)
+        assert players is not None
+        step = 0 if "four ONO 99 dealt" in label else 1
+        assert int(second) == (int(first) + step) % int(players[1]), (label, first, second)
