@@ -84,6 +84,18 @@ async def _until_signalled(run: Callable[[], Awaitable[T]], taken: list[int]) ->
     return result
 
 
+def _store_error(err: BaseException) -> StoreError | None:
+    """A store's error that ended the run as it was stopped (in a group with the stop):
+    what a store removed while it was written says of where its games were saved, or
+    why it could not store them. Told in place of what the store holds."""
+    if isinstance(err, BaseExceptionGroup):
+        for inner in err.exceptions:
+            if (found := _store_error(inner)) is not None:
+                return found
+        return None
+    return err if isinstance(err, StoreError) else None
+
+
 def _stop_of(err: BaseException) -> int | None:
     """The signal that stopped the run, if `err` (or a group holding it) is a stop."""
     if isinstance(err, BaseExceptionGroup):
@@ -128,6 +140,8 @@ def run_stoppable(
             with contextlib.suppress(OSError, StoreError):
                 if moved is not None and (said := moved()) is not None:
                     stop(signum, f": {said}")
+                if (failed := _store_error(err)) is not None:  # said, not lost in the stop
+                    stop(signum, f": {failed}")
                 kept = stored()
             resume = "; run the same command to resume" if resumable else ""
             stop(signum, kept + resume)

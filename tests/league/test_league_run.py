@@ -712,6 +712,38 @@ def test_a_league_stopped_as_it_saves_the_games_of_its_removed_log_says_where(
     assert rescue.exists()
 
 
+def test_a_ladder_settle_stopped_as_it_saves_the_games_of_its_removed_log_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same race in a run that opens its store inside (`arena ladder settle`), whose
+    stop can ask the store nothing: it said the games were "kept in" the removed store.
+    The store's error that came with the stop is said instead."""
+    import trio
+
+    from arena.commands._stopping import run_stoppable
+
+    path = tmp_path / "ladder.sqlite"
+
+    async def run() -> None:
+        with Store.open(path) as store:
+            (tmp_path / "ladder.sqlite-wal").unlink()
+            signal.raise_signal(signal.SIGINT)
+            try:
+                await trio.sleep_forever()
+            except trio.Cancelled:  # the stop is taken: meanwhile, the check after a game
+                store.check_in_place()
+                raise
+
+    with pytest.raises(SystemExit) as stopped:
+        run_stoppable(run, lambda: f": the games played are kept in {path}")
+    assert stopped.value.code == 130
+    rescue = tmp_path / f"ladder.sqlite.rescued-{os.getpid()}"
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"interrupted: {path}: its write-ahead log ladder.sqlite-wal was removed while this"
+        f" league wrote it; its 0 games are saved in {rescue}: move that to {path} to resume"
+    )
+
+
 def test_a_store_removed_before_the_league_fails_has_its_games_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
