@@ -94,7 +94,7 @@ def check(tmp_path: Path, mistake: str, *extra: str) -> tuple[int, str]:
     tmp_path.chmod(0o755)  # the sandbox's user reads the folder
     result = CliRunner().invoke(
         main,
-        ["check-bot", "--decision-ms", "500", "--startup-ms", "3000", "--exit-grace-ms", "500",
+        ["check-bot", "--decision-ms", "2000", "--startup-ms", "3000", "--exit-grace-ms", "500",
          "--hello-wait-ms", "0", *extra, str(tmp_path)],
     )  # fmt: skip
     return result.exit_code, result.output
