@@ -121,9 +121,11 @@ def run_stoppable(
     `stored()` (what is kept, where; it may print more first), and that the same
     command resumes (if `resumable`), and exit with the signal's status.
 
-    `moved` (a store's `OpenStore.rescued`) is asked first: a store removed or replaced
+    `moved` (a store's `OpenStore.moved`) is asked first: a store removed or replaced
     while the run wrote it has its games saved elsewhere, and its words say where,
-    in place of `stored()`'s (which would count games in a file nobody can open)."""
+    in place of `stored()`'s (which would count games in a file nobody can open). A
+    store's error that ended the run as it was stopped (such words, said by the check
+    after a game, which closed the store) is said likewise."""
     taken = _signals()
     before = {signum: signal.getsignal(signum) for signum in taken}
     _late.clear()

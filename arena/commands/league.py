@@ -245,5 +245,5 @@ def _play(config: LeagueConfig, store: Store, progress: Progress) -> LeagueRepor
     return run_stoppable(
         run,
         lambda: f": {len(store.done_game_ids())} games are stored in {config.store}",
-        moved=store.rescued,
+        moved=store.moved,
     )

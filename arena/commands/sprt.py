@@ -322,5 +322,5 @@ def _play(config: SprtConfig, store: SprtStore, progress: SprtProgress) -> SprtR
             f" after {time.monotonic() - started:.0f} s: {store.count()} games are stored"
             f" in {config.store}"
         ),
-        moved=store.rescued,
+        moved=store.moved,
     )

@@ -364,8 +364,6 @@ class OpenStore:
         """The store's file."""
         self._log = None if hold is None else identity(self.path.with_name(self.path.name + "-wal"))
         """The write-ahead log SQLite writes (it is open from the first read on)."""
-        self._rescued: str | None = None
-        """What `moved` said, once it saved the games elsewhere."""
 
     def close(self) -> None:
         """Close the store; it cannot be used afterwards (closing twice is fine)."""
@@ -402,18 +400,9 @@ class OpenStore:
         (`rescue_if_moved`); the sentence that says where, once. Otherwise None."""
         if self._hold is None:
             return None
-        said = rescue_if_moved(
+        return rescue_if_moved(
             self._conn.db, self.path, self._hold, self.close, self.writer, self._log
         )
-        if said is not None:
-            self._rescued = said
-        return said
-
-    def rescued(self) -> str | None:
-        """Where the games went if the store was moved (`moved`), now or before (then
-        the store is closed): for the last words of a run stopped while its check after
-        a game was saving them (the stop won, and asked a closed store what it held)."""
-        return self.moved() or self._rescued
 
     def check_in_place(self) -> None:
         """Raise `StoreError` if the store was moved (`moved`): a store removed or

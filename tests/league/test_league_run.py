@@ -674,34 +674,45 @@ def test_a_store_removed_before_the_league_is_stopped_has_its_games_saved(
     assert code == 0, err
 
 
-def test_a_league_stopped_as_it_saves_the_games_of_its_removed_log_says_where(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("opened", ["outside", "inside"])
+def test_a_run_stopped_as_it_saves_the_games_of_its_removed_log_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], opened: str
 ) -> None:
     """The check after a game found the store's write-ahead log removed, saved the games
-    elsewhere, closed the store and raised, while Ctrl-C stopped the run: the stop won,
-    asked the closed store how many games it held, and the league ended with "cannot
-    read the games: the store is closed" (exit 2), never saying where its games were
-    (a clean-clone run under load, at the next test's Ctrl-C). It ends as a stop, saying
-    where they are."""
+    elsewhere, closed the store and raised, while Ctrl-C stopped the run: the stop won.
+    A league (its store opened outside the run) asked the closed store how many games
+    it held and ended with "cannot read the games: the store is closed" (exit 2); `arena
+    ladder settle` (its store opened inside) said the games were "kept in" the removed
+    store (a clean-clone run under load, at the next test's Ctrl-C). Either ends as a
+    stop, saying where they are."""
     import trio
 
     from arena.commands._stopping import run_stoppable
 
     path = tmp_path / "league.sqlite"
-    with Store.open(path) as store:
 
-        async def run() -> None:
-            (tmp_path / "league.sqlite-wal").unlink()
-            signal.raise_signal(signal.SIGINT)
-            try:
-                await trio.sleep_forever()
-            except trio.Cancelled:  # the stop is taken: meanwhile, the check after a game
-                store.check_in_place()
-                raise
+    async def checked_as_stopped(store: Store) -> None:
+        (tmp_path / "league.sqlite-wal").unlink()
+        signal.raise_signal(signal.SIGINT)
+        try:
+            await trio.sleep_forever()
+        except trio.Cancelled:  # the stop is taken: meanwhile, the check after a game
+            store.check_in_place()
+            raise
 
+    async def opened_inside() -> None:
+        with Store.open(path) as store:
+            await checked_as_stopped(store)
+
+    if opened == "inside":
         with pytest.raises(SystemExit) as stopped:
+            run_stoppable(opened_inside, lambda: f": the games played are kept in {path}")
+    else:
+        with Store.open(path) as store, pytest.raises(SystemExit) as stopped:
             run_stoppable(
-                run, lambda: f": {len(store.done_game_ids())} games are stored", moved=store.rescued
+                lambda: checked_as_stopped(store),
+                lambda: f": {len(store.done_game_ids())} games are stored",
+                moved=store.moved,
             )
     assert stopped.value.code == 130
     rescue = tmp_path / f"league.sqlite.rescued-{os.getpid()}"
@@ -710,38 +721,6 @@ def test_a_league_stopped_as_it_saves_the_games_of_its_removed_log_says_where(
         f" league wrote it; its 0 games are saved in {rescue}: move that to {path} to resume"
     )
     assert rescue.exists()
-
-
-def test_a_ladder_settle_stopped_as_it_saves_the_games_of_its_removed_log_says_where(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The same race in a run that opens its store inside (`arena ladder settle`), whose
-    stop can ask the store nothing: it said the games were "kept in" the removed store.
-    The store's error that came with the stop is said instead."""
-    import trio
-
-    from arena.commands._stopping import run_stoppable
-
-    path = tmp_path / "ladder.sqlite"
-
-    async def run() -> None:
-        with Store.open(path) as store:
-            (tmp_path / "ladder.sqlite-wal").unlink()
-            signal.raise_signal(signal.SIGINT)
-            try:
-                await trio.sleep_forever()
-            except trio.Cancelled:  # the stop is taken: meanwhile, the check after a game
-                store.check_in_place()
-                raise
-
-    with pytest.raises(SystemExit) as stopped:
-        run_stoppable(run, lambda: f": the games played are kept in {path}")
-    assert stopped.value.code == 130
-    rescue = tmp_path / f"ladder.sqlite.rescued-{os.getpid()}"
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        f"interrupted: {path}: its write-ahead log ladder.sqlite-wal was removed while this"
-        f" league wrote it; its 0 games are saved in {rescue}: move that to {path} to resume"
-    )
 
 
 def test_a_store_removed_before_the_league_fails_has_its_games_saved(
