@@ -68,5 +68,9 @@ class ArenaPlugin(WorkerPlugin):
             self.here.shut()
 
     def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
-        if finish in _UNWANTED and self.here is not None and isinstance(key, str):
+        if self.here is None or not isinstance(key, str):
+            return
+        if finish in _UNWANTED:
             self.here.stop(key)
+        elif finish == "waiting":  # (every task given to a worker starts there)
+            self.here.want(key)

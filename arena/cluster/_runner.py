@@ -35,6 +35,7 @@ from arena.cluster._tasks import (
     BuildReport,
     ClusterError,
     RunInfo,
+    TaskAbandoned,
     WorkerProcessDied,
     about_worker,
     close_run,
@@ -398,11 +399,13 @@ class DaskRunner:
                 if lost:
                     self._say(f"cluster: data lost with its workers, shipped again: {lost}")
                 continue
-            except WorkerProcessDied as err:
+            except (WorkerProcessDied, TaskAbandoned) as err:
+                # Its arena worker process died, or the worker stopped the task while this
+                # coordinator still waits for it (Dask took it away, then gave it back)
                 if attempt >= LOST_RETRIES:
                     raise ClusterError(
-                        f"game {first} was lost {attempt + 1} times with the arena worker"
-                        f" process that played it ({err}); run the same command to resume"
+                        f"game {first} was lost {attempt + 1} times on the workers that"
+                        f" played it ({err}); run the same command to resume"
                     ) from None
                 self._say(f"cluster: {err}; its game(s) are played again")
                 continue

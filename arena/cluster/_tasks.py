@@ -62,8 +62,11 @@ class WorkerProcessDied(ClusterError):
     bot's. The coordinator plays the task's games again, as when a Dask worker dies."""
 
 
-class _Abandoned(ClusterError):
-    """A game stopped because its task was cancelled (nobody waits for its result)."""
+class TaskAbandoned(ClusterError):
+    """A game stopped because its task was cancelled (nobody waits for its result), or
+    its worker closes. Dask may still give the task's error to a coordinator that waits
+    for it (the task was given back to this worker after the stop, or the error was sent
+    before the worker closed): the coordinator then plays its games again."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -179,7 +182,9 @@ def play_games(info: RunInfo, bundles: dict[str, bytes], plays: list[bytes]) -> 
         with here.building(key):
             _ensure_bots(here, setup, info, bundles)
     except BuildsStopped:
-        raise _Abandoned("the bots' build was stopped: the task was cancelled") from None
+        raise TaskAbandoned(
+            f"worker {here.address}: the bots' build was stopped: the task was cancelled"
+        ) from None
     if worker is not None and key is not None:
         here.watch(info.token, _dependencies(worker, key))
     played = here.play(info.token, local, games, key)
@@ -436,7 +441,7 @@ class Here:
 
     def play(self, token: str, setup: Setup, games: list[Play], key: str | None) -> list[Played]:
         """Play `games` of run `token` one after the other in a worker process of the run
-        (from a task's thread); `_Abandoned` if task `key` is cancelled meanwhile."""
+        (from a task's thread); `TaskAbandoned` if task `key` is cancelled meanwhile."""
         return trio.from_thread.run(self._play, token, setup, games, key, trio_token=self._loop())
 
     def watch(self, token: str, keys: set[str]) -> None:
@@ -466,6 +471,14 @@ class Here:
         if self._token is not None and key.startswith("arena-games-"):
             with contextlib.suppress(trio.RunFinishedError):
                 self._token.run_sync_soon(self._stop, key)
+
+    def want(self, key: str) -> None:
+        """Task `key` is given to this worker again after a `stop` (Dask took it away,
+        to another worker that then died, or to steal it, and gives it back with the same
+        key): it is played, not stopped at its start (from the Dask worker's event
+        loop)."""
+        with self._guard:
+            self._unwanted.pop(key, None)
 
     def shut(self) -> None:
         """The Dask worker closes: abandon every game, stop every process."""
@@ -530,12 +543,14 @@ class Here:
             # after all, the next game starts a process again.)
             self._close(token, abandon=False, final=False)
             first = games[len(played)].game_id
-            raise _Abandoned(f"game {first} abandoned: its task was cancelled")
+            raise TaskAbandoned(
+                f"worker {self.address}: game {first} abandoned: its task was cancelled"
+            )
         return played
 
     async def _take(self, token: str, setup: Setup) -> _Held:
         if token in self._closed or self._shutting:
-            raise _Abandoned(f"run {token} is over")
+            raise TaskAbandoned(f"worker {self.address}: run {token} is over")
         idle = self._idle.get(token, [])
         while idle:
             held = idle.pop()

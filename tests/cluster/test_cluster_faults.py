@@ -10,6 +10,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -122,6 +123,48 @@ def test_an_arena_worker_process_killed_mid_game_costs_nothing(
     results = stored(slow / "league.sqlite")
     assert len(results) == GAMES
     assert results == uninterrupted  # no fault charged, nothing counted twice
+
+
+def test_a_game_task_stopped_on_its_worker_while_still_wanted_is_played_again(
+    tmp_path: Path, uninterrupted: dict[str, tuple[object, ...]]
+) -> None:
+    """Found in a clean-clone run: a worker that stopped a game task Dask still wanted
+    (taken away to be stolen, then given back when the thief died) sent the task's
+    "abandoned" error, and the league stopped with "game g000010 abandoned: its task was
+    cancelled" (exit 2). Here a plugin stops the first game's task on its worker as it
+    starts, once: the coordinator plays it again, and the league ends as one that was
+    never stopped."""
+    from distributed import Client, WorkerPlugin
+
+    class StopTheFirstGame(WorkerPlugin):  # (local: Dask ships it by value)
+        name = "test-stop-the-first-game"
+
+        def setup(self, worker: Any) -> None:
+            self.worker = worker
+
+        def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+            if (
+                finish == "executing"
+                and isinstance(key, str)
+                and key.startswith("arena-games-")
+                and "-g000000-" in key
+                and key.endswith("-0")
+            ):
+                self.worker.plugins["arena"].here.stop(key)
+
+    for name in NAMES:
+        witness_bot(tmp_path, name)
+    path = league_file(tmp_path)
+    with private_cluster(tmp_path / "cluster") as own:
+        with Client(own.address, timeout=30) as client:
+            client.register_plugin(StopTheFirstGame())
+        args = ["league", str(path), "--sandbox", "none", "--cluster", own.address]
+        proc = start_arena(*args)
+        _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "game g000000 abandoned: its task was cancelled; its game(s) are played again" in err
+    results = stored(tmp_path / "league.sqlite")
+    assert results == uninterrupted
 
 
 def test_a_scheduler_that_dies_mid_league_is_one_line_and_loses_nothing(tmp_path: Path) -> None:

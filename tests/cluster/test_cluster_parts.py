@@ -204,3 +204,31 @@ def test_a_game_task_no_longer_wanted_stops_its_worker_process(tmp_path: Path) -
     finally:
         here.shut()
         thread.join(10)
+
+
+def test_a_game_task_given_back_to_a_worker_after_a_stop_is_played(tmp_path: Path) -> None:
+    """Found in a clean-clone run: Dask took a queued game task away from a worker (to
+    steal it for a new worker), that worker was killed, and Dask gave the task back with
+    the same key. The worker still held the key as no longer wanted, so the game stopped
+    at its start and the league stopped with "game g000010 abandoned". Given back (its
+    transition to "waiting", as `ArenaPlugin` hears it), the task's games are played."""
+    from arena.cluster._plugin import ArenaPlugin
+
+    specs = [load_manifest(witness_bot(tmp_path, name)) for name in ("ann", "bob")]
+    settings = RunSettings(clocks=Clocks(decision_ms=3000))
+    setup = Setup(bots=tuple(specs), settings=settings, config=GameConfig(players=2))
+    plugin = ArenaPlugin()
+    here = plugin.here = Here(None)
+    key = "arena-games-t3-g1-1-0"
+    try:
+        plugin.transition(key, "ready", "released")  # taken away to be stolen
+        plugin.transition(key, "released", "waiting")  # and given back
+        (played,) = here.play("t3", setup, [Play("g1", ("ann", "bob"), 5, None)], key)
+        assert played.game_id == "g1"
+        assert played.result.names == ("ann", "bob")
+        # A task taken away and not given back is still stopped at its start.
+        plugin.transition(key, "executing", "cancelled")
+        with pytest.raises(ClusterError, match="g2 abandoned: its task was cancelled"):
+            here.play("t3", setup, [Play("g2", ("ann", "bob"), 6, None)], key)
+    finally:
+        here.shut()
