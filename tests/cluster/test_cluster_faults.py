@@ -131,8 +131,8 @@ def test_a_game_task_stopped_on_its_worker_while_still_wanted_is_played_again(
     """Found in a clean-clone run: a worker that stopped a game task Dask still wanted
     (taken away to be stolen, then given back when the thief died) sent the task's
     "abandoned" error, and the league stopped with "game g000010 abandoned: its task was
-    cancelled" (exit 2). Here a plugin stops the first game's task on its worker as it
-    starts, once: the coordinator plays it again, and the league ends as one that was
+    cancelled" (exit 2). Here a plugin stops the first game task on its worker as it
+    starts: the coordinator plays its games again, and the league ends as one that was
     never stopped."""
     from distributed import Client, WorkerPlugin
 
@@ -140,16 +140,16 @@ def test_a_game_task_stopped_on_its_worker_while_still_wanted_is_played_again(
         name = "test-stop-the-first-game"
 
         def setup(self, worker: Any) -> None:
-            self.worker = worker
+            self.worker, self.stopped = worker, False
 
         def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
             if (
-                finish == "executing"
+                not self.stopped
+                and finish == "executing"
                 and isinstance(key, str)
                 and key.startswith("arena-games-")
-                and "-g000000-" in key
-                and key.endswith("-0")
             ):
+                self.stopped = True
                 self.worker.plugins["arena"].here.stop(key)
 
     for name in NAMES:
@@ -162,7 +162,7 @@ def test_a_game_task_stopped_on_its_worker_while_still_wanted_is_played_again(
         proc = start_arena(*args)
         _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert "game g000000 abandoned: its task was cancelled; its game(s) are played again" in err
+    assert "abandoned: its task was cancelled; its game(s) are played again" in err
     results = stored(tmp_path / "league.sqlite")
     assert results == uninterrupted
 
