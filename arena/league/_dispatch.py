@@ -32,15 +32,17 @@ class Dispatch:
     a table's size of processes of each of its bots at once, each playing one game
     per deal: far fewer bots fit under the cap, and far fewer processes are reused.)
 
-    The order decides which processes play a game, never its seats or its deal. It
-    decides which games a bot forfeits once disqualified, though (those after its
-    faults in a row): so that a league resumed at a concurrency of 1 plays on in the
-    order it would have without the interruption, the order must not change with the
-    games played already (`done`), nor with what a worker holds (a resumed one starts
-    with nothing warm, a crashed process is gone). So a `Dispatch` made without
-    `reports` takes each player's worker to hold the processes of the unit it played
-    last, as they were then (the processes the worker would report had it closed none
-    and lost none), and ignores what workers report.
+    The order decides which processes play a game, never its seats or its deal. Nor
+    which games a bot forfeits once disqualified: faults in a row are counted in one
+    order, `fault_order`, the order one player of a `Dispatch` made without `reports`
+    is handed the games. That order must not change with the games played already
+    (`done`: a resumed league at a concurrency of 1 plays on in the order it would have
+    without the interruption, and so replaces no game it played by a forfeit), nor
+    with what a worker holds (a resumed one starts with nothing warm, a crashed process
+    is gone). So a `Dispatch` made without `reports` takes each player's worker to hold
+    the processes of the unit it played last, as they were then (the processes the
+    worker would report had it closed none and lost none), and ignores what workers
+    report.
     """
 
     def __init__(
@@ -154,6 +156,14 @@ class Dispatch:
         for bot in self._bots[best[1]]:
             self._at[bot].discard(best)
         return best
+
+
+def fault_order(games: Sequence[ScheduledGame]) -> list[ScheduledGame]:
+    """The order in which a league counts faults in a row, whatever order its games
+    finish in: the order one player following no report is handed them (so at a
+    concurrency of 1 the order they are played in)."""
+    dispatch, one = Dispatch(games, reports=False), object()
+    return list(iter(lambda: dispatch.next(one), None))
 
 
 _LOOK = 300

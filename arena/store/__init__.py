@@ -19,6 +19,9 @@ Tables (schema version 2)::
     proofs   id TEXT PRIMARY KEY (a game id, or "meta:KEY"), replay (its SHA-256), mac
              (`_proofs`): every store of schema 2 has it; a store of schema 1 made
              before proofs gets it when a league resumes it
+    faults   (game_id, bot) PRIMARY KEY: the bots that faulted in each played game of a
+             league (also after they were out of it), with the game; a store of an
+             older arena gets it when a league resumes it
 
 Durability. A game, its seats and its replay are written in one transaction, and a
 game id is stored at most once (recording it again raises `StoreError`). With the

@@ -20,6 +20,7 @@ from arena.store._proofs import Proofs
 from arena.store._reading import GameRow, SeatRow
 from arena.store._sqlite import LEAGUE_STORE, StoreConnection, use_wal
 from arena.store._tables import (
+    FAULTS,
     RESERVED_KEYS,
     SCHEMA_VERSION,
     STREAKS,
@@ -52,6 +53,9 @@ def _set_up(conn: StoreConnection, check: bool) -> Proofs:
     conn.db.execute("PRAGMA foreign_keys=ON")
     if not tables:
         make_tables(conn)
+    elif "faults" not in tables:  # (a store of an older arena)
+        with conn.transaction():
+            conn.db.execute(FAULTS)
     if check:
         quick_check(conn)
     return Proofs.load(conn)
@@ -304,12 +308,14 @@ class Store(OpenStore):
         finished_at: float,
         replay: bytes | None = None,
         streaks: dict[str, int] | None = None,
+        faulted: Sequence[str] = (),
     ) -> None:
         """Store a played game, its seats and its replay, in one transaction.
 
-        ``streaks`` (each bot's faults in a row after this game) are stored in the same
-        transaction, so a resumed league disqualifies exactly as an uninterrupted one
-        (`fault_streaks`).
+        ``streaks`` (each bot's faults in a row after this game: a ladder's) and
+        ``faulted`` (the bots that faulted in it: a league's, `faults`) are stored in
+        the same transaction, so a resumed league or ladder disqualifies exactly as an
+        uninterrupted one.
 
         Each seat's cause is the cause of its elimination in the outcome, None if it
         was never eliminated. ``replay`` is the replay already packed by `pack_replay`
@@ -319,6 +325,7 @@ class Store(OpenStore):
         _writing.record_game(
             self._conn, self._proofs, result, index=index, group=group,
             started_at=started_at, finished_at=finished_at, replay=replay, streaks=streaks,
+            faulted=faulted,
         )  # fmt: skip
         self.check_in_place()
 
@@ -330,6 +337,8 @@ class Store(OpenStore):
         seats: Sequence[str],
         forfeiting: Sequence[str],
         seed: int,
+        *,
+        replace: bool = False,
     ) -> None:
         """Store a game not played because bots at its table were disqualified.
 
@@ -338,12 +347,22 @@ class Store(OpenStore):
         place (of 4 seats with 1 forfeiting: 1, 1, 1 and 4; with 2 forfeiting: 1, 1,
         3, 3). The forfeiting seats have cause "forfeit", the others none. A forfeit
         has no replay, no timings and no config. A game id already stored raises
-        `StoreError`.
+        `StoreError`, unless ``replace``: then what is stored of it (played, or
+        forfeited by other bots) is replaced, in the same transaction (a league's game
+        under way when a bot at its table was disqualified, in the order faults in a
+        row are counted, before it).
         """
         _writing.record_forfeit(
-            self._conn, self._proofs, game_id, index, group, seats, forfeiting, seed
-        )
+            self._conn, self._proofs, game_id, index, group, seats, forfeiting, seed,
+            replace=replace,
+        )  # fmt: skip
         self.check_in_place()
+
+    def fault_record(self) -> list[tuple[str, str, frozenset[str]]]:
+        """(game id, status, bots) of every stored game: for a played one ("done"), the
+        bots that faulted in it (`faults`, and a seat put out by a fault in a store of
+        an older arena, which kept no faults); for a forfeit, the bots that forfeited."""
+        return _reading.fault_record(self._conn)
 
     def done_game_ids(self) -> set[str]:
         """The ids of every stored game, played or forfeited."""

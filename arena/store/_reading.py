@@ -250,3 +250,21 @@ def games(conn: StoreConnection, proofs: Proofs, replays: bool) -> Generator[Gam
                 game[0], game[1], int(game[2]), game[3], game[4], game[5], config,
                 started, finished, seconds, decisions, plays, rounds, seats, blob,
             )  # fmt: skip
+
+
+def fault_record(conn: StoreConnection) -> list[tuple[str, str, frozenset[str]]]:
+    """`Store.fault_record`."""
+    marks = ", ".join("?" for _ in FAULT_CAUSES)
+    bots: dict[str, set[str]] = defaultdict(set)
+    with conn.guard("cannot read the faults"), conn.snapshot():
+        games = [_typed(r, str, str) for r in conn.db.execute("SELECT game_id, status FROM games")]
+        for row in conn.db.execute(
+            f"SELECT game_id, bot FROM seats WHERE cause IN ({marks})", FAULT_CAUSES
+        ):
+            game_id, bot = _typed(row, str, str)
+            bots[game_id].add(bot)
+        if "faults" in conn.tables():
+            for row in conn.db.execute("SELECT game_id, bot FROM faults"):
+                game_id, bot = _typed(row, str, str)
+                bots[game_id].add(bot)
+    return [(game_id, status, frozenset(bots.get(game_id, ()))) for game_id, status in games]

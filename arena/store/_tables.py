@@ -30,6 +30,15 @@ RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY})
 PROOFS = "CREATE TABLE IF NOT EXISTS proofs (id TEXT PRIMARY KEY, replay TEXT, mac TEXT NOT NULL)"
 """Each game's proof (id: its game id, replay: the SHA-256 of its packed replay) and each
 setting's ("meta:KEY"): HMAC-SHA256 under the store's own secret of what they prove."""
+FAULTS = (
+    "CREATE TABLE IF NOT EXISTS faults (game_id TEXT NOT NULL REFERENCES games(game_id),"
+    " bot TEXT NOT NULL, PRIMARY KEY (game_id, bot))"
+)
+"""The bots that faulted in each played game of a league (also after they were out of
+it, which their seat's cause does not show), written with the game: a resumed league
+counts faults in a row from them (`arena.league`). Made in a store of an older arena
+when a league resumes it; no proof covers it (as none covered the streaks)."""
+
 
 _TABLES = ("meta", "bots", "games", "seats", "replays")
 
@@ -84,6 +93,7 @@ def make_tables(conn: StoreConnection) -> None:
             conn.set("format", FORMAT)
             conn.set("schema", SCHEMA_VERSION)
             conn.db.execute(PROOFS)
+            conn.db.execute(FAULTS)
             conn.set(PROOF_KEY, secrets.token_bytes(32).hex())
 
 
@@ -130,7 +140,8 @@ def find_damage(conn: StoreConnection) -> None:
     a replay, which quick_check cannot see, is found too)."""
     db, path = conn.db, conn.path
     quick_check(conn)
-    for table in ("seats", "replays"):  # a game's rows without the game (hand-edited)
+    tables = ("seats", "replays", "faults") if "faults" in conn.tables() else ("seats", "replays")
+    for table in tables:  # a game's rows without the game (hand-edited)
         row = db.execute(
             f"SELECT game_id FROM {table} WHERE game_id NOT IN (SELECT game_id FROM games) LIMIT 1"
         ).fetchone()

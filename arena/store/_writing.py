@@ -35,6 +35,7 @@ def record_game(
     finished_at: float,
     replay: bytes | None,
     streaks: dict[str, int] | None,
+    faulted: Sequence[str] = (),
 ) -> None:
     """`Store.record_game` (the caller then checks that the store is in its place)."""
     outcome = result.outcome
@@ -72,6 +73,10 @@ def record_game(
             seat_rows,
         )
         db.execute("INSERT INTO replays(game_id, log) VALUES (?, ?)", (result.game_id, blob))
+        db.executemany(
+            "INSERT INTO faults(game_id, bot) VALUES (?, ?)",
+            [(result.game_id, name) for name in sorted(set(faulted))],
+        )
         proofs.prove_game(result.game_id, blob)
 
 
@@ -90,6 +95,8 @@ def record_forfeit(
     seats: Sequence[str],
     forfeiting: Sequence[str],
     seed: int,
+    *,
+    replace: bool = False,
 ) -> None:
     """`Store.record_forfeit` (the caller then checks that the store is in its place)."""
     out = set(forfeiting)
@@ -104,6 +111,9 @@ def record_forfeit(
         for seat, name in enumerate(seats)
     ]
     with conn.guard(f"cannot record forfeit {game_id}"), conn.transaction():
+        if replace:
+            for table in ("faults", "replays", "seats", "games"):
+                conn.db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
         conn.check_new(game_id)
         conn.db.execute(
             "INSERT INTO games(game_id, idx, seed, grp, status, reason)"

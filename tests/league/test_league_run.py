@@ -1455,7 +1455,7 @@ def test_a_damaged_or_empty_store_is_refused_on_resume(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("table", ["seats", "replays"])
+@pytest.mark.parametrize("table", ["seats", "replays", "faults"])
 def test_a_games_rows_without_the_game_are_refused_on_resume(tmp_path: Path, table: str) -> None:
     """Found by a red team: a store whose games row of a game was deleted by hand, its
     seats (or replay) left, was resumed: the game was played again and failed to be
@@ -1467,8 +1467,9 @@ def test_a_games_rows_without_the_game_are_refused_on_resume(tmp_path: Path, tab
     assert run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")[0] == 0
     with contextlib.closing(sqlite3.connect(store)) as db, db:
         (game_id,) = db.execute("SELECT game_id FROM games ORDER BY rowid LIMIT 1").fetchone()
+        db.execute("INSERT INTO faults(game_id, bot) VALUES (?, 'ann')", (game_id,))
         db.execute("DELETE FROM games WHERE game_id = ?", (game_id,))
-        for other in {"seats", "replays"} - {table}:
+        for other in {"seats", "replays", "faults"} - {table}:
             db.execute(f"DELETE FROM {other} WHERE game_id = ?", (game_id,))
     before = _seats(store)
     code, _, err = run_cli("league", str(path), "--progress", "quiet", "--sandbox", "none")

@@ -286,7 +286,7 @@ def test_a_new_store_is_created_with_its_folder_and_in_wal_mode(tmp_path: Path) 
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        assert tables == {"meta", "bots", "games", "seats", "replays", "proofs"}
+        assert tables == {"meta", "bots", "games", "seats", "replays", "proofs", "faults"}
         schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
     assert int(schema) == SCHEMA_VERSION
     empty = tmp_path / "empty.sqlite"
