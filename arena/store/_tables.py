@@ -22,7 +22,8 @@ read as it is, and marked 2 when a league resumes it (`Store.adopt_proofs`)."""
 READS = (1, SCHEMA_VERSION)
 """The versions of the tables this arena reads (and writes, marking them its own)."""
 STREAKS = "fault_streaks"
-"""The meta key of the bots' fault streaks, written with each game."""
+"""The meta key of the bots' fault streaks, written with each game of a ladder (a league
+stores the bots that faulted in each game instead: `FAULTS`)."""
 PROOF_KEY = "proof_key"
 """The meta key of the store's secret for its proofs (`Store.verify_rows`)."""
 RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY})
