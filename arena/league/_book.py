@@ -27,6 +27,9 @@ class _Ended:
     """Played: the bots that faulted in it; a forfeit: the bots that forfeited it."""
     now: bool = True
     """Stored by this run (in its report)."""
+    older: bool = False
+    """Stored by an older arena (which counted faults in a row in the order games
+    finished): counted as it is stored, never replaced."""
 
 
 class _Book:
@@ -86,9 +89,9 @@ class _Book:
             n for n, status in store.bot_statuses().items() if status == "disqualified"
         }
         scheduled = {game.game_id for game in report.schedule.games}
-        for game_id, status, bots in store.fault_record():
+        for game_id, status, bots, older in store.fault_record():
             if game_id in scheduled:
-                self._ended[game_id] = _Ended(status != "forfeit", bots, now=False)
+                self._ended[game_id] = _Ended(status != "forfeit", bots, False, older)
         self._count()
         for name in sorted(self._stored_out - self.disqualified):
             # An older arena disqualified it in the order games finished: counted again
@@ -243,6 +246,8 @@ class _Book:
                 break
             self._next += 1
             out = self.disqualified.intersection(game.seats)
+            if ended.older:  # (its games are kept as they are: played ones count)
+                out = set()
             if out:
                 if ended.played or ended.bots != out:
                     self.store.record_forfeit(
@@ -253,7 +258,7 @@ class _Book:
                         self.report.played -= 1
                         self.report.forfeits += 1
                 continue
-            if not ended.played:  # forfeited by an older arena, in the order games finished
+            if not ended.played:  # forfeited by an older arena
                 continue
             for name in game.seats:
                 self.streak[name] = self.streak.get(name, 0) + 1 if name in ended.bots else 0

@@ -21,6 +21,7 @@ from arena.store._reading import GameRow, SeatRow
 from arena.store._sqlite import LEAGUE_STORE, StoreConnection, use_wal
 from arena.store._tables import (
     FAULTS,
+    FAULTS_SINCE,
     RESERVED_KEYS,
     SCHEMA_VERSION,
     STREAKS,
@@ -56,6 +57,8 @@ def _set_up(conn: StoreConnection, check: bool) -> Proofs:
     elif "faults" not in tables:  # (a store of an older arena)
         with conn.transaction():
             conn.db.execute(FAULTS)
+            last = conn.db.execute("SELECT max(rowid) FROM games").fetchone()[0]
+            conn.set(FAULTS_SINCE, last or 0)
     if check:
         quick_check(conn)
     return Proofs.load(conn)
@@ -358,10 +361,12 @@ class Store(OpenStore):
         )  # fmt: skip
         self.check_in_place()
 
-    def fault_record(self) -> list[tuple[str, str, frozenset[str]]]:
-        """(game id, status, bots) of every stored game: for a played one ("done"), the
-        bots that faulted in it (`faults`, and a seat put out by a fault in a store of
-        an older arena, which kept no faults); for a forfeit, the bots that forfeited."""
+    def fault_record(self) -> list[tuple[str, str, frozenset[str], bool]]:
+        """(game id, status, bots, older) of every stored game: for a played one
+        ("done"), the bots that faulted in it (`faults`, and a seat put out by a fault:
+        a store of an older arena kept no faults); for a forfeit, the bots that
+        forfeited; `older`: stored by an older arena, which counted faults in a row in
+        the order games finished."""
         return _reading.fault_record(self._conn)
 
     def done_game_ids(self) -> set[str]:

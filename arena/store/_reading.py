@@ -28,6 +28,7 @@ from arena.store._columns import (
 from arena.store._proofs import Proofs
 from arena.store._replays import unpack_replay
 from arena.store._sqlite import StoreConnection
+from arena.store._tables import FAULTS_SINCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,12 +253,15 @@ def games(conn: StoreConnection, proofs: Proofs, replays: bool) -> Generator[Gam
             )  # fmt: skip
 
 
-def fault_record(conn: StoreConnection) -> list[tuple[str, str, frozenset[str]]]:
+def fault_record(conn: StoreConnection) -> list[tuple[str, str, frozenset[str], bool]]:
     """`Store.fault_record`."""
     marks = ", ".join("?" for _ in FAULT_CAUSES)
     bots: dict[str, set[str]] = defaultdict(set)
     with conn.guard("cannot read the faults"), conn.snapshot():
-        games = [_typed(r, str, str) for r in conn.db.execute("SELECT game_id, status FROM games")]
+        since = conn.get(FAULTS_SINCE)
+        since = since if type(since) is int else 0 if "faults" in conn.tables() else -1
+        rows = conn.db.execute("SELECT game_id, status, rowid FROM games")
+        games = [_typed(r, str, str, int) for r in rows]
         for row in conn.db.execute(
             f"SELECT game_id, bot FROM seats WHERE cause IN ({marks})", FAULT_CAUSES
         ):
@@ -267,4 +271,7 @@ def fault_record(conn: StoreConnection) -> list[tuple[str, str, frozenset[str]]]
             for row in conn.db.execute("SELECT game_id, bot FROM faults"):
                 game_id, bot = _typed(row, str, str)
                 bots[game_id].add(bot)
-    return [(game_id, status, frozenset(bots.get(game_id, ()))) for game_id, status in games]
+    return [
+        (game_id, status, frozenset(bots.get(game_id, ())), since < 0 or row <= since)
+        for game_id, status, row in games
+    ]

@@ -26,7 +26,11 @@ STREAKS = "fault_streaks"
 stores the bots that faulted in each game instead: `FAULTS`)."""
 PROOF_KEY = "proof_key"
 """The meta key of the store's secret for its proofs (`Store.verify_rows`)."""
-RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY})
+FAULTS_SINCE = "faults_since"
+"""The meta key of the games' last row number when the `FAULTS` table was made in a
+store of an older arena: the games up to it were stored before it, and a resumed league
+counts them as they are stored."""
+RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY, FAULTS_SINCE})
 """Meta keys the store keeps for itself."""
 PROOFS = "CREATE TABLE IF NOT EXISTS proofs (id TEXT PRIMARY KEY, replay TEXT, mac TEXT NOT NULL)"
 """Each game's proof (id: its game id, replay: the SHA-256 of its packed replay) and each

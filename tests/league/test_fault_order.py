@@ -25,8 +25,8 @@ from trio.testing import MockClock
 from arena.league import LeagueConfig, LeagueReport, run_league
 from arena.league._dispatch import fault_order
 from arena.messages import Play, Played, Setup
-from arena.referee import FaultRecord
-from arena.rules import GameConfig
+from arena.referee import FaultRecord, GameResult
+from arena.rules import Cause, Game, GameConfig
 from arena.runners import Player
 from arena.store import Store
 
@@ -274,3 +274,66 @@ async def test_a_store_of_an_older_arena_is_counted_again_in_the_leagues_order(
     assert report.disqualified == ["d"]
     said = [text for kind, text in heard.events if kind == "message"]
     assert any(text.startswith("a was disqualified by faults in a row counted") for text in said)
+
+
+class Crashing(Shuffled):
+    """The bot `faulty` crashes at the start of every game it plays, put out of it (its
+    seat's cause "crash", as an older arena's store shows faults)."""
+
+    def player(self) -> Player:
+        async def play(game: Play) -> Played:
+            self.plays.append(game)
+            if self.stop_after is not None and len(self.plays) > self.stop_after:
+                raise _Stopped
+            await trio.lowlevel.checkpoint()
+            config = GameConfig(players=len(game.seats))
+            rules = Game(config, game.seed)
+            seat = game.seats.index(self.faulty) if self.faulty in game.seats else None
+            if seat is not None:
+                rules.eliminate(seat, Cause.CRASH)
+            rng = random.Random(game.seed)
+            while not rules.is_over:
+                legal = rules.legal_actions()
+                rules.apply(legal[rng.randrange(len(legal))])
+            faults = () if seat is None else (FaultRecord(seat, "crash", "scripted", None, 0),)
+            result = GameResult(
+                game_id=game.game_id, seed=game.seed, config=config, names=game.seats,
+                outcome=rules.outcome(), faults=faults, decisions=rules.plays,
+                think_ms=(0.0,) * len(game.seats), log=[{"type": "game"}],
+            )  # fmt: skip
+            return Played(game.game_id, result, 1.0, 2.0)
+
+        return play
+
+
+async def test_the_played_games_of_an_older_arenas_store_are_kept_as_they_are(
+    tmp_path: Path,
+) -> None:
+    """An older arena's store (no faults table) in which a bot that crashes in every
+    game played on past the game that disqualifies it in the league's order (that
+    arena counted in the order games finished; here: a limit of 0 then): a resume with a
+    limit counts those games as they are stored, crashes and all, replaces none of them
+    by a forfeit (they are results a user has), and forfeits the bot's games it plays
+    from then on."""
+    config = config_of(tmp_path, "old", 1, fault_limit=0)
+    with Store.open(config.store) as store, pytest.raises(ExceptionGroup):
+        await run_league(config, store, Heard(), runner=Crashing(1, 0, stop_after=20))
+    with contextlib.closing(sqlite3.connect(config.store)) as db, db:
+        db.execute("DROP TABLE faults")
+    with Store.open(config.store) as store:
+        before = {r.game_id: r for r in store.game_records()}
+    played_by_d = [g for g, r in before.items() if any(s.player == "d" for s in r.seats)]
+    assert len(played_by_d) > 3  # past a limit of 3
+    config = dataclasses.replace(config, fault_limit=3)
+    runner = Crashing(1, 0)
+    with Store.open(config.store) as store:
+        report = await run_league(config, store, Heard(), runner=runner)
+        after = {r.game_id: r for r in store.game_records()}
+    assert report.disqualified == ["d"]
+    assert {g: after[g] for g in before} == before  # every stored game as it was
+    assert not [p for p in runner.plays if "d" in p.seats]  # forfeits from then on
+    new_with_d = [
+        r for g, r in after.items() if g not in before and "d" in {s.player for s in r.seats}
+    ]
+    assert new_with_d
+    assert all(r.forfeited for r in new_with_d)
