@@ -10,6 +10,7 @@ report of its games (`arena.report`'s live app) for everything else.
                                   versions; /ladder/submission/ID a submission
     GET  /ladder/login, POST      an author signs in with their token (a session
                                   cookie: HttpOnly, SameSite=Strict, Secure over HTTPS;
+                                  a form a browser says another site sent is refused;
                                   the session kept, hashed, in the store: it survives a
                                   restart, for SESSION_S)
     GET  /ladder/me               the author's own submissions, build output, logs
@@ -54,6 +55,17 @@ PAGE_HEADERS = {
 UPLOAD_S = 300.0
 """How long an upload may take to come in, whole (`arena submit` waits 120 s for the
 answer, at each read): a client that stalls is refused, and its author may send again."""
+
+CROSS_SITE = "a form of another site: sign in and out on the ladder's own pages"
+
+
+def _cross_site(request: Request) -> bool:
+    """Whether the browser says the form was sent from another site (Sec-Fetch-Site):
+    a page elsewhere could sign a visitor in as its own author (whose pages the visitor
+    then takes for theirs), or out. The session cookie is SameSite=Strict, so such a
+    form carries none; a client that sends no such header (not a browser) is let be."""
+    return request.headers.get("sec-fetch-site", "").lower() == "cross-site"
+
 
 SESSION_COOKIE = "arena_session"
 SESSION_S = 7 * 24 * 3600
@@ -352,6 +364,8 @@ class LadderSite:
     async def login_page(self, request: Request) -> Response:
         secure = request.url.scheme == "https"
         if request.method == "POST":
+            if _cross_site(request):
+                return self.refuse(request, 403, CROSS_SITE)
             try:
                 form = await _read_form(request)
             except _Refused as refused:
@@ -379,6 +393,8 @@ class LadderSite:
         return _page("Sign in", _login_form(""))
 
     async def logout(self, request: Request) -> Response:
+        if _cross_site(request):
+            return self.refuse(request, 403, CROSS_SITE)
         sid = request.cookies.get(SESSION_COOKIE)
         if sid:
             self.db.end_session(sid)

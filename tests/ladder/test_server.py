@@ -248,6 +248,22 @@ def test_only_the_author_sees_the_output_and_the_session_cookie_is_strict(
     assert again.headers["location"] == "/ladder/login"
     refused = post(f"{server.url}/ladder/login", data={"token": tokens["carol"]})
     assert refused.status_code == 403
+    # A form another site's page sends (a browser says so) neither signs in nor out: a
+    # page elsewhere could sign a visitor in as its own author.
+    elsewhere = {"Sec-Fetch-Site": "cross-site"}
+    forged = post(f"{server.url}/ladder/login", data={"token": tokens["alice"]}, headers=elsewhere)
+    assert forged.status_code == 403
+    assert "set-cookie" not in forged.headers
+    assert "another site" in forged.json()["error"]
+    signed = post(
+        f"{server.url}/ladder/login", data={"token": tokens["alice"]},
+        headers={"Sec-Fetch-Site": "same-origin"},
+    )  # fmt: skip
+    assert signed.status_code == 303
+    session = {"arena_session": signed.cookies["arena_session"]}
+    out = post(f"{server.url}/ladder/logout", cookies=session, headers=elsewhere)
+    assert out.status_code == 403
+    assert get(f"{server.url}/ladder/me", cookies=session).status_code == 200
 
 
 def test_a_failed_builds_output_is_shown_to_its_author_only(hostile: dict[str, Any]) -> None:
