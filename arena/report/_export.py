@@ -313,6 +313,12 @@ class LeagueData:
         rows = self.store.game_rows(self._last)
         if not rows:
             return []
+        if self._last and any(row[1] in self._status for row in rows):
+            # A game stored again under a new row (a league replaces a game of a bot
+            # disqualified before it, in the order it counts faults, by its forfeit):
+            # every number it was in is counted anew, from the start.
+            self._reset()
+            return self._update(each)
         self._last = rows[-1][0]
         new = {game_id: (status, reason, plays) for _, game_id, status, reason, plays, _ in rows}
         seats: dict[str, list[Any]] = defaultdict(list)

@@ -939,3 +939,31 @@ def test_a_replay_cut_before_its_game_ends_is_refused_in_words(
     assert "RulesError" not in result.output
     assert "the replay is damaged: it ends before its game does" in result.output
     assert "(the game did not finish)" in cli("replay", cut)
+
+
+def test_a_report_following_a_league_counts_a_game_replaced_by_its_forfeit_once(
+    tmp_path: Path,
+) -> None:
+    """A running league replaces a game of a bot disqualified before it (in the order it
+    counts faults in a row) by its forfeit, stored again under a new row: the live
+    report that follows the store lists the game once, as the forfeit, and counts it
+    nowhere else (it listed the game twice, played and forfeited, and counted both)."""
+    from tests.league.test_store_basics import finished
+
+    path = tmp_path / "s.sqlite"
+    with Store.open(path) as db:
+        for i in range(3):
+            result = finished(f"g{i}", i + 5, ("a", "b", "c"))
+            db.record_game(result, index=i, group=None, started_at=1.0, finished_at=2.0)
+        data = LeagueData(db)
+        data.update()
+        assert [g["id"] for g in data.games] == ["g0", "g1", "g2"]
+        played = data.league()["bots"]["a"]["games"]
+        db.record_forfeit("g1", 1, None, ("a", "b", "c"), ["a"], 6, replace=True)
+        assert data.update() == ["g0", "g2", "g1"]  # (all read anew, as recorded)
+        assert [g["id"] for g in data.games] == ["g0", "g2", "g1"]
+        assert data.status("g1") == "forfeit"
+        assert data.league()["bots"]["a"]["games"] == played - 1
+        fresh = LeagueData(db)
+        fresh.update()
+        assert fresh.league() == data.league()
