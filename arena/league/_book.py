@@ -30,6 +30,9 @@ class _Ended:
     older: bool = False
     """Stored by an older arena (which counted faults in a row in the order games
     finished): counted as it is stored, never replaced."""
+    limit: int | None = None
+    """The fault limit it was played under, where a resume changed it since (None: the
+    league's): its faults in a row are counted under it."""
 
 
 class _Book:
@@ -89,9 +92,9 @@ class _Book:
             n for n, status in store.bot_statuses().items() if status == "disqualified"
         }
         scheduled = {game.game_id for game in report.schedule.games}
-        for game_id, status, bots, older in store.fault_record():
+        for game_id, status, bots, older, limit in store.fault_record():
             if game_id in scheduled:
-                self._ended[game_id] = _Ended(status != "forfeit", bots, False, older)
+                self._ended[game_id] = _Ended(status != "forfeit", bots, False, older, limit)
         self._count()
         for name in sorted(self._stored_out - self.disqualified):
             # An older arena disqualified it in the order games finished: counted again
@@ -263,12 +266,14 @@ class _Book:
             for name in game.seats:
                 self.streak[name] = self.streak.get(name, 0) + 1 if name in ended.bots else 0
             for name in game.seats:
-                self._check_streak(name)
+                self._check_streak(name, ended.limit)
         self._wake()  # (games set aside may be played now)
 
-    def _check_streak(self, name: str) -> None:
-        """Disqualify `name` if its faults in a row reached the limit."""
-        limit, streak = self.config.fault_limit, self.streak[name]
+    def _check_streak(self, name: str, limit: int | None = None) -> None:
+        """Disqualify `name` if its faults in a row reached the limit (`limit`: the one
+        the game was played under, if not the league's now)."""
+        limit = self.config.fault_limit if limit is None else limit
+        streak = self.streak[name]
         if not limit or streak < limit or name in self.disqualified:
             return
         self.disqualified.add(name)

@@ -80,13 +80,19 @@ def _schedule(
     store.set_meta("schedule_note", schedule.note)
     store.set_meta("total_games", len(schedule.games))
     stored_games = store.games_count()
+    before = store.get_setting("settings") or {}
+    played_under = before.get("fault_limit")
+    if stored_games and type(played_under) is int and played_under != config.fault_limit:
+        # The games stored so far count under the limit they were played under: the new
+        # one applies to faults to come (a played game is kept, a disqualified bot stays
+        # so), also in a finished league run again.
+        store.keep_fault_limit(played_under)
     if stored_games >= len(schedule.games):
         # Finished: nothing is played with these settings, and the report shows the
         # stored ones, under which the games were played (not the clocks of a run
         # that played none).
         return schedule
     settings = _resumable_settings(config)
-    before = store.get_setting("settings") or {}
     # A store of an older arena kept fewer of them: only those it kept are compared.
     changed = any(before[key] != settings[key] for key in before.keys() & settings.keys())
     if changed and stored_games:

@@ -20,6 +20,7 @@ from arena.store._proofs import Proofs
 from arena.store._reading import GameRow, SeatRow
 from arena.store._sqlite import LEAGUE_STORE, StoreConnection, use_wal
 from arena.store._tables import (
+    FAULT_LIMITS,
     FAULTS,
     FAULTS_SINCE,
     RESERVED_KEYS,
@@ -361,13 +362,25 @@ class Store(OpenStore):
         )  # fmt: skip
         self.check_in_place()
 
-    def fault_record(self) -> list[tuple[str, str, frozenset[str], bool]]:
-        """(game id, status, bots, older) of every stored game: for a played one
+    def fault_record(self) -> list[tuple[str, str, frozenset[str], bool, int | None]]:
+        """(game id, status, bots, older, limit) of every stored game: for a played one
         ("done"), the bots that faulted in it (`faults`, and a seat put out by a fault:
         a store of an older arena kept no faults); for a forfeit, the bots that
         forfeited; `older`: stored by an older arena, which counted faults in a row in
-        the order games finished."""
+        the order games finished; `limit`: the fault limit it was played under, where a
+        resume changed it since (`keep_fault_limit`), else None."""
         return _reading.fault_record(self._conn)
+
+    def keep_fault_limit(self, limit: int) -> None:
+        """The games stored so far were played under the fault limit `limit`, which a
+        resume changes: a league counts their faults in a row under it
+        (`fault_record`), and the new one applies to the games to come."""
+        with self._conn.guard("cannot keep the fault limit"), self._conn.transaction():
+            last = self._conn.db.execute("SELECT max(rowid) FROM games").fetchone()[0] or 0
+            kept = _reading.fault_limits(self._conn)
+            if last > max([_reading.faults_since(self._conn), *(row for row, _ in kept)]):
+                self._conn.set(FAULT_LIMITS, [[row, was] for row, was in [*kept, (last, limit)]])
+        self.check_in_place()
 
     def done_game_ids(self) -> set[str]:
         """The ids of every stored game, played or forfeited."""

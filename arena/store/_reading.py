@@ -4,6 +4,7 @@ anyone's (`Store.result_columns`, `Store.games`, ...)."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 from collections import defaultdict
@@ -28,7 +29,7 @@ from arena.store._columns import (
 from arena.store._proofs import Proofs
 from arena.store._replays import unpack_replay
 from arena.store._sqlite import StoreConnection
-from arena.store._tables import FAULTS_SINCE
+from arena.store._tables import FAULT_LIMITS, FAULTS_SINCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,13 +254,15 @@ def games(conn: StoreConnection, proofs: Proofs, replays: bool) -> Generator[Gam
             )  # fmt: skip
 
 
-def fault_record(conn: StoreConnection) -> list[tuple[str, str, frozenset[str], bool]]:
+def fault_record(
+    conn: StoreConnection,
+) -> list[tuple[str, str, frozenset[str], bool, int | None]]:
     """`Store.fault_record`."""
     marks = ", ".join("?" for _ in FAULT_CAUSES)
     bots: dict[str, set[str]] = defaultdict(set)
     with conn.guard("cannot read the faults"), conn.snapshot():
-        since = conn.get(FAULTS_SINCE)
-        since = since if type(since) is int else 0 if "faults" in conn.tables() else -1
+        since = faults_since(conn)
+        kept = fault_limits(conn)
         rows = conn.db.execute("SELECT game_id, status, rowid FROM games")
         games = [_typed(r, str, str, int) for r in rows]
         for row in conn.db.execute(
@@ -271,7 +274,28 @@ def fault_record(conn: StoreConnection) -> list[tuple[str, str, frozenset[str], 
             for row in conn.db.execute("SELECT game_id, bot FROM faults"):
                 game_id, bot = _typed(row, str, str)
                 bots[game_id].add(bot)
-    return [
-        (game_id, status, frozenset(bots.get(game_id, ())), since < 0 or row <= since)
-        for game_id, status, row in games
+    ends = [row for row, _ in kept]
+    record = []
+    for game_id, status, row in games:
+        older, at = since < 0 or row <= since, bisect.bisect_left(ends, row)
+        limit = None if older or at == len(ends) else kept[at][1]
+        record.append((game_id, status, frozenset(bots.get(game_id, ())), older, limit))
+    return record
+
+
+def faults_since(conn: StoreConnection) -> int:
+    """The games' last row stored by an older arena (`FAULTS_SINCE`; -1: every game, the
+    store has no faults table)."""
+    since = conn.get(FAULTS_SINCE)
+    return since if type(since) is int else 0 if "faults" in conn.tables() else -1
+
+
+def fault_limits(conn: StoreConnection) -> list[tuple[int, int]]:
+    """`FAULT_LIMITS`: each (row, limit) (none where the value is not such a list)."""
+    value = conn.get(FAULT_LIMITS)
+    kept = [
+        (entry[0], entry[1])
+        for entry in (value if isinstance(value, list) else ())
+        if isinstance(entry, list) and len(entry) == 2 and all(type(v) is int for v in entry)
     ]
+    return kept if [row for row, _ in kept] == sorted({row for row, _ in kept}) else []

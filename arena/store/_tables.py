@@ -30,7 +30,12 @@ FAULTS_SINCE = "faults_since"
 """The meta key of the games' last row number when the `FAULTS` table was made in a
 store of an older arena: the games up to it were stored before it, and a resumed league
 counts them as they are stored."""
-RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY, FAULTS_SINCE})
+FAULT_LIMITS = "fault_limits"
+"""The meta key of the fault limits a league's games were played under, where a resume
+changed it: a list of [row, limit], rows ascending: the games after the previous row (or
+`FAULTS_SINCE`) up to this one were played under `limit`; those after the last row,
+under the league's limit now (`Store.keep_fault_limit`)."""
+RESERVED_KEYS = frozenset({"format", "schema", STREAKS, PROOF_KEY, FAULTS_SINCE, FAULT_LIMITS})
 """Meta keys the store keeps for itself."""
 PROOFS = "CREATE TABLE IF NOT EXISTS proofs (id TEXT PRIMARY KEY, replay TEXT, mac TEXT NOT NULL)"
 """Each game's proof (id: its game id, replay: the SHA-256 of its packed replay) and each

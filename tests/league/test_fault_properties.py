@@ -255,7 +255,7 @@ def check_stored(
     """The store in `root` holds what `model` says; its games and the bots' statuses."""
     expected, out = model(case, schedule)
     with Store.open(root / "s.sqlite") as store:
-        record = {g: (status, bots) for g, status, bots, _ in store.fault_record()}
+        record = {g: (status, bots) for g, status, bots, _, _ in store.fault_record()}
         assert record == expected
         statuses = store.bot_statuses()
         assert {n for n, s in statuses.items() if s == "disqualified"} == set(out)
@@ -338,7 +338,7 @@ def test_a_league_stopped_anywhere_and_resumed_stores_what_the_rules_say(
         schedule = report.schedule.games
         disqualified += report.disqualified
         with Store.open(root / "s.sqlite") as store:
-            record = {g: status for g, status, _, _ in store.fault_record()}
+            record = {g: status for g, status, _, _, _ in store.fault_record()}
         played_now = {p.game_id for p in runner.plays}
         assert report.skipped == len(before)
         assert report.played == len(
@@ -356,3 +356,105 @@ def test_a_league_stopped_anywhere_and_resumed_stores_what_the_rules_say(
     ref = tmp_path_factory.mktemp("ref")
     _go(case, ref, 1, 0)
     assert check_stored(case, ref, schedule) == (games, statuses)
+
+
+def _resumed(
+    case: Case, root: Path, limit: int, concurrency: int = 1
+) -> tuple[LeagueReport, Runner, list[str], dict[str, bool], dict[str, str]]:
+    """`case`'s league in `root` run on with another fault limit: its report, runner and
+    messages, and after it each game's forfeit mark and the bots' statuses."""
+    case = dataclasses.replace(case, limit=limit)
+    heard = Heard()
+    runner = Runner(case, concurrency, 5)
+
+    async def main() -> tuple[LeagueReport, dict[str, bool], dict[str, str]]:
+        config = case.config(root, concurrency)
+        with Store.open(config.store) as store:
+            report = await run_league(config, store, heard, runner=runner)
+            marks = {r.game_id: r.forfeited for r in store.game_records()}
+            return report, marks, store.bot_statuses()
+
+    report, marks, statuses = trio.run(main, clock=MockClock(autojump_threshold=0))
+    said = [str(text) for kind, text in heard.events if kind == "message"]
+    return report, runner, said, marks, statuses
+
+
+def _marks(root: Path) -> dict[str, bool]:
+    with Store.open(root / "s.sqlite") as store:
+        return {r.game_id: r.forfeited for r in store.game_records()}
+
+
+@pytest.mark.parametrize("finished", [False, True])
+def test_a_lower_fault_limit_on_a_resume_replaces_no_game_played_before_it(
+    tmp_path: Path, finished: bool
+) -> None:
+    """Found in an audit: a league resumed with a lower fault limit (or a finished one
+    run again with it, which plays nothing) counted the games stored so far again under
+    the new limit, and replaced played ones by forfeits (9 of a finished league's 24
+    games, without a word): results a user has, deleted. The limit applies to faults to
+    come (docs/organisers.md): every game stored before the resume stays as it was; the
+    bot is disqualified by its faults to come."""
+    case = Case(4, 2, False, 4, None, 5, (("b0", 0.8),), 3)
+    _go(case, tmp_path, 1, 0, None if finished else ("play", 10, False))
+    before = _marks(tmp_path)
+    assert not any(before.values())  # nobody disqualified at a limit of 5
+    report, _, _, after, statuses = _resumed(case, tmp_path, 2)
+    assert {g: after[g] for g in before} == before
+    if not finished:
+        assert statuses["b0"] == "disqualified"
+        assert report.disqualified == ["b0"]
+        assert any(after[g] for g in after if g not in before)
+    again = _resumed(case, tmp_path, 2)[3]  # and so it stays
+    assert again == after
+
+
+@pytest.mark.parametrize("limit", [5, 0])
+def test_a_higher_fault_limit_on_a_resume_leaves_a_disqualified_bot_so(
+    tmp_path: Path, limit: int
+) -> None:
+    """Found in an audit: a league resumed with a higher fault limit (or 0, never) said
+    that a bot disqualified under the old one "stays disqualified", then that it "was
+    disqualified by faults in a row counted in the order games finished (an older
+    arena)" and plays on: it did, its forfeits stored so far left as they were. It
+    stays disqualified, its games to come forfeits, at this resume and the next."""
+    case = Case(4, 2, False, 4, None, 2, (("b0", 0.8),), 3)
+    _go(case, tmp_path, 1, 0, ("play", 12, False))
+    before = _marks(tmp_path)
+    assert any(before.values())  # b0 was disqualified, and forfeited games
+    for _ in range(2):
+        _, runner, said, after, statuses = _resumed(case, tmp_path, limit)
+        assert statuses["b0"] == "disqualified"
+        assert not [p for p in runner.plays if "b0" in p.seats]
+        assert not [text for text in said if "plays on" in text]
+        assert {g: after[g] for g in before} == before
+
+
+@_SETTINGS
+@given(
+    case=cases.map(_fix),
+    first=st.tuples(st.integers(1, 8), st.integers(0, 10**6), stops),
+    limit=st.integers(0, 5),
+    last=st.integers(1, 8),
+)
+def test_a_resume_with_another_fault_limit_keeps_what_was_decided(
+    tmp_path_factory: pytest.TempPathFactory,
+    case: Case,
+    first: tuple[int, int, tuple[str, int, bool]],
+    limit: int,
+    last: int,
+) -> None:
+    """A league stopped anywhere and resumed with another fault limit (0: never): each
+    bot disqualified before stays so; after a stop at -j 1 (no game stored out of the
+    order faults are counted in) every game stored stays as it was; and the league run
+    again, finished, with either limit, changes nothing."""
+    root = tmp_path_factory.mktemp("league")
+    _go(case, root, first[0], first[1], first[2])
+    with Store.open(root / "s.sqlite") as store:
+        out = {n for n, s in store.bot_statuses().items() if s == "disqualified"}
+    before = _marks(root)
+    _, _, _, after, statuses = _resumed(case, root, limit, last)
+    assert out <= {n for n, s in statuses.items() if s == "disqualified"}
+    if first[0] == 1:
+        assert {g: after[g] for g in before} == before
+    for again in (limit, case.limit):
+        assert _resumed(case, root, again)[3:] == (after, statuses)

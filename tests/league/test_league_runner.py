@@ -316,7 +316,7 @@ async def test_a_league_killed_before_a_disqualification_was_stored_makes_it_on_
         with pytest.raises(ExceptionGroup) as stopped:  # from the league's nursery
             await run_league(config, store, KilledAtDisqualification(), runner=ScriptedRunner("d"))
         assert stopped.group_contains(_Killed)
-        faulted = [game for game, _, bots, _ in store.fault_record() if "d" in bots]
+        faulted = [game for game, _, bots, _, _ in store.fault_record() if "d" in bots]
         assert len(faulted) == 2  # the faults stored with their games
         store.set_bot_status("d", "ok")  # as if killed before this was written
     runner = ScriptedRunner(faulty="d")
