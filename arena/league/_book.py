@@ -138,7 +138,7 @@ class _Book:
         the games set aside are played in the end."""
         while True:
             for rank in sorted(self._aside):
-                if self._playable(rank):
+                if self._playable(self._aside[rank]):
                     return self._aside.pop(rank)
             game = dispatch.next(player)
             if game is None:
@@ -146,25 +146,26 @@ class _Book:
                     return None
                 await self._changed.wait()
                 continue
-            rank = self._rank_of(game.game_id)
-            if self._playable(rank):
+            if self._playable(game):
                 return game
-            self._aside[rank] = game
+            self._aside[self._rank_of(game.game_id)] = game
 
-    def _playable(self, rank: int) -> bool:
-        """Whether the game at `rank` may be played now: no bot at it that faulted in
-        its latest game to finish may be disqualified before it, in `fault_order`, by
-        the games not counted yet (each taken to be a fault unless it is stored without
-        one), or one at it is disqualified already (a forfeit). A bot whose latest game
-        had no fault is not held up (its games replaced by forfeits if it faults in
-        every game from now on: as many as are played at once)."""
+    def _playable(self, game: ScheduledGame) -> bool:
+        """Whether `game` may be played now: no bot at it that faulted in its latest
+        game to finish may be disqualified before it, in `fault_order`, by the games not
+        counted yet (each taken to be a fault unless it is stored without one), or one
+        at it is disqualified already (a forfeit). A bot whose latest game had no fault
+        is not held up (its games replaced by forfeits if it faults in every game from
+        now on: as many as are played at once), and its game's place in `fault_order`
+        is not looked for (made that far at once, the order can take seconds)."""
         limit = self.config.fault_limit
-        if rank <= self._next or not limit:
+        if not limit or self.disqualified.intersection(game.seats):
             return True
-        seats = self._order[rank].seats
-        if self.disqualified.intersection(seats):
+        risky = [name for name in game.seats if self._recent.get(name)]
+        if not risky:
             return True
-        return all(not self._recent.get(n) or self._run_before(n, rank) < limit for n in seats)
+        rank = self._rank_of(game.game_id)
+        return rank <= self._next or all(self._run_before(n, rank) < limit for n in risky)
 
     def _run_before(self, name: str, rank: int) -> int:
         """The most faults in a row `name` may have before the game at `rank` (at most
