@@ -10,7 +10,7 @@ import trio
 
 from arena._locks import KeyedLocks
 from arena.league._config import LeagueConfig
-from arena.league._dispatch import _ALONE, Dispatch
+from arena.league._dispatch import _ALONE, Dispatch, fault_order
 from arena.league._report import LeagueReport, Progress
 from arena.messages import Play, Played
 from arena.runners import Player
@@ -58,10 +58,8 @@ class _Book:
         self.config, self.store, self.progress, self.report = config, store, progress, report
         self.total = len(report.schedule.games)
         self.count = report.skipped
-        self._canon, self._one = Dispatch(report.schedule.games, reports=False), object()
-        """`fault_order`, made as far as it is needed (`_generate`): at once, it takes
-        minutes in a league of 100,000 games (as long as its `Dispatch` takes during
-        the league)."""
+        self._canon = fault_order(report.schedule.games)
+        """`fault_order`, read as far as it is needed (`_generate`)."""
         self._order: list[ScheduledGame] = []
         """`fault_order` as far as it is made."""
         self._rank: dict[str, int] = {}
@@ -187,7 +185,7 @@ class _Book:
 
     def _generate(self) -> bool:
         """Make `_order` one game longer (False: it is whole)."""
-        game = self._canon.next(self._one)
+        game = next(self._canon, None)
         if game is None:
             return False
         rank = len(self._order)
