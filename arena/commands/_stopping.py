@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -84,30 +84,32 @@ async def _until_signalled(run: Callable[[], Awaitable[T]], taken: list[int]) ->
     return result
 
 
+def _leaves(err: BaseException) -> Iterator[BaseException]:
+    """`err`, or the exceptions inside it if it is a group (depth first)."""
+    if isinstance(err, BaseExceptionGroup):
+        for inner in err.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield err
+
+
 def _store_error(err: BaseException) -> StoreError | None:
     """A store's error that ended the run as it was stopped (in a group with the stop):
     what a store removed while it was written says of where its games were saved, or
     why it could not store them. Told in place of what the store holds."""
-    if isinstance(err, BaseExceptionGroup):
-        for inner in err.exceptions:
-            if (found := _store_error(inner)) is not None:
-                return found
-        return None
-    return err if isinstance(err, StoreError) else None
+    return next((e for e in _leaves(err) if isinstance(e, StoreError)), None)
 
 
 def _stop_of(err: BaseException) -> int | None:
     """The signal that stopped the run, if `err` (or a group holding it) is a stop."""
-    if isinstance(err, BaseExceptionGroup):
-        for inner in err.exceptions:
-            if (found := _stop_of(inner)) is not None:
-                return found
-        return None
-    if isinstance(err, KeyboardInterrupt):
-        return signal.SIGINT
-    if isinstance(err, _Signalled):
-        return err.signum
-    return output_lost(err)
+    for leaf in _leaves(err):
+        if isinstance(leaf, KeyboardInterrupt):
+            return signal.SIGINT
+        if isinstance(leaf, _Signalled):
+            return leaf.signum
+        if (lost := output_lost(leaf)) is not None:
+            return lost
+    return None
 
 
 def run_stoppable(
