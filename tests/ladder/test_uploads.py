@@ -172,3 +172,73 @@ def test_an_upload_is_judged_under_the_organisers_caps(tmp_path: Path) -> None:
         judge_upload(settings, body)
     assert list((settings.folder / "incoming").iterdir()) == []
     assert judge_upload(settings, with_manifest()).name == "hostile"
+
+
+async def test_two_uploads_of_one_author_at_once_cannot_both_pass_the_hourly_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one submission an hour allowed, a second upload whose body came in while
+    the first was being judged (both passed the cap's first check) is refused (429)
+    once the first is admitted: the cap is checked again under the lock that judges
+    one upload at a time (the ladder audit's L18: a race that could let an author go
+    one past the cap, untested)."""
+    import threading
+    import types
+
+    import trio
+    import trio.testing
+    from starlette.requests import Request
+
+    from arena.ladder import LadderDB, LadderSettings, _web
+
+    gate = threading.Event()
+    real_judge = _web.judge_upload
+
+    def held_judge(settings: LadderSettings, body: bytes) -> object:
+        gate.wait(60)  # the first upload is judged until the test lets it go
+        return real_judge(settings, body)
+
+    monkeypatch.setattr(_web, "judge_upload", held_judge)
+    store = tmp_path / "ladder.sqlite"
+
+    def post(token: str) -> Request:
+        body = with_manifest()
+        headers = [
+            (b"authorization", f"Bearer {token}".encode()),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        parts = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive() -> dict[str, object]:
+            return parts.pop() if parts else {"type": "http.disconnect"}
+
+        scope = {
+            "type": "http", "method": "POST", "path": "/api/submit", "query_string": b"",
+            "headers": headers, "scheme": "http", "server": ("127.0.0.1", 8000),
+        }  # fmt: skip
+        return Request(scope, receive)
+
+    with LadderDB.open(store, create=True) as db:
+        token = db.add_author("frank")
+        send, receive = trio.open_memory_channel[str](10)
+        settings = LadderSettings(store=store, submissions_per_hour=1)
+        settings.make_folders()
+        ladder = types.SimpleNamespace(settings=settings, db=db, queue_send=send)
+        site = _web.LadderSite(ladder, None)  # type: ignore[arg-type]
+        answers: dict[str, int] = {}
+
+        async def submit(which: str) -> None:
+            answers[which] = (await site.submit(post(token))).status_code
+
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(submit, "first")
+                await trio.testing.wait_all_tasks_blocked()
+                assert site.accepting.locked()  # the first is being judged
+                nursery.start_soon(submit, "second")
+                await trio.testing.wait_all_tasks_blocked()
+                assert site.accepting.statistics().tasks_waiting == 1  # the second waits
+                gate.set()
+        assert answers == {"first": 202, "second": 429}
+        assert len(db.submissions()) == 1
+        assert receive.receive_nowait()
