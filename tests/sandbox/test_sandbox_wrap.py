@@ -192,3 +192,39 @@ def test_the_check_of_bubblewrap_tries_the_limits_too(monkeypatch: pytest.Monkey
     finally:
         arena.sandbox.bwrap_problem.cache_clear()
     assert problem == "bwrap failed: exit status 1"
+
+
+@needs_binary
+@pytest.mark.skipif(os.geteuid() != 0, reason="only the anonymous uid needs it")
+def test_as_root_a_folder_others_can_read_but_not_enter_is_refused(folder: Path) -> None:
+    """o+r without o+x: the bot could list its folder and open nothing in it (it would
+    crash at its start, charged to the bot, where the organiser's chmod is at fault)."""
+    folder.chmod(0o754)
+    with pytest.raises(ManifestError, match="readable by all"):
+        bwrap_wrap()([sys.executable, "bot.py"], Path("/tmp/w"), folder)
+
+
+@needs_binary
+def test_a_program_linked_to_a_file_the_sandbox_would_not_see_is_refused(
+    folder: Path, tmp_path: Path
+) -> None:
+    """The link is in the bot's folder, what it names is not: bwrap could not run it."""
+    elsewhere = tmp_path / "elsewhere" / "prog"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("")
+    (folder / "prog").symlink_to(elsewhere)
+    with pytest.raises(ManifestError, match="outside the sandbox"):
+        bwrap_wrap()([str(folder / "prog")], Path("/tmp/w"), folder)
+
+
+@needs_binary
+def test_a_bare_command_line_naming_the_root_does_not_show_the_whole_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mybot.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    head = bwrap_part(
+        bwrap_wrap()([sys.executable, "mybot.py", "--root", "/"], Path("/tmp/w"), None)
+    )
+    assert "/" not in binds(head)
+    assert str(tmp_path / "mybot.py") in binds(head)
