@@ -23,6 +23,7 @@ LOOKER = textwrap.dedent(
     out = {"host": os.uname().nodename, "uid": os.getuid(), "gid": os.getgid()}
     out["cgroup"] = open("/proc/self/cgroup").read().splitlines()
     out["dev"] = sorted(os.listdir("/dev"))
+    out["etc"] = sorted(os.listdir("/etc"))
     out["pts"] = sorted(os.listdir("/dev/pts"))
     try:
         out["shm"] = sorted(os.listdir("/dev/shm"))
@@ -69,7 +70,8 @@ async def test_a_bot_learns_nothing_of_the_host_from_its_name_groups_or_dev(
     tmp_path: Path,
 ) -> None:
     """A hostile bot looks around: the machine's name (the organiser's host), its
-    control groups (where arena and its other bots sit), and /dev, where the host's
+    control groups (where arena and its other bots sit), /etc (its users and
+    network), and /dev, where the host's
     /dev/shm would be a folder every bot of every game could write and read."""
     planted = Path("/dev/shm") / f"arena-test-{uuid.uuid4().hex}"
     left = planted.with_name(f"{planted.name}-left-by-the-bot")
@@ -85,6 +87,9 @@ async def test_a_bot_learns_nothing_of_the_host_from_its_name_groups_or_dev(
         left_behind = left.exists()
         left.unlink(missing_ok=True)
     assert seen["host"] == "arena" != os.uname().nodename
+    # Of /etc, what the loader needs: not the host's users, names, network or keys.
+    hidden = {"passwd", "shadow", "group", "hosts", "hostname", "resolv.conf", "ssl", "ssh"}
+    assert not hidden & set(seen["etc"]), seen["etc"]
     # Its own cgroup namespace: every hierarchy shows the bot's group as its root.
     assert seen["cgroup"]
     assert all(line.endswith(":/") for line in seen["cgroup"]), seen["cgroup"]
