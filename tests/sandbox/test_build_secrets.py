@@ -20,7 +20,7 @@ from .helpers import needs_bwrap, system_python
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
-import json, os
+import ctypes, errno, json, os
 seen = {}
 for path in PATHS:
     try:
@@ -28,6 +28,11 @@ for path in PATHS:
             seen[path] = "read: " + f.read()
     except OSError as err:
         seen[path] = err.strerror
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER: then mounts of its own, unbounded
+    seen["userns"] = "made"
+else:
+    seen["userns"] = errno.errorcode[ctypes.get_errno()]
 json.dump(seen, open("seen.json", "w"))
 """
 
@@ -93,6 +98,9 @@ def test_a_build_run_by_an_ordinary_user_sees_nothing_of_their_home(user_tmp: Pa
         assert seen[str(secret)] == "No such file or directory", seen
     for tool in tools:  # the bin folders on the PATH, and nothing around them
         assert seen[str(tool)] == "read: " + tools[tool], seen
+    # Nor may it make a user namespace of its own (bwrap's --disable-userns): in one it
+    # could mount a tmpfs that no limit bounds and fill the machine's memory.
+    assert seen["userns"] != "made", seen
 
 
 def test_toolchain_paths_never_hold_the_home_folder(
