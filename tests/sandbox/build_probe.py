@@ -5,6 +5,7 @@ python3 build.py OTHER_FILE MARKER PORT
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import json
 import os
@@ -21,6 +22,13 @@ def attempt(action) -> str:  # type: ignore[no-untyped-def]
         return errno.errorcode.get(err.errno or 0, str(err))
 
 
+def unshare_user() -> None:
+    """A user namespace of its own (CLONE_NEWUSER): in it, mounts no limit bounds."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x10000000) != 0:
+        raise OSError(ctypes.get_errno(), "unshare")
+
+
 def main() -> None:
     other, marker, port = sys.argv[1:4]
     report = {
@@ -28,6 +36,7 @@ def main() -> None:
         "other_bot": attempt(lambda: Path(other).read_bytes()),
         "write_outside": attempt(lambda: Path(marker).write_text("built by hostile")),
         "network": attempt(lambda: socket.create_connection(("127.0.0.1", int(port)), 2).close()),
+        "userns": attempt(unshare_user),
         "uid": os.getuid(),
     }
     Path("report.json").write_text(json.dumps(report))  # its own folder is writable

@@ -66,6 +66,7 @@ def test_a_sandboxed_build_reads_and_reaches_nothing_of_the_host(
     assert report["other_bot"] == "ENOENT"
     assert report["write_outside"] in {"EACCES", "EROFS", "ENOENT"}
     assert report["network"] == ("ok" if network else "ECONNREFUSED")
+    assert report["userns"] in {"EPERM", "ENOSPC", "EINVAL"}  # (a tmpfs of no bound in one)
     assert not (tmp_path / "outside.txt").exists()
     if os.geteuid() == 0:  # root builds as a uid of its own, then gets the folder back
         assert report["uid"] != 0
