@@ -108,19 +108,24 @@ def test_toolchain_paths_never_hold_the_home_folder(
 ) -> None:
     """~/bin on the PATH is bound as itself, never as the home around it; the home
     itself, or / , on the PATH is left out."""
-    home = tmp_path / "home"
+    home = tmp_path / "users" / "home"
     for sub in ("bin", ".local/bin", ".cargo/bin", ".pyenv/shims"):
         (home / sub).mkdir(parents=True)
+    tools = tmp_path / "opt-tools"  # a link to the home, named as a toolchain's folder
+    tools.symlink_to(home)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv(
         "PATH",
         os.pathsep.join(
             [str(home / "bin"), str(home / ".local/bin"), str(home / ".cargo/bin"),
-             str(home / ".pyenv/shims"), str(home), "/", "/usr/bin"]
+             str(home / ".pyenv/shims"), str(home), str(home.parent), str(tools), "/",
+             "/usr/bin"]
         ),
     )  # fmt: skip
     paths = toolchain_paths()
     assert home not in paths
+    assert home.parent not in paths  # /home: every user's home, the organiser's among them
+    assert tools not in paths
     assert Path("/") not in paths
     assert not any(p in home.parents for p in paths)
     assert {home / "bin", home / ".local/bin", home / ".cargo/bin"} <= set(paths)
