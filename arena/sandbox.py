@@ -321,7 +321,12 @@ def bwrap_wrap(
         # A toolchain folder around the bot's own is left out: the folder is its own
         # bind (writable for its build), not a part of one that others see too.
         around = [p for p in shared if folder is not None and _under(folder, [p])]
-        binds = _outermost(p for p in [*shared, *own] if not _under(p, [*visible, *around]))
+        binds = _outermost(
+            [
+                *(p for p in shared if not _under(p, [*visible, *around])),
+                *(p for p in own if not _under(p, visible)),
+            ]
+        )
         program = command[0]
         seen = [*visible, *binds]
         for path in (Path(program), Path(os.path.realpath(program))):

@@ -145,3 +145,29 @@ def test_a_failed_builds_last_lines_are_quoted_under_the_one_line_error(tmp_path
     assert lines[0].startswith("arena: error: noisy: build exited with status 1"), lines
     assert lines[0].endswith(": one"), lines
     assert lines[1:] == ["    two", "    three"], lines
+
+
+@needs_bwrap
+def test_a_build_whose_folder_is_inside_a_folder_on_the_path_sees_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The organiser's PATH holds the folder of the submissions (their own tools beside
+    them): each build still sees and writes its own folder, and not the others'."""
+    bots = tmp_path / "bots"
+    folder = bots / "builder"
+    folder.mkdir(parents=True)
+    (bots / "other").mkdir()
+    (bots / "other" / "secret.txt").write_text("the other bot's")
+    (folder / "build.py").write_text(
+        "import os\n"
+        "seen = os.path.exists(os.path.join('..', 'other', 'secret.txt'))\n"
+        "open('built.txt', 'w').write(str(seen))\n"
+    )
+    (folder / "bot.toml").write_text(
+        'name = "builder"\nrun = "python3 bot.py"\nbuild = "python3 build.py"\n'
+    )
+    (folder / "bot.py").write_text("")
+    os.chmod(tmp_path, 0o755)
+    monkeypatch.setenv("PATH", f"{bots}{os.pathsep}{os.environ['PATH']}")
+    build(load_manifest(folder), sandbox="bwrap")
+    assert (folder / "built.txt").read_text() == "False"

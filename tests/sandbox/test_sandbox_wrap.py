@@ -228,3 +228,18 @@ def test_a_bare_command_line_naming_the_root_does_not_show_the_whole_host(
     )
     assert "/" not in binds(head)
     assert str(tmp_path / "mybot.py") in binds(head)
+
+
+@needs_binary
+def test_a_builds_folder_inside_a_toolchain_folder_is_its_own_writable_bind(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission under a folder on the PATH: the toolchain folder around it is left
+    out (it holds the other submissions), and the folder is still bound, by itself,
+    writable. It was left out with the folder around it: the build ran in an empty
+    folder and failed, and its bot was left out of the league."""
+    monkeypatch.setenv("PATH", f"{folder.parent}{os.pathsep}{os.environ['PATH']}")
+    head = bwrap_part(bwrap_wrap(build=True)([sys.executable], Path("/tmp/w"), folder))
+    assert str(folder.parent) not in binds(head)
+    at = head.index(str(folder))
+    assert head[at - 1 : at + 2] == ["--bind", str(folder), str(folder)]
