@@ -323,3 +323,52 @@ def test_a_search_past_the_reach_of_a_conditional_jump_goes_through_a_long_one()
     for nr in range(999):
         assert run(program, 0, nr, (0,) * 6) == answers[verdicts[nr % 3]], nr
     assert run(program, 0, 5000, (0,) * 6) == ERRNO | errno.ENOSYS
+
+
+USERNS_CALLS = {  # (clone, unshare, clone3, setns) of each architecture
+    0xC000003E: (56, 272, 435, 308),
+    0x40000003: (120, 310, 435, 346),
+    0xC00000B7: (220, 97, 435, 268),
+}
+
+
+def userns_expected(machine: str, arch: int, nr: int, arg0: int) -> int:
+    """What the user-namespace filter alone says (`arena._seccomp`'s docstring): the
+    filter a build started by root gets, with no allow-list behind it."""
+    if arch not in ARCHES[machine]:
+        return ALLOW  # not an architecture of this machine: not its to judge
+    if arch == 0xC000003E and nr >= 0x40000000:
+        return ERRNO | errno.EPERM  # x32
+    clone, unshare, clone3, setns = USERNS_CALLS[arch]
+    if nr == clone3:
+        return ERRNO | errno.ENOSYS
+    if nr == setns or (nr in (clone, unshare) and arg0 & 0x10000000):
+        return ERRNO | errno.EPERM
+    return ALLOW
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+@pytest.mark.parametrize("arg0", [0, 0x11, 0x10000000, 0x10000011, 0x20000, 0xFFFFFFFF])
+def test_the_user_namespace_filter_alone_denies_exactly_its_calls(machine: str, arg0: int) -> None:
+    program = userns_program(machine)
+    assert program is not None
+    numbers = [*range(1024), 0x3FFFFFFF, 0x40000000, 0x40000038, 0x40000110, 0xFFFFFFFF]
+    for arch in [*ARCHES[machine], *ARCHES["aarch64" if machine == "x86_64" else "x86_64"]]:
+        for nr in numbers:
+            got = run(program, arch, nr, (arg0, 0, 0, 0, 0, 0))
+            assert got == userns_expected(machine, arch, nr, arg0), (hex(arch), nr, hex(got))
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000],
+    ids=["NEWNS", "NEWCGROUP", "NEWUTS", "NEWIPC", "NEWUSER", "NEWPID", "NEWNET"],
+)
+def test_the_allowlist_refuses_a_clone_into_each_new_namespace(flag: int) -> None:
+    """Each namespace flag by itself (a fork's flags and SIGCHLD besides it)."""
+    for machine, arch, clone in [("x86_64", 0xC000003E, 56), ("x86_64", 0x40000003, 120),
+                                 ("aarch64", 0xC00000B7, 220)]:  # fmt: skip
+        program = allowlist_program(machine)
+        assert program is not None
+        assert run(program, arch, clone, (0x01200011,) + (0,) * 5) == ALLOW
+        assert run(program, arch, clone, (0x01200011 | flag,) + (0,) * 5) == ERRNO | errno.EPERM
