@@ -372,3 +372,26 @@ def test_the_allowlist_refuses_a_clone_into_each_new_namespace(flag: int) -> Non
         assert program is not None
         assert run(program, arch, clone, (0x01200011,) + (0,) * 5) == ALLOW
         assert run(program, arch, clone, (0x01200011 | flag,) + (0,) * 5) == ERRNO | errno.EPERM
+
+
+JUDGED_CALLS = {  # name: (x86_64, i386, aarch64), the argument judged
+    "fcntl": ((72, 55, 25), 1),
+    "madvise": ((28, 219, 233), 2),
+    "socket": ((41, 359, 198), 0),
+    "preadv2": ((327, 378, 286), 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JUDGED_CALLS))
+def test_each_value_of_a_judged_argument_gets_the_verdict_of_the_table(name: str) -> None:
+    """Every value 0 to 1100 of the argument a judged call is judged by (fcntl's
+    command, madvise's advice, socket's family, preadv2's flags), on each architecture:
+    the OFD locks (37, 38) "succeed" as the others do, F_SETSIG is refused, and so on."""
+    numbers, which = JUDGED_CALLS[name]
+    for arch, nr in zip([0xC000003E, 0x40000003, 0xC00000B7], numbers, strict=True):
+        program = allowlist_program("aarch64" if arch == 0xC00000B7 else "x86_64")
+        assert program is not None
+        assert _syscalls.verdicts(NAMES[arch]).get(nr) == name
+        for value in [*range(1100), 1 << 31]:
+            args = tuple(value if i == which else 0 for i in range(6))
+            assert run(program, arch, nr, args) == expected(arch, nr, args), (arch, value)
