@@ -156,6 +156,61 @@ async def test_under_the_sandbox_no_lock_or_watch_crosses_between_processes(
     }
 
 
+WRITE_LOCKER = textwrap.dedent(
+    """
+    import errno, fcntl, json, os, struct, sys, time
+    fd = os.open("/dev/null", os.O_RDWR)  # the machine's node: every sandbox's /dev/null
+    out = {}
+    for byte, (name, cmd) in enumerate((("posix", fcntl.F_SETLK), ("ofd", 37))):
+        lock = struct.pack("hhqqi", fcntl.F_WRLCK, 0, byte, 1, 0)  # 37: F_OFD_SETLK
+        try:
+            fcntl.fcntl(fd, cmd, lock)
+            out[name] = "ok"
+        except OSError as err:
+            out[name] = errno.errorcode.get(err.errno, str(err.errno))
+    print("LOCKED " + json.dumps(out), file=sys.stderr, flush=True)
+    time.sleep(20)  # holding them, until killed
+    """
+)
+
+
+@pytest.mark.parametrize("sandboxed", [pytest.param(True, marks=needs_bwrap), False])
+async def test_a_write_lock_on_a_shared_device_node_tells_another_sandbox_nothing(
+    tmp_path: Path, sandboxed: bool
+) -> None:
+    """/dev/null is writable, and one inode for every sandbox: a write lock taken on
+    it by one process, a POSIX one or an open file description's (F_OFD_SETLK), made
+    the same lock fail for a process of another sandbox (EAGAIN), a bit per byte range.
+    Under the sandbox both are granted, to both, and hold nothing."""
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    wrap = bwrap_wrap() if sandboxed else None
+    got = []
+    async with trio.open_nursery() as nursery:
+        processes = []
+        try:
+            for name in ("first", "second"):
+                processes.append(
+                    await start_process(
+                        spec(folder, WRITE_LOCKER, name),
+                        nursery,
+                        limits=Limits(),
+                        log_path=tmp_path / f"{name}.log",
+                        wrap=wrap,
+                    )
+                )
+                got.append(await wait_for(tmp_path / f"{name}.log", "LOCKED "))
+        finally:
+            for process in processes:
+                await process.kill(1.0)
+        nursery.cancel_scope.cancel()
+    assert got[0] == {"posix": "ok", "ofd": "ok"}
+    if sandboxed:
+        assert got[1] == {"posix": "ok", "ofd": "ok"}
+    else:  # the control: the channel is real
+        assert got[1] == {"posix": "EAGAIN", "ofd": "EAGAIN"}
+
+
 @needs_bwrap
 def test_a_build_keeps_its_locks() -> None:
     """A build plays no game, and its tools (cargo, maven) lock their own files: it
