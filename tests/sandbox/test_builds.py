@@ -49,8 +49,9 @@ def probe_bot(root: Path, port: int) -> Path:
 @needs_bwrap
 @pytest.mark.parametrize("network", [False, True])
 def test_a_sandboxed_build_reads_and_reaches_nothing_of_the_host(
-    tmp_path: Path, network: bool
+    tmp_path: Path, network: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "the organiser's")  # arena's environment
     with socket.create_server(("127.0.0.1", 0)) as server:
         folder = probe_bot(tmp_path, server.getsockname()[1])
         owner = folder.stat().st_uid
@@ -66,6 +67,10 @@ def test_a_sandboxed_build_reads_and_reaches_nothing_of_the_host(
     assert report["other_bot"] == "ENOENT"
     assert report["write_outside"] in {"EACCES", "EROFS", "ENOENT"}
     assert report["network"] == ("ok" if network else "ECONNREFUSED")
+    # Of arena's environment, a build sees where its toolchains are, never the rest.
+    toolchains = {"RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "GOROOT"}
+    # (PWD: the shell that joins the build to its memory group sets it, to its folder)
+    assert set(report["environment"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PWD", *toolchains}
     assert report["userns"] in {"EPERM", "ENOSPC", "EINVAL"}  # (a tmpfs of no bound in one)
     assert not (tmp_path / "outside.txt").exists()
     if os.geteuid() == 0:  # root builds as a uid of its own, then gets the folder back
