@@ -6,6 +6,8 @@ one bot decides at a time (a cpu share)."""
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -68,3 +70,45 @@ def test_the_limits_each_version_is_given(tmp_path: Path, unified: bool) -> None
         assert _read(memory, "memory.limit_in_bytes") == str(limit)
         assert _read(memory, "memory.memsw.limit_in_bytes") == str(limit)
         assert _read(cpu, "cpu.shares") == "1024"
+
+
+def test_the_sweep_takes_the_empty_groups_of_gone_arenas_only(tmp_path: Path) -> None:
+    """An empty group of a live arena is one it has just made, its bot about to join:
+    swept away by another arena starting, the bot would start outside it, without the
+    shared limit (its join fails quietly, by design)."""
+    gone = 2**22 + 1  # above the kernel's largest pid: no such process
+    assert not Path(f"/proc/{gone}").exists()
+    live = tmp_path / f"arena-{os.getpid()}-0123456789ab"
+    dead = tmp_path / f"arena-{gone}-0123456789ab"
+    other = tmp_path / f"other-{gone}"
+    for group in (live, dead, other):
+        group.mkdir()
+    _memgroups._sweep(tmp_path)
+    assert live.is_dir()
+    assert not dead.exists()
+    assert other.is_dir()  # not arena's
+
+
+def test_the_writable_mount_of_the_controller_is_chosen() -> None:
+    """A read-only mount of the hierarchy first (a container's view of the host's), the
+    writable one after it: groups can be made only in the second."""
+    mountinfo = (
+        "32 31 0:29 / /ro/memory ro,relatime - cgroup cgroup rw,memory\n"
+        "33 31 0:30 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+        "34 31 0:31 /docker/a /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    )
+    assert _memgroups._mount_of(mountinfo, "cgroup", "memory") == (
+        "/sys/fs/cgroup/memory",
+        "/docker/a",
+    )
+    assert _memgroups._mount_of(mountinfo, "cgroup2", None) is None
+
+
+@pytest.mark.skipif(_memgroups.groups_root() is None, reason="arena cannot make memory groups")
+def test_no_groups_where_a_shell_cannot_join_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the probe's join fails, the bots' would too (quietly): arena says it has no
+    groups, rather than making groups no bot is in."""
+    false = shutil.which("false")
+    assert false is not None
+    monkeypatch.setattr(_memgroups, "_shell", lambda: false)
+    assert _memgroups._root("memory", lambda root: _memgroups.new_group(root, 1 << 26)) is None
