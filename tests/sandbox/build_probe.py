@@ -29,6 +29,16 @@ def unshare_user() -> None:
         raise OSError(ctypes.get_errno(), "unshare")
 
 
+def big_file() -> None:
+    """A file of more than 1 GiB (a sparse one: one byte written past the end)."""
+    try:
+        with open("big.bin", "wb") as f:
+            f.seek(1 << 30)
+            f.write(b"x")
+    finally:
+        Path("big.bin").unlink(missing_ok=True)
+
+
 def main() -> None:
     other, marker, port = sys.argv[1:4]
     report = {
@@ -37,6 +47,7 @@ def main() -> None:
         "write_outside": attempt(lambda: Path(marker).write_text("built by hostile")),
         "network": attempt(lambda: socket.create_connection(("127.0.0.1", int(port)), 2).close()),
         "userns": attempt(unshare_user),
+        "big_file": attempt(big_file),
         "uid": os.getuid(),
         "environment": sorted(os.environ),
     }

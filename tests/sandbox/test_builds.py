@@ -71,6 +71,7 @@ def test_a_sandboxed_build_reads_and_reaches_nothing_of_the_host(
     toolchains = {"RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "GOROOT"}
     # (PWD: the shell that joins the build to its memory group sets it, to its folder)
     assert set(report["environment"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PWD", *toolchains}
+    assert report["big_file"] == "EFBIG"  # a build's files are 1 GiB at most
     assert report["userns"] in {"EPERM", "ENOSPC", "EINVAL"}  # (a tmpfs of no bound in one)
     assert not (tmp_path / "outside.txt").exists()
     if os.geteuid() == 0:  # root builds as a uid of its own, then gets the folder back
