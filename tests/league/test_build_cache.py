@@ -52,19 +52,43 @@ def test_a_folder_as_its_build_left_it_is_not_built_again(tmp_path: Path) -> Non
     assert runs(folder) == 2
 
 
-@pytest.mark.parametrize("change", ["edit", "output deleted", "copied", "other sandbox"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "edit",
+        "output deleted",
+        "output replaced",
+        "output's mode",
+        "copied",
+        "network",
+        pytest.param("sandbox", marks=needs_bwrap),
+    ],
+)
 def test_a_changed_folder_or_way_of_building_is_built_again(tmp_path: Path, change: str) -> None:
     folder = counting_bot(tmp_path)
     build(load_manifest(folder))
     sandbox, network = "none", False
+    output = folder / "target" / "bot.out"
     if change == "edit":
         (folder / "bot.py").write_text("print('a new version')\n")
     elif change == "output deleted":  # cargo clean: the digest alone would not see it
         shutil.rmtree(folder / "target")
+    elif change == "output replaced":  # another file of the same size and times (rsync -a)
+        times = output.parent.stat()
+        other = output.with_name("other")
+        other.write_text("OUT\n")
+        shutil.copystat(output, other)
+        os.replace(other, output)
+        os.utime(output.parent, ns=(times.st_atime_ns, times.st_mtime_ns))
+    elif change == "output's mode":  # chmod -x of a built program
+        output.chmod(0o600)
     elif change == "copied":  # a fresh copy elsewhere has none of the first's outputs
         folder = Path(shutil.copytree(folder, tmp_path / "copy" / "ann"))
-    else:
+    elif change == "network":
         network = True
+    else:  # built outside the sandbox (seeing the organiser's files, the network)
+        sandbox = "bwrap"
+        os.chmod(tmp_path, 0o755)
     spec = load_manifest(folder)
     assert not build_is_cached(spec, sandbox=sandbox, network=network)
     build(spec, sandbox=sandbox, network=network)
