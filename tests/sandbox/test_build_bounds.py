@@ -94,3 +94,38 @@ def test_a_build_that_fails_reaching_the_network_is_told_why(tmp_path: Path) -> 
     with pytest.raises(BuildError) as err:
         build(load_manifest(folder), sandbox="bwrap", timeout=60)
     assert "no network" not in str(err.value)
+
+
+def test_every_hard_link_of_a_submission_gets_a_copy_and_nothing_outside_is_touched(
+    tmp_path: Path,
+) -> None:
+    """`own_copies` (before a sandboxed build): hard links anywhere in the folder (a
+    `cp -al` copies the whole tree) get copies of their own; a link to a folder outside
+    it is not followed, and the files there, hard-linked or not, stay as they are."""
+    from arena.bots._sandboxed import own_copies
+
+    other = tmp_path / "other"
+    (other / "src").mkdir(parents=True)
+    (other / "src" / "lib.py").write_text("the other bot's\n")
+    (other / "top.py").write_text("the other bot's top\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "data").write_text("the organiser's\n")
+    os.link(outside / "data", outside / "data-link")
+    folder = tmp_path / "bot"
+    (folder / "src").mkdir(parents=True)
+    os.link(other / "src" / "lib.py", folder / "src" / "lib.py")
+    os.link(other / "top.py", folder / "top.py")
+    (folder / "shared").symlink_to(outside)
+    (folder / "loop").symlink_to(".")
+    inodes = {p: p.stat().st_ino for p in [other / "src" / "lib.py", outside / "data"]}
+    own_copies(folder)
+    for copy, original in [(folder / "src" / "lib.py", other / "src" / "lib.py"),
+                           (folder / "top.py", other / "top.py")]:  # fmt: skip
+        assert copy.read_text() == original.read_text()
+        assert copy.stat().st_ino != original.stat().st_ino
+        assert copy.stat().st_nlink == original.stat().st_nlink == 1
+    assert other.joinpath("src", "lib.py").stat().st_ino == inodes[other / "src" / "lib.py"]
+    assert (outside / "data").stat().st_ino == inodes[outside / "data"]
+    assert (outside / "data").stat().st_nlink == 2
+    assert (folder / "shared").is_symlink()
