@@ -5,6 +5,7 @@ is bounded by `--build-memory-mb`."""
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
 from pathlib import Path
@@ -152,4 +153,23 @@ def test_build_memory_mb_bounds_a_leagues_builds(tmp_path: Path) -> None:
         "bob",
         "cat",
         "dan",
+    }
+
+
+def test_the_build_settings_default_to_what_the_spec_says() -> None:
+    """SPEC §14.3: 600 s, no network, 4 GiB added to the folder, 2 GiB of memory, and a
+    folder as its last successful build left it is not built again (`--rebuild` does)."""
+    from arena.bots._sandboxed import BUILD_LIMITS, BUILD_TMP_MB
+    from arena.bots._settings import BuildSettings
+
+    settings = BuildSettings()
+    assert settings.build_timeout == 600
+    assert settings.build_network is False
+    assert settings.build_disk_mb == 4096
+    assert settings.build_memory_mb == 2048
+    assert settings.rebuild is False
+    assert BUILD_TMP_MB == 512  # its HOME and TMPDIR
+    assert dict(BUILD_LIMITS) == {
+        resource.RLIMIT_NPROC: 1024,  # processes
+        resource.RLIMIT_FSIZE: 1 << 30,  # a file
     }
