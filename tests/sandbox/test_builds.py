@@ -177,3 +177,36 @@ def test_a_build_whose_folder_is_inside_a_folder_on_the_path_sees_its_files(
     monkeypatch.setenv("PATH", f"{bots}{os.pathsep}{os.environ['PATH']}")
     build(load_manifest(folder), sandbox="bwrap")
     assert (folder / "built.txt").read_text() == "False"
+
+
+def test_a_failed_builds_error_quotes_its_last_five_lines(tmp_path: Path) -> None:
+    """The end of a build's output says why it failed, its start seldom does."""
+    folder = tmp_path / "noisy"
+    folder.mkdir()
+    words = ["one", "two", "three", "four", "five", "six", "seven"]
+    echoes = "; ".join(f"echo {word}" for word in words)
+    (folder / "bot.toml").write_text(
+        f'name = "noisy"\nrun = "python3 bot.py"\nbuild = "sh -c \'{echoes}; exit 1\'"\n'
+    )
+    with pytest.raises(BuildError) as err:
+        build(load_manifest(folder))
+    message = str(err.value)
+    assert message.endswith("three\nfour\nfive\nsix\nseven"), message
+    assert "two" not in message
+
+
+@needs_bwrap
+def test_a_build_that_times_out_waiting_for_the_network_is_told_why(tmp_path: Path) -> None:
+    """A toolchain that retries a host it cannot resolve until the build's time is up:
+    the timeout says, as a failure does, that a sandboxed build has no network."""
+    os.chmod(tmp_path, 0o755)
+    folder = tmp_path / "retrier"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "retrier"\nrun = "python3 bot.py"\n'
+        "build = \"sh -c 'echo Could not resolve host: example.org; exec sleep 60'\"\n"
+    )
+    with pytest.raises(BuildError) as err:
+        build(load_manifest(folder), sandbox="bwrap", timeout=1)
+    assert "build did not finish in 1 s" in str(err.value)
+    assert "a sandboxed build has no network" in str(err.value)
