@@ -233,6 +233,42 @@ def toolchain_paths() -> list[Path]:
     return out
 
 
+def check_apart(bots: Sequence[tuple[str, Path | None, bool]]) -> None:
+    """Refuse (ConfigError) a bot folder inside a folder the sandbox shows other bots
+    read-only (arena's Python or `protocol`: `runtime_paths`) or other bots' builds
+    (the toolchains' folders: `toolchain_paths`, a folder on the PATH among them),
+    where one of those bots sits outside it: it, or its build, could read the files.
+    (A bot inside such a folder does not see it: `bwrap_wrap` leaves it out.) `bots`:
+    each bot's name, its folder (None for a bare command line) and whether it is
+    built."""
+    bot_reads = "every sandboxed bot reads (arena's Python or protocol)"
+    build_reads = "every sandboxed build reads (a toolchain's, on the PATH)"
+    shared = [(p, bot_reads, False) for p in runtime_paths()]
+    if any(built for _, _, built in bots):
+        shared += [(p, build_reads, True) for p in toolchain_paths()]
+
+    def forms(path: Path) -> set[Path]:
+        return {Path(os.path.abspath(path)), Path(os.path.realpath(path))}
+
+    def inside(folder: Path | None, root: Path) -> bool:
+        return folder is not None and any(_under(f, forms(root)) for f in forms(folder))
+
+    for name, folder, _ in bots:
+        for root, who, builds in shared:
+            if not inside(folder, root):
+                continue
+            readers = [
+                other
+                for other, where, built in bots
+                if other != name and (built or not builds) and not inside(where, root)
+            ]
+            if readers:
+                raise ConfigError(
+                    f"the folder of the bot {name} ({folder}) is inside {root}, which"
+                    f" {who}: {readers[0]} could read it; put the submissions elsewhere"
+                )
+
+
 _TOOLS = ("go", "java", "javac", "node", "npm", "python3", "cargo", "rustc")
 """The programs whose roots a build needs besides their folder on the PATH."""
 

@@ -29,6 +29,7 @@ from arena.bots._manifest import (
 )
 from arena.bots._process import BotProcess, Limits, check_log_dir, clean_env, start_process
 from arena.bots._running import BUILD_STOP, BuildsStopped, BuildStop
+from arena.bots._sandboxed import check_sandboxed_apart
 from arena.bots._settings import BuildSettings
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "check_log_dir",
     "check_name",
     "check_out_of_reach",
+    "check_sandboxed_apart",
     "clean_env",
     "load_bot",
     "load_manifest",

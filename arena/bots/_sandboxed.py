@@ -12,12 +12,14 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena._memgroups import groups_root, joined, new_group, release_group
+from arena.bots._manifest import BotSpec
 from arena.bots._running import run_build
 from arena.errors import ManifestError
-from arena.sandbox import UID_BASE, UID_SPAN, build_env, bwrap_wrap, is_root
+from arena.sandbox import UID_BASE, UID_SPAN, build_env, bwrap_wrap, check_apart, is_root
 
 BUILD_TMP_MB = 512
 """Size of a sandboxed build's private temporary folder, in MiB."""
@@ -25,6 +27,15 @@ BUILD_TMP_MB = 512
 BUILD_LIMITS = ((resource.RLIMIT_NPROC, 1024), (resource.RLIMIT_FSIZE, 1 << 30))
 """A build's resource limits: processes of its user (compilers run many), largest file;
 its time is bounded by the build timeout."""
+
+
+def check_sandboxed_apart(specs: Sequence[BotSpec], sandbox: str) -> None:
+    """In the sandbox (`sandbox` "bwrap"), refuse (ConfigError) bots whose folder the
+    sandbox would show the other bots or their builds (`arena.sandbox.check_apart`:
+    a folder inside arena's Python, or inside a folder on the PATH when another bot
+    is built). Unconfined, every bot reads every folder anyway."""
+    if sandbox == "bwrap":
+        check_apart([(spec.name, spec.folder, spec.build is not None) for spec in specs])
 
 
 def sandboxed_build(

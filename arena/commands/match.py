@@ -14,6 +14,7 @@ from arena._text import printable
 from arena.bots import (
     check_log_dir,
     check_out_of_reach,
+    check_sandboxed_apart,
     load_bot,
     resolve_run,
     run_builds,
@@ -112,6 +113,7 @@ def match(
             " folder, or move them away"
         )
     sandbox = sandbox_mode(opts)
+    check_sandboxed_apart(specs, sandbox)
     wrap = wrap_for(sandbox)  # (the same as the pools build: to check the bots' programs)
     config = build_config(len(specs), {}, opts)
     drawn = seed is None

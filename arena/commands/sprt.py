@@ -164,7 +164,13 @@ def sprt(
     whatever the verdict: a script reads it from --json ("verdict": "H1", "H0" or
     "inconclusive").
     """
-    from arena.bots import BuildSettings, check_log_dir, check_out_of_reach, load_bot
+    from arena.bots import (
+        BuildSettings,
+        check_log_dir,
+        check_out_of_reach,
+        check_sandboxed_apart,
+        load_bot,
+    )
     from arena.referee import RunSettings
     from arena.seeds import seed_key
     from arena.sprt import DEFAULT_MAX_GAMES, SprtStore
@@ -202,6 +208,7 @@ def sprt(
 
     log_dir = config.run.log_dir
     check_out_of_reach(specs, [("the store", config.store), ("the log folder", log_dir)])
+    check_sandboxed_apart(specs, sandbox)
     beside = log_dir is not None and log_dir == log_folder({}, config.store)
     if not beside:  # (the default, beside the store, is checked once the store opens)
         check_log_dir(log_dir)

@@ -18,6 +18,7 @@ from arena.bots import (
     build,
     build_is_cached,
     check_out_of_reach,
+    check_sandboxed_apart,
     load_manifest,
     real_path,
     resolve_command,
@@ -361,6 +362,7 @@ def check_before_store(config: LeagueConfig) -> None:
         seed_key(config.seed)  # raises for a seed that is no seed
     specs, problems = discover_bots(config.bots)
     _out_of_reach(config, config.store, specs)
+    check_sandboxed_apart(specs, config.run.sandbox)
     if len(specs) < config.table_size:
         found = f"{len(specs)} bot submission(s) (folders with {MANIFEST})"
         left = f"; left out: {in_one_line(problems)}" if problems else ""

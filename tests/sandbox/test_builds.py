@@ -8,6 +8,7 @@ unless the organiser allows it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -20,11 +21,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.bots import build, load_manifest
+from arena.bots import build, check_sandboxed_apart, load_manifest
 from arena.cli import main
-from arena.errors import BuildError
+from arena.errors import BuildError, ConfigError
 
-from .helpers import BOTH, HOSTILE, gone_sync, needs_bwrap
+from .helpers import BOTH, HOSTILE, RANDOM, gone_sync, needs_bwrap
 
 pytestmark = pytest.mark.subprocess
 
@@ -177,6 +178,79 @@ def test_a_build_whose_folder_is_inside_a_folder_on_the_path_sees_its_files(
     monkeypatch.setenv("PATH", f"{bots}{os.pathsep}{os.environ['PATH']}")
     build(load_manifest(folder), sandbox="bwrap")
     assert (folder / "built.txt").read_text() == "False"
+
+
+def _bots_on_the_path(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Submissions `bots/copier` and `bots/tools/victim`, the folder `bots/tools` on
+    the organiser's PATH; the copier's build copies whatever of the victim it reads."""
+    bots = root / "bots"
+    for folder in (bots / "copier", bots / "tools" / "victim"):
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text("")
+        (folder / "bot.toml").write_text(f'name = "{folder.name}"\nrun = "python3 bot.py"\n')
+    (bots / "tools" / "victim" / "secret.txt").write_text("the victim's")
+    (bots / "copier" / "build.py").write_text(
+        "import shutil\nshutil.copytree('../tools/victim', 'stolen')\n"
+    )
+    (bots / "copier" / "bot.toml").write_text(
+        'name = "copier"\nrun = "python3 bot.py"\nbuild = "python3 build.py"\n'
+    )
+    os.chmod(root, 0o755)
+    monkeypatch.setenv("PATH", f"{bots / 'tools'}{os.pathsep}{os.environ['PATH']}")
+    return bots
+
+
+@needs_bwrap
+@pytest.mark.parametrize("command", ["league", "match", "sprt"])
+def test_a_submission_in_a_folder_another_bots_build_reads_is_refused_before_any_build(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission inside a folder on the PATH: a sandboxed build sees the toolchains'
+    folders, so another bot's build, outside that folder, could copy its files (it did:
+    the copier's build copied the victim's folder). The league, match or SPRT is
+    refused at once (exit 2, naming the folder), before anything is built."""
+    bots = _bots_on_the_path(tmp_path, monkeypatch)
+    copier, victim = bots / "copier", bots / "tools" / "victim"
+    store = str(tmp_path / "s.sqlite")
+    args = {
+        "league": ["league", str(bots), "--table-size", "2", "--store", store],
+        "match": ["match", str(copier), str(victim), "--games", "1"],
+        "sprt": ["sprt", str(copier), str(victim), "--store", store, "--max-games", "2"],
+    }[command]
+    result = CliRunner().invoke(main, [*args, "--sandbox", "bwrap"])
+    assert result.exit_code == 2, result.output
+    assert f"the folder of the bot victim ({victim}) is inside {bots / 'tools'}" in result.stderr
+    assert "every sandboxed build reads" in result.stderr
+    assert "copier could read it" in result.stderr
+    assert not (copier / "stolen").exists()
+
+
+@needs_bwrap
+def test_submissions_that_only_their_own_builds_could_see_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is not refused: bots all inside a folder on the PATH (a bot's sandbox leaves
+    out a folder around its own), bots in a folder on the PATH when none is built (only
+    builds see the toolchains), and unconfined bots (which read every folder anyway)."""
+    bots = tmp_path / "bots"
+    for name in ("a", "b"):
+        shutil.copytree(RANDOM, bots / name)
+    os.chmod(tmp_path, 0o755)
+    monkeypatch.setenv("PATH", f"{bots}{os.pathsep}{os.environ['PATH']}")
+    (bots / "a" / "bot.toml").write_text(
+        (bots / "a" / "bot.toml").read_text() + 'build = "python3 -c pass"\n'
+    )
+    result = CliRunner().invoke(
+        main, ["match", str(bots / "a"), str(bots / "b"), "-n", "1", "--sandbox", "bwrap"]
+    )
+    assert result.exit_code == 0, result.output
+    layout = _bots_on_the_path(tmp_path / "x", monkeypatch)
+    specs = [load_manifest(layout / "copier"), load_manifest(layout / "tools" / "victim")]
+    check_sandboxed_apart(specs, "none")
+    check_sandboxed_apart([specs[0], dataclasses.replace(specs[0], name="c", build=None)], "bwrap")
+    check_sandboxed_apart([dataclasses.replace(specs[0], build=None), specs[1]], "bwrap")
+    with pytest.raises(ConfigError, match="every sandboxed build reads"):
+        check_sandboxed_apart(specs, "bwrap")
 
 
 def test_a_failed_builds_error_quotes_its_last_five_lines(tmp_path: Path) -> None:
