@@ -137,3 +137,27 @@ async def test_a_hanging_bot_holds_up_only_its_own_game() -> None:
     assert not quick.result.faults
     assert quick.finished < slow.finished
     assert quick.finished - quick.started < 2.5
+
+
+async def test_a_start_waiting_for_a_process_closed_to_make_room_closes_no_other(
+    tmp_path: Path,
+) -> None:
+    """Room for 3: bad and g0 play, then g1 and g2. g2's start closes bad, the least
+    recently used idle process, which lingers through its graces; while it goes, the
+    start waits for it. It closed no more: g0's idle process was not in the way (bad,
+    closing, already makes the room), and g0 plays its next game with it."""
+    bad_pids, good_pids = tmp_path / "bad", tmp_path / "good"
+    specs = [spec("ignore_sigterm", bad_pids, name="bad")]
+    specs += [spec("good", good_pids, name=f"g{i}") for i in range(3)]
+    clocks = Clocks(decision_ms=5000, exit_grace_ms=600, kill_grace_ms=400)
+    settings = RunSettings(clocks=clocks, max_processes=3)
+    async with open_pools(specs, settings) as pools:
+        games = [("bad", "g0"), ("g1", "g2"), ("g0", "g1")]
+        for i, (a, b) in enumerate(games):
+            game = await play_seated(
+                [pools[a], pools[b]], GameConfig(players=2), i, clocks=clocks, game_id=f"g{i}"
+            )
+            assert not game.faults
+        started = {name: pool.started for name, pool in pools.items()}
+    assert not alive(pids(bad_pids)[0])
+    assert started == {"bad": 1, "g0": 1, "g1": 1, "g2": 1}
