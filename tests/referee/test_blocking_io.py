@@ -286,6 +286,17 @@ async def test_part_of_a_frame_left_after_an_answer_is_malformed_at_the_next_act
         )
 
 
+async def test_bytes_after_the_last_answer_in_its_write_are_held(pipes: Pipes) -> None:
+    """What a bot wrote after its last answer, in the same write, is read with it and
+    waits in the decoder: `held` gives it to check-bot's stdout check (after bye, no act
+    follows to refuse it). Two bytes ("ok", printed after the frame) are no whole frame,
+    only the start of one: held all the same."""
+    answer = frame({"type": "action", "request_id": 1, "choice": 0})
+    with pipes.bot(answer + b"ok"):
+        drive(pipes.connection.exchange_steps(ACT, "action", soon(5)), pipes.stop_read)
+    assert pipes.connection.held().endswith(b"ok")
+
+
 def act_steps(pipes: Pipes, request_id: int) -> object:
     """The exchange of the act `request_id` as a game makes it (with its canonical answer,
     which tells the connection the act's id)."""
