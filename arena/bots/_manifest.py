@@ -360,14 +360,20 @@ def check_out_of_reach(specs: Iterable[BotSpec], places: Iterable[tuple[str, Pat
 
 
 def unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:
-    """Rename bots that share a name: alice, alice-2, alice-3 ..."""
-    seen: dict[str, int] = {}
+    """Rename bots that share a name: alice, alice-2, alice-3 ... A new name is one no
+    bot has, given or made: a bot given the name alice-2 keeps it (bots sharing a name
+    would share its processes, a bot's seat played by the other)."""
+    taken = {spec.name for spec in specs}
+    seen: set[str] = set()
     out = []
     for spec in specs:
-        count = seen.get(spec.name, 0) + 1
-        seen[spec.name] = count
-        if count > 1:
+        if spec.name in seen:
+            count = 2
+            while f"{spec.name}-{count}" in taken:
+                count += 1
             spec = dataclasses.replace(spec, name=f"{spec.name}-{count}")
+            taken.add(spec.name)
+        seen.add(spec.name)
         out.append(spec)
     return out
 

@@ -86,6 +86,30 @@ def test_a_match_says_each_bots_first_fault_with_its_message_once(tmp_path: Path
     assert sum("[raiser: crash]" in line for line in lines) == 3
 
 
+def test_bots_renamed_apart_take_no_name_another_bot_has(tmp_path: Path) -> None:
+    """Three bots named x, x and x-2: the second x was renamed x-2, the name of the
+    third, and the two shared one pool: the second bot never ran (the third played its
+    seat as well as its own: two seats of one table), and the match ended in a
+    traceback. Each bot now plays under a name of its own, with its own process."""
+    who = tmp_path / "who.py"
+    who.write_text(
+        "import sys\n"
+        "sys.stderr.write(sys.argv.pop(1) + '\\n'); sys.stderr.flush()\n"
+        f"exec(open({str(tmp_path / 'bot.py')!r}).read())\n"
+    )
+    (tmp_path / "bot.py").write_text(script("good"))
+    bots = [f"{name}={sys.executable} {who} {program} {tmp_path / 'pids'}"
+            for name, program in (("x", "one"), ("x", "two"), ("x-2", "three"))]  # fmt: skip
+    logs = tmp_path / "logs"
+    result = CliRunner().invoke(
+        main, ["match", *bots, "--games", "3", "--sandbox", "none", "--log-dir", str(logs)]
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(row[0] for row in table_rows(result.stdout)) == ["x", "x-2", "x-3"]
+    said = {log.name: log.read_text().split() for log in logs.iterdir()}
+    assert said == {"x.log": ["one"], "x-3.log": ["two"], "x-2.log": ["three"]}
+
+
 def test_match_json_summary_has_seeds_orders_and_causes(tmp_path: Path) -> None:
     a = make_bot(tmp_path, "alice")
     b = make_bot(tmp_path, "hanger", "garbage")
