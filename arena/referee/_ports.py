@@ -77,10 +77,9 @@ class PipePort:
         self.waiting: Callable[[], object] = functools.partial(look.poll, 0)
 
     def fds(self) -> tuple[int, int] | None:
-        try:  # asked each time: a closed stream says so here, and its number is not used
-            return self._send.fileno(), self._receive.fileno()
-        except trio.ClosedResourceError:
-            return None
+        # Asked each time: a closed stream's number is -1 (trio's), and is not used.
+        fds = self._send.fileno(), self._receive.fileno()
+        return None if -1 in fds else fds
 
     async def aclose(self) -> None:
         with (

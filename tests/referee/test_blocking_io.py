@@ -366,6 +366,18 @@ async def test_a_stop_wakes_the_wait_at_once(pipes: Pipes) -> None:
     assert time.perf_counter() - start < 10
 
 
+async def test_closed_pipes_have_no_descriptors(pipes: Pipes) -> None:
+    """A closed stream's descriptor numbers are gone (trio's reads -1 then; the number
+    itself may be another file's by now): neither the port nor its connection gives
+    any."""
+    port = pipes.connection.port
+    assert port.fds() is not None
+    await port.aclose()
+    assert port.fds() is None
+    await pipes.connection.aclose()
+    assert pipes.connection.pipe_fds() is None
+
+
 async def test_other_streams_have_no_pipes() -> None:
     port, _bot = memory_pair()
     assert Connection(port).pipe_fds() is None
