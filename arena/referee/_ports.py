@@ -131,7 +131,7 @@ class MemoryBuffer:
         self._lot.unpark_all()
 
     def readable(self) -> bool:
-        return bool(self._data) or self.write_closed
+        return bool(self._data) or self.write_closed or self.read_closed
 
     def writable(self) -> bool:
         return len(self._data) < _ROOM or self.read_closed

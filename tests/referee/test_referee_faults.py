@@ -624,3 +624,15 @@ async def test_a_game_start_not_read_times_out_after_the_decision_time_and_grace
         "did not read its game_start message within 1,000 ms (+50 ms grace): waited 1,050.0 ms,"
         " its input full ("
     )
+
+
+async def test_an_in_memory_bots_closed_end_refuses_its_reads(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """An in-memory bot's wire behaves as a pipe and a trio stream: a bot that closed its
+    end and reads again gets ClosedResourceError at once, not a wait for ever (the
+    referee's end is still open, and writes nothing)."""
+    _port, stream = memory_pair()
+    await stream.aclose()
+    with trio.fail_after(60), pytest.raises(trio.ClosedResourceError):
+        await stream.receive_some()
