@@ -636,3 +636,14 @@ async def test_an_in_memory_bots_closed_end_refuses_its_reads(
     await stream.aclose()
     with trio.fail_after(60), pytest.raises(trio.ClosedResourceError):
         await stream.receive_some()
+
+
+async def test_an_in_memory_bot_gone_is_a_closed_pipe_to_the_referee() -> None:
+    """As a bot process's pipes once it has exited: the referee reads the end of its
+    output, and a write to its input raises BrokenPipeError (a crash), never takes
+    bytes no one will read."""
+    port, stream = memory_pair()
+    await stream.aclose()
+    assert port.read_some() == b""
+    with pytest.raises(BrokenPipeError):
+        port.write_some(b"\x00\x00\x00\x01\x80")
