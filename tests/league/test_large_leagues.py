@@ -292,6 +292,23 @@ async def test_a_worker_reports_the_processes_it_holds_warm(tmp_path: Path) -> N
     assert warm == [("b0", ("t0-d0",))] * 3 + [("b1", ("t0-d0",))] * 2 + [("b2", ("t0-d0",))]
 
 
+async def test_a_process_that_faulted_is_neither_kept_nor_reported_warm(tmp_path: Path) -> None:
+    """A bot whose process crashed in its game is charged the crash and its process is
+    gone: the pool keeps nothing of it (it would count against the process limit until
+    the bot's next game) and the worker reports no process of it warm (the dispatch
+    would send the bot's next games there for a process that is dead). The next game
+    starts a new one."""
+    pidfile = tmp_path / "pids"
+    specs = (spec("crash_mid_game", pidfile, name="crash"), spec("good", pidfile, name="good"))
+    setup = Setup(specs, RunSettings(clocks=Clocks(decision_ms=5000)), GameConfig(players=2))
+    async with LocalRunner().players(setup) as (play,):
+        played = await play(Play("g0", ("crash", "good"), 1, None))
+        assert [f.cause for f in played.result.faults] == ["crash"]
+        assert [w.bot for w in played.warm] == ["good"]
+        again = await play(Play("g1", ("crash", "good"), 2, None))
+    assert again.launched == {"crash": 1}
+
+
 async def test_a_worker_reports_a_processs_latest_groups_and_never_reuses_it_in_an_older(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
