@@ -647,3 +647,26 @@ async def test_an_in_memory_bot_gone_is_a_closed_pipe_to_the_referee() -> None:
     assert port.read_some() == b""
     with pytest.raises(BrokenPipeError):
         port.write_some(b"\x00\x00\x00\x01\x80")
+
+
+async def test_each_bot_is_told_its_frame_limit_and_the_names_seat_by_seat() -> None:
+    """SPEC §5.1, §5.2: the referee's hello gives the frame limit the referee applies
+    (not the default), and game_start the names in seat order (names[seat] is the
+    bot's own), whatever order the names sort in."""
+    names = ["zed", "amy", "kim"]
+    async with trio.open_nursery() as nursery:
+        sessions, bots = [], []
+        for name in names:
+            session, bot = await connect(nursery, name)
+            await session.handshake(CLOCKS, 200_000)
+            sessions.append(session)
+            bots.append(bot)
+        result = await play_game(sessions, GameConfig(players=3), 1, clocks=CLOCKS)
+        for session in sessions:
+            await session.close(CLOCKS)
+    assert result.faults == ()
+    for seat, bot in enumerate(bots):
+        hello, start = bot.received[:2]
+        assert hello["limits"]["max_frame"] == 200_000
+        assert start["type"] == "game_start"
+        assert (start["seat"], start["names"]) == (seat, names)
