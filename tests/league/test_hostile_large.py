@@ -7,6 +7,7 @@ from pathlib import Path
 
 import trio
 
+from arena.bots import BotSpec
 from arena.messages import Play, Setup
 from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_seated
 from arena.rules import GameConfig
@@ -161,3 +162,52 @@ async def test_a_start_waiting_for_a_process_closed_to_make_room_closes_no_other
         started = {name: pool.started for name, pool in pools.items()}
     assert not alive(pids(bad_pids)[0])
     assert started == {"bad": 1, "g0": 1, "g1": 1, "g2": 1}
+
+
+async def test_a_bot_that_cannot_start_leaves_its_place_under_the_limit(tmp_path: Path) -> None:
+    """Room for 3: a bot whose program is missing fails to start (seated out, charged a
+    crash); its start counted against the limit only while it was tried. g1 and g2 then
+    start beside g0's idle process, and g0 plays its next game with it (a place kept
+    for the failed start had g2's start close it, and g0 start again)."""
+    good_pids = tmp_path / "good"
+    specs = [BotSpec("missing", (str(tmp_path / "no-such-program"),), None)]
+    specs += [spec("good", good_pids, name=f"g{i}") for i in range(3)]
+    clocks = Clocks(decision_ms=5000)
+    settings = RunSettings(clocks=clocks, max_processes=3)
+    async with open_pools(specs, settings) as pools:
+        for i, (a, b) in enumerate([("missing", "g0"), ("g1", "g2"), ("g0", "g1")]):
+            game = await play_seated(
+                [pools[a], pools[b]], GameConfig(players=2), i, clocks=clocks, game_id=f"g{i}"
+            )
+            assert [(f.seat, f.cause) for f in game.faults] == ([(0, "crash")] if i == 0 else [])
+        started = {name: pool.started for name, pool in pools.items()}
+    assert started == {"missing": 1, "g0": 1, "g1": 1, "g2": 1}
+
+
+async def test_a_process_that_fails_its_hello_is_killed_at_once(tmp_path: Path) -> None:
+    """A process that does not say hello in its start-up time is seated out of its game:
+    it is killed then, not left running (not stopped either: it never had a game) on the
+    machine the other seats play on until the game ends."""
+    pidfile = tmp_path / "pids"
+    clocks = Clocks(decision_ms=5000, startup_ms=300)
+    settings = RunSettings(clocks=clocks)
+    async with open_pools([spec("silent", pidfile, name="silent")], settings) as pools:
+        session = await pools["silent"].acquire()
+        assert session.fault is not None
+        assert session.fault.cause == "timeout"
+        assert pids(pidfile)
+        assert not any(alive(pid) for pid in pids(pidfile))
+        await pools["silent"].release(session)
+
+
+async def test_a_process_in_a_game_is_not_reported_warm(tmp_path: Path) -> None:
+    """What a worker reports warm after a game are its idle processes, ready for
+    another: not one in a game it plays at the same time."""
+    pidfile = tmp_path / "pids"
+    settings = RunSettings(clocks=Clocks(decision_ms=5000))
+    async with open_pools([spec("good", pidfile, name="b")], settings) as pools:
+        pool = pools["b"]
+        session = await pool.acquire("t0-d0")
+        assert pool.warm() == []
+        await pool.release(session)
+        assert pool.warm() == [("t0-d0",)]
