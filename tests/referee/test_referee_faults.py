@@ -670,3 +670,13 @@ async def test_each_bot_is_told_its_frame_limit_and_the_names_seat_by_seat() -> 
         assert hello["limits"]["max_frame"] == 200_000
         assert start["type"] == "game_start"
         assert (start["seat"], start["names"]) == (seat, names)
+
+
+async def test_an_in_memory_bots_input_holds_what_a_pipe_holds() -> None:
+    """As a Linux pipe, an in-memory bot's input takes 64 KiB that it has not read, no
+    more: a bot that stops reading fills it, and the referee's write then waits (and
+    times out, as with a process), instead of piling up a game's messages in memory."""
+    port, _stream = memory_pair()
+    assert port.write_some(bytes(100_000)) == 65536
+    with pytest.raises(BlockingIOError):
+        port.write_some(b"\x00")
