@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
+import pytest
 import trio
 
 from arena.bots import BotSpec
+from arena.errors import MachineError
 from arena.messages import Play, Setup
-from arena.referee import BotSession, Clocks, RunSettings, open_pools, play_seated
+from arena.referee import BotSession, Clocks, RunSettings, _pool, open_pools, play_seated
 from arena.rules import GameConfig
 from arena.runners import WorkerPool
 from arena.testing import alive, pids, spec
@@ -211,3 +215,38 @@ async def test_a_process_in_a_game_is_not_reported_warm(tmp_path: Path) -> None:
         assert pool.warm() == []
         await pool.release(session)
         assert pool.warm() == [("t0-d0",)]
+
+
+@pytest.mark.parametrize(
+    "number", [errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE, errno.ENOSPC]
+)
+async def test_a_start_the_machine_refuses_charges_no_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int
+) -> None:
+    """A fork the machine refuses (EAGAIN: no more processes; ENOMEM), no descriptors
+    left, no disk for the bot's private folder: the game stops with a MachineError
+    that says so, and no bot is charged a crash (in a loaded league, one after
+    another would be disqualified for it)."""
+
+    async def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(number, os.strerror(number))
+
+    monkeypatch.setattr(_pool, "start_process", refused)
+    specs = [spec("good", tmp_path / "pids", name=f"g{i}") for i in range(2)]
+    clocks = Clocks(decision_ms=5000)
+    with pytest.raises(BaseExceptionGroup) as caught:
+        async with open_pools(specs, RunSettings(clocks=clocks)) as pools:
+            await play_seated(
+                [pools["g0"], pools["g1"]], GameConfig(players=2), 1, clocks=clocks, game_id="a"
+            )
+    errors = leaves(caught.value)
+    assert errors
+    assert all(isinstance(err, MachineError) for err in errors), errors
+    assert all("nothing is charged to it" in str(err) for err in errors)
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions in `error`, groups opened."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
