@@ -97,6 +97,45 @@ def test_a_game_lost_every_time_stops_the_league_with_the_referees_error(
     assert faults(games) == []
 
 
+async def test_no_process_of_a_game_the_referee_lost_plays_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game the referee fails (RefereeError) is played again from its start: the same
+    deal. Its processes had seen it (here all of it: the referee fails it at its end),
+    so they are killed, never given back to their pools: one kept would replay a deal
+    it had watched, knowing every hand the others hold."""
+    from arena.errors import RefereeError
+    from arena.referee import Clocks, RunSettings, _pool, open_pools, play_seated
+    from arena.rules import GameConfig
+    from arena.testing import alive, pids, spec
+
+    real = _pool.play_game
+    seated: list[list[object]] = []
+
+    async def play_game(seats: list[object], *args: object, **kwargs: object) -> object:
+        seated.append(list(seats))
+        played = await real(seats, *args, **kwargs)  # type: ignore[arg-type]
+        if len(seated) == 1:
+            raise RefereeError("the game made no progress (a test's)")
+        return played
+
+    monkeypatch.setattr(_pool, "play_game", play_game)
+    pidfile = tmp_path / "pids"
+    clocks = Clocks(decision_ms=5000)
+    specs = [spec("good", pidfile, name=name) for name in ("ann", "bob")]
+    async with open_pools(specs, RunSettings(clocks=clocks)) as pools:
+        result = await play_seated(
+            [pools["ann"], pools["bob"]], GameConfig(players=2), 7, clocks=clocks, game_id="g"
+        )
+        assert not result.faults
+        first, again = seated
+        assert not set(map(id, first)) & set(map(id, again))
+        started = pids(pidfile)
+        assert len(started) == 4
+        assert not any(alive(pid) for pid in started[:2])
+        assert all(alive(pid) for pid in started[2:])  # kept for the next game
+
+
 # The stress test: every table size, at 1, 2 and 4 games at once, with a CPU hog on
 # every core. Games of one play (--play-cap 1) end in a few steps, so most of the
 # driver's rounds start or end a game: where the lost wake-up hid.
