@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from arena.bots import load_manifest
 from arena.cli import main
+from arena.errors import ManifestError
 from arena.testing import script
 
 pytestmark = pytest.mark.subprocess
@@ -318,3 +321,19 @@ def test_a_fault_ends_with_what_the_bot_last_said(tmp_path: Path) -> None:
     message = faults[0]["message"]
     assert "(its stderr ended: " in message
     assert message.endswith("ZeroDivisionError: division by zero)")
+
+
+@pytest.mark.parametrize("name", ["a" * 65, "-x", ".x", "_x", "+x", "x/y", "x y", ""])
+def test_a_bot_name_out_of_the_rule_is_refused_in_one_line(tmp_path: Path, name: str) -> None:
+    """bot.toml's name: 1 to 64 letters, digits or - _ . +, a letter or digit first (a
+    name that begins as an option, or names a hidden file, is none)."""
+    folder = bot(tmp_path, "b", manifest=f'name = "{name}"\nrun = "python3 bot.py"\n')
+    with pytest.raises(
+        ManifestError, match=re.escape("must be 1 to 64 letters, digits or - _ . +")
+    ):
+        load_manifest(folder)
+
+
+def test_a_bot_name_of_64_characters_is_taken(tmp_path: Path) -> None:
+    folder = bot(tmp_path, "b", manifest=f'name = "{"a" * 64}"\nrun = "python3 bot.py"\n')
+    assert load_manifest(folder).name == "a" * 64
