@@ -337,3 +337,31 @@ def test_a_bot_name_out_of_the_rule_is_refused_in_one_line(tmp_path: Path, name:
 def test_a_bot_name_of_64_characters_is_taken(tmp_path: Path) -> None:
     folder = bot(tmp_path, "b", manifest=f'name = "{"a" * 64}"\nrun = "python3 bot.py"\n')
     assert load_manifest(folder).name == "a" * 64
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ('name = 5\nrun = "python3 bot.py"\n', "'name' must be a string"),
+        ('name = ["b"]\nrun = "python3 bot.py"\n', "'name' must be a string"),
+        ('name = "b"\nrun = 5\n', "'run' must be a non-empty string"),
+        ('name = "b"\nrun = ["python3", "bot.py"]\n', "'run' must be a non-empty string"),
+        ('name = "b"\nrun = "  "\n', "'run' must be a non-empty string"),
+        ('name = "b"\nrun = "python3 \'bot.py"\n', "'run' is not a valid command line"),
+        ('name = "b"\nrun = "python3 bot.py"\nbuild = 1\n', "'build' must be a non-empty string"),
+        ('name = "b"\nrun = "python3 bot.py"\nbuild = ""\n', "'build' must be a non-empty string"),
+        ('name = "b"\nrun = "python3 bot.py"\nbuild = "make \'all"\n', "'build' is not a valid"),
+    ],
+)
+def test_a_bot_toml_value_of_the_wrong_kind_is_refused_in_one_line(
+    tmp_path: Path, manifest: str, message: str
+) -> None:
+    """Each key of bot.toml read as what it must be: a value of another type, an empty
+    command or one shlex cannot split is said, naming the key, never a traceback (a
+    name that is a number reached the name's pattern, a run that is a list its split)."""
+    folder = bot(tmp_path, "b", manifest=manifest)
+    with pytest.raises(ManifestError, match=re.escape(message)):
+        load_manifest(folder)
+    result = invoke("match", folder, folder, "--sandbox", "none")
+    assert result.exit_code == 2
+    assert message in result.output
