@@ -365,3 +365,23 @@ def test_a_bot_toml_value_of_the_wrong_kind_is_refused_in_one_line(
     result = invoke("match", folder, folder, "--sandbox", "none")
     assert result.exit_code == 2
     assert message in result.output
+
+
+@pytest.mark.parametrize(
+    ("arg", "message"),
+    [
+        ("x=", "empty bot command line"),
+        ("x= ", "empty bot command line"),
+        ("x/y=python3 bot.py", "bot argument: bot name 'x/y' must be 1 to 64 letters"),
+        (".x=python3 bot.py", "bot argument: bot name '.x' must be 1 to 64 letters"),
+        ("x=python3 'bot.py", "is not a valid command line: No closing quotation"),
+    ],
+)
+def test_a_command_line_bot_that_is_no_command_is_refused_in_one_line(
+    arg: str, message: str
+) -> None:
+    """NAME=COMMAND: a name out of the rule, a command that is empty or that shlex
+    cannot split is said in one line (exit 2), never played nor a traceback."""
+    result = invoke("match", arg, "python3 bot.py", "--sandbox", "none")
+    assert result.exit_code == 2, result.output
+    assert message in result.output
