@@ -143,6 +143,33 @@ def test_a_submission_nested_past_the_limit_is_refused_not_crashed_on(tmp_path: 
     load_manifest(ok).digest()  # as deep as allowed
 
 
+def test_the_depth_limit_is_exact(tmp_path: Path) -> None:
+    """`MAX_DEPTH` folders nested in a submission are taken, one more is refused (by
+    the digest and by the check of a build's tree alike)."""
+    ok = bot_folder(tmp_path / "ok", "fine")
+    nest(ok, MAX_DEPTH)
+    load_manifest(ok).digest()
+    check_tree("fine", ok)
+    deep = bot_folder(tmp_path / "deep", "deep")
+    nest(deep, MAX_DEPTH + 1)
+    with pytest.raises(ManifestError, match=f"nested more than {MAX_DEPTH} folders"):
+        load_manifest(deep).digest()
+    with pytest.raises(ManifestError, match=f"nested more than {MAX_DEPTH} folders"):
+        check_tree("deep", deep)
+
+
+def test_a_link_to_a_folder_whose_name_begins_as_the_submissions_leads_out(
+    tmp_path: Path,
+) -> None:
+    """bots/alice2 is not inside bots/alice, whatever their names share: a link of
+    alice's to a file of alice2's (another bot's submission) leads out of alice's."""
+    alice = bot_folder(tmp_path, "alice")
+    bot_folder(tmp_path, "alice2")
+    (alice / "peek").symlink_to("../alice2/bot.py")
+    with pytest.raises(ManifestError, match="peek is a link out of the submission"):
+        load_manifest(alice).digest()
+
+
 def test_a_bots_folder_nested_deep_without_manifests_is_searched_without_a_crash(
     tmp_path: Path,
 ) -> None:
