@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import threading
@@ -323,3 +324,57 @@ async def test_a_bot_stopped_keeps_in_its_log_what_it_wrote_before(tmp_path: Pat
                 await process.kill(grace=0.2)
     assert log.read_text() == "last words\n"
     assert process.stderr.last_lines() == ["last words"]
+
+
+CHILD_IGNORES_SIGTERM = """
+import os, signal, sys, time
+pid = os.fork()
+if pid == 0:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with open(sys.argv[1], "a") as f:
+        f.write(f"{os.getpid()}\\n")
+    time.sleep(1000)
+    os._exit(0)
+time.sleep(1000)
+"""
+
+
+async def test_a_child_that_ignores_sigterm_goes_with_its_leader(tmp_path: Path) -> None:
+    """A bot's process leaves at SIGTERM, its child ignores it: the child is killed all
+    the same (SIGKILL to the whole group once the leader is gone), never left to run on
+    (to compute, or to pass what it saw to a later process of the bot)."""
+    pidfile = tmp_path / "pids"
+    bot = BotSpec("b", (sys.executable, "-c", CHILD_IGNORES_SIGTERM, str(pidfile)), None)
+    async with trio.open_nursery() as nursery:
+        process = await start_process(bot, nursery)
+        for _ in range(1200):  # its child's pid, once written (a minute at most)
+            if pids(pidfile):
+                break
+            await trio.sleep(0.05)
+        (child,) = pids(pidfile)
+        await process.kill(0.5)
+        nursery.cancel_scope.cancel()
+    for _ in range(100):  # SIGKILL lands when the child next runs (a loaded machine)
+        if not alive(child):
+            break
+        await trio.sleep(0.05)
+    assert not alive(child)
+
+
+async def test_a_bot_sees_no_environment_of_arenas_nor_its_own_name(tmp_path: Path) -> None:
+    """A bot's environment is PATH, LANG, its HOME and TMPDIR (its private folder) and
+    PYTHONDONTWRITEBYTECODE: nothing of the organiser's, and no path that names the
+    bot (an SPRT's NEW and OLD are NAME.new and NAME.old: seats they must not tell
+    apart)."""
+    out = tmp_path / "env.json"
+    code = "import json, os, sys; open(sys.argv[1], 'w').write(json.dumps(dict(os.environ)))"
+    bot = BotSpec("alice.new", (sys.executable, "-c", code, str(out)), None)
+    async with trio.open_nursery() as nursery:
+        process = await start_process(bot, nursery)
+        await process.wait_exit(60)
+        await process.kill(0.5)
+        nursery.cancel_scope.cancel()
+    env = json.loads(await trio.Path(out).read_text())
+    assert set(env) == {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE"}
+    assert env["HOME"] == env["TMPDIR"]
+    assert "alice" not in env["HOME"]
