@@ -385,3 +385,19 @@ def test_a_command_line_bot_that_is_no_command_is_refused_in_one_line(
     result = invoke("match", arg, "python3 bot.py", "--sandbox", "none")
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+def test_a_program_named_with_a_slash_is_found_in_the_bots_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run = "./run.sh" names the bot folder's run.sh, wherever arena runs (SPEC §14.2),
+    not a file of arena's working folder."""
+    from arena.bots._manifest import resolve_run
+
+    folder = bot(tmp_path, "b", manifest='name = "b"\nrun = "./run.sh --fast"\n')
+    (folder / "run.sh").write_text("#!/bin/sh\n")
+    (folder / "run.sh").chmod(0o755)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert resolve_run(load_manifest(folder)) == [str(folder.resolve() / "run.sh"), "--fast"]
