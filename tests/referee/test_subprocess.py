@@ -378,3 +378,51 @@ async def test_a_bot_sees_no_environment_of_arenas_nor_its_own_name(tmp_path: Pa
     assert set(env) == {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE"}
     assert env["HOME"] == env["TMPDIR"]
     assert "alice" not in env["HOME"]
+
+
+LIMITS_SEEN = """
+import json, resource, sys
+names = ("RLIMIT_AS", "RLIMIT_NOFILE")
+seen = {name: resource.getrlimit(getattr(resource, name)) for name in names}
+open(sys.argv[1], "w").write(json.dumps(seen))
+"""
+
+
+async def test_a_bot_cannot_raise_its_own_limits(tmp_path: Path) -> None:
+    """Each limit is set as both soft and hard limit (without the sandbox too, where
+    arena sets them between fork and exec): a bot that raised its soft limit to the
+    hard one would lift its own memory or file limit."""
+    out = tmp_path / "limits.json"
+    bot = BotSpec("b", (sys.executable, "-c", LIMITS_SEEN, str(out)), None)
+    async with trio.open_nursery() as nursery:
+        process = await start_process(bot, nursery, limits=Limits(memory_mb=2048, open_files=100))
+        await process.wait_exit(60)
+        await process.kill(0.5)
+        nursery.cancel_scope.cancel()
+    seen = json.loads(await trio.Path(out).read_text())
+    assert seen == {"RLIMIT_AS": [2048 * 1024 * 1024] * 2, "RLIMIT_NOFILE": [100, 100]}
+
+
+def test_stderr_tail_keeps_only_the_end() -> None:
+    """A bot that floods its stderr: arena keeps its last 4 KiB for fault messages, not
+    all of it in memory."""
+    from arena.bots._process import StderrTail
+
+    tail = StderrTail()
+    for i in range(1000):
+        tail.add(f"line {i}\n".encode() * 10)
+    assert len(tail._data) <= StderrTail.KEEP
+    assert tail.last_lines(2) == ["line 999", "line 999"]
+
+
+def test_a_process_is_worn_by_its_age_times_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process may have used its age times the machine's cores in CPU time: one 30 s
+    old on 4 cores may have used 100 s, and is replaced before a game it could not end."""
+    from arena.bots import _process
+
+    monkeypatch.setattr(_process, "_CORES", 4)
+    process = object.__new__(_process.BotProcess)
+    process.started = time.monotonic() - 30
+    assert process.cpu_worn(100)
+    assert not process.cpu_worn(1000)
+    assert not process.cpu_worn(None)
