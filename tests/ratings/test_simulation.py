@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from arena.ratings import (
+    FinishingOrders,
     NoEstimateError,
     bootstrap_plackett_luce,
     fit_plackett_luce,
@@ -109,3 +110,26 @@ def test_bootstrap_counts_resamples_without_a_plain_fit() -> None:
     boot = bootstrap_plackett_luce(rankings, prior=0.0, resamples=40, seed=2)
     assert boot.skipped > 0
     assert len(boot.samples) + boot.skipped == 40
+
+
+def test_a_small_real_spread_is_a_spread_not_a_degenerate_bootstrap() -> None:
+    """A league of 100,000 games pins a rating down to a few thousandths of a nat (about
+    1 Elo): the refits vary that little, and it is a real spread, not the ``±0`` of a
+    sample without variation (`BootstrapResult.degenerate`), which the standings would
+    replace by the Fisher interval."""
+    games = 100_000
+    rng = np.random.default_rng(11)
+    a_won = rng.random(games) < 0.6
+    orders = FinishingOrders(
+        players=("a", "b"),
+        game=np.repeat(np.arange(games, dtype=np.intp), 2),
+        player=np.column_stack((np.zeros(games), np.ones(games))).astype(np.intp).ravel(),
+        place=np.column_stack((~a_won, a_won)).astype(np.int64).ravel(),
+        games=games,
+    )
+    boot = bootstrap_plackett_luce(orders, prior=1.0, resamples=20, seed=0)
+    assert boot.degenerate is None
+    fisher = fit_plackett_luce(orders, prior=1.0).standard_errors()
+    assert fisher is not None
+    assert float(fisher[0]) < 0.005  # tiny, and real
+    assert boot.standard_errors() == pytest.approx(fisher, rel=0.5)
