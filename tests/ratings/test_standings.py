@@ -517,3 +517,53 @@ def test_an_anchor_fixes_the_scale_at_a_bot() -> None:
     assert json.loads(render(anchored, "json"))["anchor"] == {"bot": "bob", "elo": 2000.0}
     with pytest.raises(ValueError, match="the anchor 'zed' played no game here"):
         compute_standings(RECORDS, anchor=("zed", 0.0))
+
+
+def test_csv_and_json_give_every_value_of_every_row_under_its_own_name() -> None:
+    """What scripts read is what the table shows: each CSV cell and JSON value of a
+    row is that row's own value of its column (an interval's low end is not its high
+    end, a win rate is not the wins), and the notes' facts are in the JSON."""
+    records = [GameRecord(f"{k}-{g.game_id}", g.group, g.seats) for k in range(3) for g in RECORDS]
+    for table in (
+        compute_standings(records, anchor=("bob", 1800.0)),
+        compute_standings(records, bootstrap=40, seed=2),
+    ):
+        doc = json.loads(render(table, "json"))
+        cells = list(csv.DictReader(io.StringIO(render(table, "csv"))))
+        assert len(doc["rows"]) == len(cells) == len(table.rows) == 3
+        for row, js, cs in zip(table.rows, doc["rows"], cells, strict=True):
+            values = {
+                "rank": row.rank, "bot": row.player, "elo": row.elo,
+                "plus_minus": row.plus_minus, "elo_low": row.elo_low,
+                "elo_high": row.elo_high, "los": row.superiority, "games": row.games,
+                "wins": row.wins, "win_rate": row.win_rate,
+                "average_place": row.average_place, "points": row.points,
+            }  # fmt: skip
+            for key, value in values.items():
+                if value is None:
+                    assert js[key] is None, key
+                    assert cs[key] == "", key
+                elif isinstance(value, str):
+                    assert js[key] == cs[key] == value, key
+                else:
+                    assert js[key] == pytest.approx(value, abs=1e-6), key
+                    assert float(cs[key]) == pytest.approx(value, abs=1e-6), key
+            assert js["faults"] == dict(row.faults)
+            assert {cause: int(cs[cause]) for cause in FAULT_CAUSES} == dict(row.faults)
+            assert row.elo_low is not None
+            assert row.elo_high is not None
+            assert row.elo_low <= row.elo <= row.elo_high
+        assert doc["forfeits"] == table.forfeits == 3
+        assert doc["confidence"] == 0.95
+    grouped = [
+        game(f"g{i}", ("x", 1 + (i % 3 == 0)), ("y", 2 - (i % 3 == 0)), group=f"d{i // 4}")
+        for i in range(40)
+    ]
+    doc = json.loads(render(compute_standings(grouped, bootstrap=20), "json"))
+    assert doc["bootstrap"]["unit"] == "group"
+    assert doc["intervals"] == "bootstrap"
+    plain = json.loads(render(compute_standings(records, intervals=False), "json"))
+    assert plain["intervals"] is None
+    assert plain["confidence"] is None
+    pooled = compute_standings(records, versions={"ann": 2, "zed": 3})
+    assert json.loads(render(pooled, "json"))["versions"] == {"ann": 2}
