@@ -119,3 +119,17 @@ def test_nascar_through_arena_rate() -> None:
         gap = (elo[driver] - elo["driver1"]) / ELO_PER_NAT
         assert gap == pytest.approx(published, abs=0.5e-4)
     assert math.fsum(elo.values()) / len(elo) == pytest.approx(1500.0)
+
+
+def test_the_fit_converges_in_a_handful_of_steps(
+    nascar: PlackettLuceFit, citations: PlackettLuceFit
+) -> None:
+    """The module docstring: MM alone converges linearly and slowly, so once its steps
+    are small each is followed by a Newton step, kept when it does not lower the
+    likelihood, and a handful of each suffice. A Newton step kept only when it did not
+    raise it left MM alone: the same numbers, after 23 steps on NASCAR and 38 on the
+    citations (43 with a prior) instead of 5, on 100,000 games a few seconds more."""
+    assert nascar.iterations <= 10
+    assert citations.iterations <= 10
+    records = load_places_csv(NASCAR)
+    assert fit_plackett_luce([r.ranking() for r in records], prior=1.0).iterations <= 10
