@@ -133,3 +133,14 @@ def test_a_small_real_spread_is_a_spread_not_a_degenerate_bootstrap() -> None:
     assert fisher is not None
     assert float(fisher[0]) < 0.005  # tiny, and real
     assert boot.standard_errors() == pytest.approx(fisher, rel=0.5)
+
+
+@pytest.mark.parametrize("prior", [0.0, 1.0])
+def test_every_refit_is_centred_as_the_fit_is(prior: float) -> None:
+    """`BootstrapResult.samples` are centred log-strengths, as the fit's: with a prior a
+    refit is not centred of itself (its level is the prior's), and refits left so
+    would add the spread of their levels to every bot's standard error."""
+    rankings = simulate(TRUTH[:5], 60, 3, np.random.default_rng(8))
+    boot = bootstrap_plackett_luce(rankings, prior=prior, resamples=30, seed=4)
+    assert len(boot.samples) == 30
+    assert boot.samples.sum(axis=1) == pytest.approx(np.zeros(30), abs=1e-9)
