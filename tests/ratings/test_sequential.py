@@ -58,3 +58,11 @@ def test_the_average_stays_at_the_mean(rankings: Rankings, k: float, mean: float
 def test_k_factor_must_be_positive_and_finite(k: float) -> None:
     with pytest.raises(ValueError, match="k_factor"):
         sequential_elo([[["a"], ["b"]]], k_factor=k)
+
+
+def test_a_game_of_one_player_rates_it_and_moves_nothing() -> None:
+    """A ranking of one player (the fit accepts it too) is no pair: it puts the player at
+    the mean and changes no rating, where dividing K by its 0 opponents raised."""
+    assert sequential_elo([[["a"]]]) == {"a": 1500.0}
+    ratings = sequential_elo([[["a"], ["b"]], [["b"]], [["c"]]], k_factor=32)
+    assert ratings == {"a": 1516.0, "b": 1484.0, "c": 1500.0}
