@@ -567,3 +567,12 @@ def test_csv_and_json_give_every_value_of_every_row_under_its_own_name() -> None
     assert plain["confidence"] is None
     pooled = compute_standings(records, versions={"ann": 2, "zed": 3})
     assert json.loads(render(pooled, "json"))["versions"] == {"ann": 2}
+
+
+def test_bots_of_equal_elo_are_ranked_by_name() -> None:
+    """Equal ratings are ranked by name, whatever order the games named the bots in:
+    sequential Elo gives bots that only tied the same rating exactly."""
+    records = [game("g1", ("zed", 1), ("amy", 1)), game("g2", ("kim", 1), ("bea", 1))]
+    table = compute_standings(records, method="sequential")
+    assert [row.player for row in table.rows] == ["amy", "bea", "kim", "zed"]
+    assert {row.elo for row in table.rows} == {1500.0}
