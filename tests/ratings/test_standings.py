@@ -576,3 +576,19 @@ def test_bots_of_equal_elo_are_ranked_by_name() -> None:
     table = compute_standings(records, method="sequential")
     assert [row.player for row in table.rows] == ["amy", "bea", "kim", "zed"]
     assert {row.elo for row in table.rows} == {1500.0}
+
+
+def test_a_bootstrap_whose_resamples_had_no_plain_fit_says_so() -> None:
+    """Five bots in a cycle of wins, rated without a prior: a resample has a plain
+    fit only if it holds all five games, and 9 of 10 do not. The one refit left is no
+    spread, and the reason given is the resamples without a fit, the cause, not the
+    count of refits left, a consequence."""
+    names = "abcde"
+    records = [game(f"g{i}", (names[i], 1), (names[(i + 1) % 5], 2)) for i in range(5)]
+    table = compute_standings(records, prior=0.0, bootstrap=10, seed=2)
+    assert table.intervals is None
+    assert table.bootstrap_skipped == 9
+    assert table.bootstrap_none == ""
+    why = "9 of 10 resamples had no finite fit without a prior, too many for error bars"
+    assert table.no_error_bars == why + "; a prior > 0 avoids this"
+    assert json.loads(render(table, "json"))["bootstrap"]["no_error_bars"] == table.no_error_bars
