@@ -592,3 +592,11 @@ def test_a_bootstrap_whose_resamples_had_no_plain_fit_says_so() -> None:
     why = "9 of 10 resamples had no finite fit without a prior, too many for error bars"
     assert table.no_error_bars == why + "; a prior > 0 avoids this"
     assert json.loads(render(table, "json"))["bootstrap"]["no_error_bars"] == table.no_error_bars
+
+
+def test_the_notes_say_an_anchored_interval_is_that_of_the_difference() -> None:
+    """Issue 46.4: anchored, each ± is the interval of the bot's difference from the
+    anchor (the anchor's own is 0), and the notes say so."""
+    text = compute_standings(RECORDS, anchor=("bob", 2000.0)).describe()
+    assert "±: 95% interval of the difference from bob from the Fisher information." in text
+    assert "of the difference" not in compute_standings(RECORDS).describe()
