@@ -600,3 +600,10 @@ def test_the_notes_say_an_anchored_interval_is_that_of_the_difference() -> None:
     text = compute_standings(RECORDS, anchor=("bob", 2000.0)).describe()
     assert "±: 95% interval of the difference from bob from the Fisher information." in text
     assert "of the difference" not in compute_standings(RECORDS).describe()
+
+
+def test_no_reason_for_missing_error_bars_when_no_bootstrap_was_asked_for() -> None:
+    """`Standings.no_error_bars` is None when no bootstrap was requested, whether the
+    table has error bars or not (no intervals, or sequential Elo)."""
+    assert compute_standings(RECORDS, intervals=False).no_error_bars is None
+    assert compute_standings(RECORDS, method="sequential").no_error_bars is None
