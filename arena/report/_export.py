@@ -436,7 +436,8 @@ class LeagueData:
             records = self.store.result_columns().only(self.only).records()
         standings = matrix = None
         if records:
-            played = {seat.player for record in records for seat in record.seats}
+            # (a forfeit is no game played: `compute_standings` neither rates nor counts it)
+            played = {s.player for r in records if not r.forfeited for s in r.seats}
             anchor = self.anchor if self.anchor is not None and self.anchor[0] in played else None
             table = compute_standings(
                 records, anchor=anchor, versions=self.store.changed_versions()

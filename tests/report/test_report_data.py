@@ -967,3 +967,30 @@ def test_a_report_following_a_league_counts_a_game_replaced_by_its_forfeit_once(
         fresh = LeagueData(db)
         fresh.update()
         assert fresh.league() == data.league()
+
+
+def test_an_anchor_whose_only_games_are_forfeits_is_rated_as_no_anchor(tmp_path: Path) -> None:
+    """A live league whose anchor has no game yet is rated as without one (`LeagueData`):
+    a forfeit is no game played (the standings neither rate nor count it), so an anchor
+    whose only games are forfeits has none either. Counted as played, it made every
+    league payload raise "the anchor 'dan' played no game here", on each page
+    `arena serve` was asked for."""
+    from tests.league.test_store_basics import finished
+
+    names = ("ann", "bob", "cat")
+    path = tmp_path / "league.sqlite"
+    with Store.open(path) as db:
+        for k in range(4):
+            db.record_game(
+                finished(f"g{k}", k + 1, names), index=k, group=None,
+                started_at=1.0, finished_at=2.0,
+            )  # fmt: skip
+        db.record_forfeit("g4", 4, None, ("ann", "dan"), ["dan"], seed=4)
+    with Store.open(path, readonly=True) as db:
+        data = LeagueData(db, anchor=("dan", 2000.0))
+        data.update()
+        league_data = data.league(live=True)
+    plain = json.loads(cli("standings", path, "-f", "json"))
+    assert league_data["standings"]["anchor"] is None
+    assert league_data["standings"]["rows"] == plain["rows"]
+    assert plain["unplayed"] == ["dan"]
