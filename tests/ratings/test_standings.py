@@ -607,3 +607,19 @@ def test_no_reason_for_missing_error_bars_when_no_bootstrap_was_asked_for() -> N
     table has error bars or not (no intervals, or sequential Elo)."""
     assert compute_standings(RECORDS, intervals=False).no_error_bars is None
     assert compute_standings(RECORDS, method="sequential").no_error_bars is None
+
+
+def test_the_table_shows_each_rows_numbers_in_its_columns(standings: Standings) -> None:
+    """The printed table: Elo and ± to the point, LOS and win % as percentages, the
+    average place and points to their decimals, each fault under its cause."""
+    lines = render(standings, "plain", notes=False).splitlines()
+    header = lines[0].split()
+    assert header == [
+        "rank", "bot", "Elo", "±", "LOS", "games", "wins", "win", "%", "avg", "place",
+        "avg", "points", "timeout", "crash", "illegal", "forfeit",
+    ]  # fmt: skip
+    cells = {line.split()[1]: line.split() for line in lines[1:]}
+    assert cells["ann"] == ["1", "ann", "1568", "187", "60%", "4", "2", "50.0", "1.50", "18.3",
+                            "0", "0", "1", "1"]  # fmt: skip
+    assert cells["bob"][2:8] == ["1527", "188", "78%", "3", "1", "33.3"]
+    assert cells["cid"][2:] == ["1405", "179", "4", "1", "25.0", "2.25", "83.0", "1", "1", "0", "0"]
