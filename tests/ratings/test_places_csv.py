@@ -172,3 +172,27 @@ def test_any_text_gives_records_or_an_input_error(text: str) -> None:
             players = [seat.player for seat in record.seats]
             assert len(players) == len(set(players))
             assert all(1 <= seat.place <= len(record.seats) for seat in record.seats)
+
+
+def test_a_file_whose_games_rows_are_interleaved_rates_as_one_whose_are_not(
+    tmp_path: Path,
+) -> None:
+    """The rows of a game need not be together. Read by columns, a game's seats are put
+    together before anything counts on it: the groups of bots no game links were found
+    from seats side by side, and with a's game's seats apart from each other every bot
+    was a group of its own ("Apart", and no LOS)."""
+    from arena.standings import compute_standings, load_places_columns
+
+    games = [("g1", "a", "b"), ("g2", "c", "d"), ("g3", "b", "c"), ("g4", "d", "a")]
+    together = "".join(f"{g},{w},1\n{g},{lost},2\n" for g, w, lost in games)
+    apart = "".join(f"{g},{w},1\n" for g, w, _ in games) + "".join(
+        f"{g},{lost},2\n" for g, _, lost in games
+    )
+    tables = []
+    for name, rows in (("together", together), ("apart", apart)):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("game,player,place\n" + rows)
+        tables.append(compute_standings(load_places_columns(path)))
+    assert tables[1].apart == ()
+    assert tables[1] == tables[0]
+    assert all(row.superiority is not None for row in tables[1].rows[:-1])
