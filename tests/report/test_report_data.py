@@ -994,3 +994,47 @@ def test_an_anchor_whose_only_games_are_forfeits_is_rated_as_no_anchor(tmp_path:
     assert league_data["standings"]["anchor"] is None
     assert league_data["standings"]["rows"] == plain["rows"]
     assert plain["unplayed"] == ["dan"]
+
+
+def test_a_draw_is_neither_above_nor_below_in_a_bots_results_against_another(
+    tmp_path: Path,
+) -> None:
+    """R5.4: a game that reaches its play cap is a draw, its players sharing a place.
+    On a bot's page, its results against each opponent count the games it finished
+    above and below that one: a shared place is neither (the matrix counts it half)."""
+    import random
+
+    from arena.referee import GameResult
+    from arena.rules import Format, Game, GameConfig
+
+    names = ("ann", "bob", "cat")
+    path = tmp_path / "league.sqlite"
+    with Store.open(path) as db:
+        for k, cap in enumerate([1, 1, 5000]):
+            config = GameConfig(players=3, format=Format.POINTS, target=60, play_cap=cap)
+            game = Game(config, k + 1)
+            rng = random.Random(k)
+            while not game.is_over:
+                actions = game.legal_actions()
+                game.apply(actions[rng.randrange(len(actions))])
+            result = GameResult(
+                game_id=f"g{k}", seed=k + 1, config=config, names=names,
+                outcome=game.outcome(), faults=(), decisions=game.plays,
+                think_ms=(0.0,) * 3, log=[{"type": "game", "game_id": f"g{k}"}],
+            )  # fmt: skip
+            db.record_game(result, index=k, group=None, started_at=1.0, finished_at=2.0)
+        rows = db.seat_rows()
+    place = {(r.game_id, r.bot): r.place for r in rows}
+    assert {place["g0", n] for n in names} == {1}  # a draw
+    with Store.open(path, readonly=True) as db:
+        data = LeagueData(db)
+        data.update()
+        bots = data.league()["bots"]
+    for a in names:
+        for b in set(names) - {a}:
+            versus = bots[a]["versus"][b]
+            games = [f"g{k}" for k in range(3)]
+            assert versus["games"] == 3
+            assert versus["above"] == sum(place[g, a] < place[g, b] for g in games)
+            assert versus["below"] == sum(place[g, a] > place[g, b] for g in games)
+            assert versus["above"] + versus["below"] == 1
