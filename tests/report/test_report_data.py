@@ -1038,3 +1038,26 @@ def test_a_draw_is_neither_above_nor_below_in_a_bots_results_against_another(
             assert versus["above"] == sum(place[g, a] < place[g, b] for g in games)
             assert versus["below"] == sum(place[g, a] > place[g, b] for g in games)
             assert versus["above"] + versus["below"] == 1
+
+
+def test_the_report_says_which_rows_pool_versions_of_a_submission(tmp_path: Path) -> None:
+    """The report's standings are `arena standings`' JSON, the versions a row pools
+    included: a submission that changed between runs is named with its versions."""
+    from tests.league.test_store_basics import finished
+
+    names = ("ann", "bob", "cat")
+    path = tmp_path / "league.sqlite"
+    with Store.open(path) as db:
+        for k in range(3):
+            db.record_game(
+                finished(f"g{k}", k + 1, names), index=k, group=None,
+                started_at=1.0, finished_at=2.0,
+            )  # fmt: skip
+        db.count_version("ann")
+    with Store.open(path, readonly=True) as db:
+        data = LeagueData(db)
+        data.update()
+        league_data = data.league()
+    standings = json.loads(cli("standings", path, "-f", "json"))
+    assert standings["versions"] == {"ann": 2}
+    assert league_data["standings"] == standings
