@@ -1031,6 +1031,7 @@ def test_a_draw_is_neither_above_nor_below_in_a_bots_results_against_another(
         data.update()
         bots = data.league()["bots"]
     for a in names:
+        assert sorted(bots[a]["versus"]) == sorted(set(names) - {a})  # not itself
         for b in set(names) - {a}:
             versus = bots[a]["versus"][b]
             games = [f"g{k}" for k in range(3)]
