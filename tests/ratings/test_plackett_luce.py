@@ -371,3 +371,17 @@ def test_fit_is_a_stationary_point_with_sensible_covariance(
     assert cov is not None
     assert np.allclose(cov.sum(axis=1), 0.0, atol=1e-8)  # centred: rows sum to zero
     assert np.all(np.linalg.eigvalsh(cov) > -1e-10)  # positive semi-definite
+
+
+def test_a_negative_prior_is_refused_and_a_start_that_is_not_finite_is_ignored() -> None:
+    """The fit's own checks, as a caller of the library meets them (the standings check
+    the prior before): a prior below 0 is no prior; a warm start holding NaN or an
+    infinity (an earlier fit gone wrong) starts cold, with the same result."""
+    rankings = [[["a"], ["b"], ["c"]], [["b"], ["a"], ["c"]], [["c"], ["a"], ["b"]]]
+    with pytest.raises(ValueError, match="prior must be a finite number >= 0"):
+        fit_plackett_luce(rankings, prior=-0.5)
+    cold = fit_plackett_luce(rankings)
+    for bad in (math.nan, math.inf):
+        warm = fit_plackett_luce(rankings, start={"a": bad, "b": 0.3})
+        assert np.all(np.isfinite(warm.log_strength))
+        assert warm.log_strength == pytest.approx(cold.log_strength, abs=1e-8)
