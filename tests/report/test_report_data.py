@@ -849,6 +849,17 @@ def test_the_report_takes_the_standings_anchor(store: Path, tmp_path: Path) -> N
     assert f"--anchor 'zed': no such bot in {store}" in result.output
 
 
+def _four_games(db: Store, names: tuple[str, ...]) -> None:
+    """Games g0 to g3 of `names`, stored played (each with its own finishing order)."""
+    from tests.league.test_store_basics import finished
+
+    for k in range(4):
+        db.record_game(
+            finished(f"g{k}", k + 1, names), index=k, group=None,
+            started_at=1.0, finished_at=2.0,
+        )  # fmt: skip
+
+
 def test_a_forfeit_counts_in_no_bots_games_wins_or_results_in_the_report(
     tmp_path: Path,
 ) -> None:
@@ -857,17 +868,11 @@ def test_a_forfeit_counts_in_no_bots_games_wins_or_results_in_the_report(
     table, on its bot pages as in the standings. It is listed, with its forfeit as a
     fault, and counted nowhere else: the pages' games, wins, places and results against
     each opponent are those of the played games, as the standings' and the matrix."""
-    from tests.league.test_store_basics import finished
-
     names = ("ann", "bob", "cat")
     path = tmp_path / "league.sqlite"
     with Store.open(path) as db:
-        for k in range(4):
-            db.record_game(
-                finished(f"g{k}", k + 1, names), index=k, group=None,
-                started_at=1.0, finished_at=2.0,
-            )  # fmt: skip
-            played = db.seat_rows()
+        _four_games(db, names)
+        played = db.seat_rows()
         for k in range(4, 10):
             db.record_forfeit(f"g{k}", k, None, names, ["cat"], seed=k)
     with Store.open(path, readonly=True) as db:
@@ -975,16 +980,9 @@ def test_an_anchor_whose_only_games_are_forfeits_is_rated_as_no_anchor(tmp_path:
     whose only games are forfeits has none either. Counted as played, it made every
     league payload raise "the anchor 'dan' played no game here", on each page
     `arena serve` was asked for."""
-    from tests.league.test_store_basics import finished
-
-    names = ("ann", "bob", "cat")
     path = tmp_path / "league.sqlite"
     with Store.open(path) as db:
-        for k in range(4):
-            db.record_game(
-                finished(f"g{k}", k + 1, names), index=k, group=None,
-                started_at=1.0, finished_at=2.0,
-            )  # fmt: skip
+        _four_games(db, ("ann", "bob", "cat"))
         db.record_forfeit("g4", 4, None, ("ann", "dan"), ["dan"], seed=4)
     with Store.open(path, readonly=True) as db:
         data = LeagueData(db, anchor=("dan", 2000.0))
