@@ -355,7 +355,7 @@ async def test_a_child_that_ignores_sigterm_goes_with_its_leader(tmp_path: Path)
         (child,) = pids(pidfile)
         await process.kill(0.5)
         nursery.cancel_scope.cancel()
-    for _ in range(100):  # SIGKILL lands when the child next runs (a loaded machine)
+    for _ in range(1200):  # SIGKILL lands when the child next runs (a minute at most)
         if not alive(child):
             break
         await trio.sleep(0.05)
