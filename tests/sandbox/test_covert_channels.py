@@ -169,7 +169,7 @@ WRITE_LOCKER = textwrap.dedent(
         except OSError as err:
             out[name] = errno.errorcode.get(err.errno, str(err.errno))
     print("LOCKED " + json.dumps(out), file=sys.stderr, flush=True)
-    time.sleep(20)  # holding them, until killed
+    time.sleep(600)  # holding them, until killed
     """
 )
 
