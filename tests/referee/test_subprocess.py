@@ -423,6 +423,33 @@ def test_stderr_tail_keeps_only_the_end() -> None:
     assert tail.last_lines(2) == ["line 999", "line 999"]
 
 
+def test_a_stopped_reader_takes_at_most_a_mebibyte_of_a_flood(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reader stopped with the bots' processes takes what the pipe holds, without
+    waiting (a bot's last words), but no more than `LAST_WORDS`: a child still alive
+    that writes without end cannot hold the stop (the pool audit's unclosed gap: the
+    bound removed, every test passed). The pipe here never runs dry."""
+    import types
+
+    from arena.bots import _process
+
+    reads: list[int] = []
+
+    def endless(fd: int, n: int) -> bytes:
+        reads.append(n)
+        if len(reads) > 1000:  # (past the bound: the test stops the flood itself)
+            raise BlockingIOError
+        return b"x" * n
+
+    monkeypatch.setattr(_process.os, "read", endless)
+    tail = _process.StderrTail()
+    stream = types.SimpleNamespace(fileno=lambda: 99)
+    _process._drain_now(stream, _process.CappedLog(None, 1024), tail)  # type: ignore[arg-type]
+    assert sum(reads) == _process.LAST_WORDS
+    assert tail.last_lines(1)  # what was read is kept
+
+
 def test_a_process_is_worn_by_its_age_times_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     """A process may have used its age times the machine's cores in CPU time: one 30 s
     old on 4 cores may have used 100 s, and is replaced before a game it could not end."""
