@@ -247,22 +247,16 @@ def check_apart(bots: Sequence[tuple[str, Path | None, bool]]) -> None:
     if any(built for _, _, built in bots):
         shared += [(p, build_reads, True) for p in toolchain_paths()]
 
-    def forms(path: Path) -> set[Path]:
-        return {Path(os.path.abspath(path)), Path(os.path.realpath(path))}
+    def forms(path: Path | None) -> list[Path]:
+        return [] if path is None else [Path(os.path.abspath(path)), Path(os.path.realpath(path))]
 
-    def inside(folder: Path | None, root: Path) -> bool:
-        return folder is not None and any(_under(f, forms(root)) for f in forms(folder))
-
-    for name, folder, _ in bots:
-        for root, who, builds in shared:
-            if not inside(folder, root):
-                continue
-            readers = [
-                other
-                for other, where, built in bots
-                if other != name and (built or not builds) and not inside(where, root)
-            ]
-            if readers:
+    placed = [(name, forms(folder), built) for name, folder, built in bots]
+    for root, who, builds in shared:
+        roots = forms(root)
+        inside = {name for name, where, _ in placed if any(_under(f, roots) for f in where)}
+        readers = [n for n, _, built in placed if n not in inside and (built or not builds)]
+        for name, folder, _ in bots:
+            if name in inside and readers:
                 raise ConfigError(
                     f"the folder of the bot {name} ({folder}) is inside {root}, which"
                     f" {who}: {readers[0]} could read it; put the submissions elsewhere"
