@@ -58,8 +58,7 @@ def _set_up(conn: StoreConnection, check: bool) -> Proofs:
     elif "faults" not in tables:  # (a store of an older arena)
         with conn.transaction():
             conn.db.execute(FAULTS)
-            last = conn.db.execute("SELECT max(rowid) FROM games").fetchone()[0]
-            conn.set(FAULTS_SINCE, last or 0)
+            conn.set(FAULTS_SINCE, _reading.last_game_row(conn))
     if check:
         quick_check(conn)
     return Proofs.load(conn)
@@ -376,7 +375,7 @@ class Store(OpenStore):
         resume changes: a league counts their faults in a row under it
         (`fault_record`), and the new one applies to the games to come."""
         with self._conn.guard("cannot keep the fault limit"), self._conn.transaction():
-            last = self._conn.db.execute("SELECT max(rowid) FROM games").fetchone()[0] or 0
+            last = _reading.last_game_row(self._conn)
             kept = _reading.fault_limits(self._conn)
             if last > max([_reading.faults_since(self._conn), *(row for row, _ in kept)]):
                 self._conn.set(FAULT_LIMITS, [[row, was] for row, was in [*kept, (last, limit)]])

@@ -283,6 +283,13 @@ def fault_record(
     return record
 
 
+def last_game_row(conn: StoreConnection) -> int:
+    """The row number of the game stored last (0: none): where `FAULTS_SINCE` and
+    `FAULT_LIMITS` mark the games stored so far."""
+    last = conn.db.execute("SELECT max(rowid) FROM games").fetchone()[0]
+    return int(last or 0)
+
+
 def faults_since(conn: StoreConnection) -> int:
     """The games' last row stored by an older arena (`FAULTS_SINCE`; -1: every game, the
     store has no faults table)."""
